@@ -1,0 +1,226 @@
+// gst-ssim2 core library: SSIMULACRA 2.1 scores on the CPU and on NVIDIA GPUs.
+//
+// This header has no GStreamer and no CUDA dependency. It declares the image
+// views the library reads, the result it returns, and `ssim2::Scorer`, the one
+// entry point that hides whether the CPU path or the CUDA engine does the work.
+// Every function reports failure through `ssim2::Status`; nothing throws
+// across this API and nothing aborts.
+//
+// The metric is SSIMULACRA 2.1 as defined by cloudinary/ssimulacra2 (commit
+// 81feacf6, weights of 2023-04-20). Both backends replay the reference's
+// float32 arithmetic so that scores agree with it to the printed 8 decimals.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ssim2 {
+
+// ---------------------------------------------------------------------------
+// Status
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,    // null pointer, bad stride, unknown format ...
+  kImageTooSmall,      // width or height under 8 (the reference's limit)
+  kSizeMismatch,       // reference and distorted differ in size
+  kUnsupportedFormat,  // pixel format not handled by this backend
+  kBackendUnavailable, // backend not compiled in, or no usable CUDA device
+  kOutOfMemory,        // host or device allocation failed
+  kCudaError,          // any other CUDA failure (message names the call)
+  kIoError,            // file could not be read or decoded (image loaders)
+  kInternal,
+};
+
+const char* StatusCodeName(StatusCode code);
+
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// ---------------------------------------------------------------------------
+// Images
+
+enum class PixelFormat {
+  // Packed, 8 bits per sample, sRGB-encoded (the reference's PNG/JPEG input).
+  kRGB8,
+  kRGBA8,  // alpha, not premultiplied
+  kBGRA8,
+  kRGBX8,  // X: padding byte, ignored
+  kBGRX8,
+  kGray8,
+  kGrayAlpha8,
+  // Packed, 16 bits per sample in host byte order, sRGB-encoded.
+  kRGB16,
+  kRGBA16,
+  kGray16,
+  kGrayAlpha16,
+  // Three float planes of linear-light RGB (nominal range 0..1); planes[0..2]
+  // are R, G, B. The sRGB curve is not applied.
+  kLinearRGBPlanarF32,
+  // Y'CbCr video formats; converted with `ImageView::yuv` (see YuvColorimetry).
+  kI420,      // 8-bit planar 4:2:0: planes Y, U, V
+  kNV12,      // 8-bit 4:2:0: planes Y, interleaved UV
+  kY444,      // 8-bit planar 4:4:4: planes Y, U, V
+  kI420_10LE, // 10-bit planar 4:2:0 in 16-bit little-endian words (low bits)
+  kP010_10LE, // 10-bit 4:2:0: planes Y, interleaved UV, 16-bit words (high bits)
+};
+
+const char* PixelFormatName(PixelFormat format);
+bool IsYuvFormat(PixelFormat format);
+bool HasAlpha(PixelFormat format);
+
+enum class YuvMatrix { kBT601, kBT709, kBT2020 };
+enum class YuvRange { kLimited, kFull };
+
+// How Y'CbCr becomes the R'G'B' that the metric reads. The default replays
+// what exporting frames to PNG with a point-sampling converter does: nearest
+// chroma sample, the plain matrix, then 8-bit input is rounded and clamped to
+// 8-bit R'G'B' (so scores equal scoring the exported PNGs with the reference),
+// while 10-bit input keeps its precision as float R'G'B' clamped to [0, 1].
+// The sRGB curve is applied afterwards in both cases (video transfer curves
+// are treated as sRGB, as the reference does with PNG frames).
+struct YuvColorimetry {
+  YuvMatrix matrix = YuvMatrix::kBT709;
+  YuvRange range = YuvRange::kLimited;
+};
+
+enum class MemoryLocation { kHost, kCudaDevice };
+
+// A non-owning view of one image. Strides are in bytes and may be negative
+// only for host memory. For packed formats only planes[0]/strides[0] are used.
+struct ImageView {
+  PixelFormat format = PixelFormat::kRGB8;
+  int width = 0;
+  int height = 0;
+  std::array<const void*, 3> planes{};
+  std::array<std::ptrdiff_t, 3> strides{};
+  YuvColorimetry yuv;
+  MemoryLocation location = MemoryLocation::kHost;
+
+  static ImageView Packed(PixelFormat format, int width, int height,
+                          const void* data, std::ptrdiff_t stride,
+                          MemoryLocation location = MemoryLocation::kHost);
+  static ImageView Planar(PixelFormat format, int width, int height,
+                          std::array<const void*, 3> planes,
+                          std::array<std::ptrdiff_t, 3> strides,
+                          MemoryLocation location = MemoryLocation::kHost);
+};
+
+// Checks the view itself (pointers, strides, format, positive size).
+Status ValidateImage(const ImageView& image);
+// Checks a pair the way the reference does: the reference must be at least
+// 8x8 (kImageTooSmall), then both must have the same size (kSizeMismatch).
+Status ValidatePair(const ImageView& reference, const ImageView& distorted);
+
+// ---------------------------------------------------------------------------
+// Results
+
+constexpr int kMaxScales = 6;
+constexpr int kNumChannels = 3;  // X, Y, B of the positive XYB space
+constexpr int kNumMaps = 3;
+constexpr int kNumNorms = 2;
+constexpr int kNumFeatures = kMaxScales * kNumChannels * kNumMaps * kNumNorms;  // 108
+
+enum class Channel { kX = 0, kY = 1, kB = 2 };
+enum class ErrorMap { kSsim = 0, kArtifact = 1, kDetailLost = 2 };
+enum class Norm { kL1 = 0, kL4 = 1 };
+
+struct Result {
+  double score = 0.0;
+  int num_scales = 0;
+  // Sub-scores by [scale][channel][map][norm]; entries of scales >= num_scales
+  // are 0. When the scorer skips maps whose weights are all zero (the default,
+  // see ScorerOptions::all_features), their entries are NaN.
+  double features[kMaxScales][kNumChannels][kNumMaps][kNumNorms] = {};
+
+  double feature(Channel c, int scale, ErrorMap map, Norm norm) const {
+    return features[scale][static_cast<int>(c)][static_cast<int>(map)]
+                   [static_cast<int>(norm)];
+  }
+};
+
+// The weighted sum and the final transform of the reference's Msssim::Score(),
+// applied to `result.features` for `result.num_scales` scales.
+double ScoreFromFeatures(const Result& result);
+
+// Number of scales the reference computes for an image of this size (it stops
+// once the previous scale is under 8 in either dimension): 8x8 -> 2, 17x33 -> 3.
+int NumScales(int width, int height);
+
+// ---------------------------------------------------------------------------
+// Scorer
+
+enum class Backend { kAuto, kCpu, kCuda };
+const char* BackendName(Backend backend);
+
+struct ScorerOptions {
+  Backend backend = Backend::kAuto;
+  int cuda_device = -1;      // -1: the current device, else device 0
+  int cpu_threads = 0;       // 0: all hardware threads
+  // Compute the maps whose weights are zero too, so that all 108 sub-scores
+  // are filled in (parity tests, --json). Off, they are skipped: the score is
+  // the same, bit for bit.
+  bool all_features = false;
+  // CUDA: a CUcontext and CUstream (as void*) to run in; null: the device's
+  // primary context and a stream of the engine's own.
+  void* cuda_context = nullptr;
+  void* cuda_stream = nullptr;
+};
+
+// Scores pairs of one size. Create one per resolution and reuse it: buffers
+// (host or device) are allocated once, in Create().
+class Scorer {
+ public:
+  virtual ~Scorer() = default;
+
+  static Status Create(int width, int height, const ScorerOptions& options,
+                       std::unique_ptr<Scorer>* out);
+
+  virtual Backend backend() const = 0;
+  virtual int width() const = 0;
+  virtual int height() const = 0;
+  // Bytes of working memory the scorer holds (device memory for CUDA).
+  virtual std::size_t memory_bytes() const = 0;
+  // Human-readable description ("CPU, 2 threads", "CUDA, NVIDIA H200").
+  virtual std::string description() const = 0;
+
+  virtual Status Compute(const ImageView& reference, const ImageView& distorted,
+                         Result* result) = 0;
+  // Caches every reference-only intermediate; then ComputeWithReference()
+  // scores distorted images against it.
+  virtual Status SetReference(const ImageView& reference) = 0;
+  virtual Status ComputeWithReference(const ImageView& distorted, Result* result) = 0;
+  // Scores several distorted images against one reference.
+  virtual Status ComputeBatch(const ImageView& reference,
+                              const std::vector<ImageView>& distorted,
+                              std::vector<Result>* results);
+
+ protected:
+  Scorer() = default;
+};
+
+// True when the CUDA engine is compiled in and a device can be used.
+bool CudaAvailable(std::string* why_not = nullptr);
+
+// One-shot convenience: creates a scorer for the pair and scores it.
+Status ComputeSsimulacra2(const ImageView& reference, const ImageView& distorted,
+                          const ScorerOptions& options, Result* result);
+
+}  // namespace ssim2

@@ -1,0 +1,168 @@
+// The reference's per-sample float32 arithmetic, shared by the CPU path and
+// the CUDA kernels. Every expression keeps the reference's shape: fmaf where
+// its AVX2 build fuses (highway MulAdd/NegMulAdd/NegMulSub), plain operations
+// where its scalar code does not. Both sides compile without FP contraction
+// (-ffp-contract=off on the host, --fmad=false in nvcc), so a `*` followed by
+// `+` below is never fused behind our back.
+#pragma once
+
+#include <cmath>
+#include <math.h>
+#include <cstdint>
+#include <cstring>
+
+#include "constants.h"
+
+#if defined(__CUDACC__)
+#define SSIM2_HD __host__ __device__ __forceinline__
+#else
+#define SSIM2_HD inline
+#endif
+
+namespace ssim2 {
+namespace arith {
+
+SSIM2_HD float Fma(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+SSIM2_HD std::uint32_t FloatBits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+SSIM2_HD float BitsFloat(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+// libjxl's TF_SRGB::DisplayFromEncoded: rational polynomial above the
+// threshold (Horner with FMA, IEEE division), linear segment below; the sign
+// is stripped and restored.
+SSIM2_HD float SrgbToLinear(float encoded) {
+  const std::uint32_t sign = FloatBits(encoded) & 0x80000000u;
+  const float x = BitsFloat(FloatBits(encoded) & 0x7fffffffu);
+  float magnitude;
+  if (x > kSrgbThreshold) {
+    float yp = kSrgbP[4];
+    float yq = kSrgbQ[4];
+    yp = Fma(yp, x, kSrgbP[3]);
+    yq = Fma(yq, x, kSrgbQ[3]);
+    yp = Fma(yp, x, kSrgbP[2]);
+    yq = Fma(yq, x, kSrgbQ[2]);
+    yp = Fma(yp, x, kSrgbP[1]);
+    yq = Fma(yq, x, kSrgbQ[1]);
+    yp = Fma(yp, x, kSrgbP[0]);
+    yq = Fma(yq, x, kSrgbQ[0]);
+    magnitude = yp / yq;
+  } else {
+    magnitude = x * kSrgbLowDivInv;
+  }
+  return BitsFloat(FloatBits(magnitude) | sign);
+}
+
+// libjxl's CubeRootAndAdd (fast_math-inl.h): bit-trick seed, three
+// Newton-Raphson steps on x^(-1/3), a final step, then r^2 * x + add.
+// `add` is -cbrtf(bias), computed on the host with glibc.
+SSIM2_HD float CubeRootAndAdd(float x, float add) {
+  const float xa_3 = kOneThird * x;
+  const std::int32_t bits = static_cast<std::int32_t>(FloatBits(x));
+  const std::int32_t seed =
+      bits == 0 ? 0 : kCbrtExpBias - (bits >> 23) * kCbrtExpMul;
+  float r = BitsFloat(static_cast<std::uint32_t>(seed));
+  for (int i = 0; i < 3; ++i) {
+    const float r2 = r * r;
+    r = Fma(-xa_3, r2 * r2, kFourThirds * r);
+  }
+  float r2 = r * r;
+  r = Fma(kOneThird, Fma(-x, r2 * r2, r), r);
+  r2 = r * r;
+  return Fma(r2, x, add);
+}
+
+struct Xyb {
+  float x, y, b;
+};
+
+// Linear RGB to the reference's "positive XYB" (ToXYB + MakePositiveXYB).
+// `neg_cbrt_bias` is -cbrtf(kOpsinBias).
+SSIM2_HD Xyb LinearToPositiveXyb(float r, float g, float b, float neg_cbrt_bias) {
+  float m0 = Fma(kOpsin[0], r, Fma(kOpsin[1], g, Fma(kOpsin[2], b, kOpsinBias)));
+  float m1 = Fma(kOpsin[3], r, Fma(kOpsin[4], g, Fma(kOpsin[5], b, kOpsinBias)));
+  float m2 = Fma(kOpsin[6], r, Fma(kOpsin[7], g, Fma(kOpsin[8], b, kOpsinBias)));
+  // ZeroIfNegative: the sign bit decides, so -0 becomes +0 as well.
+  if (FloatBits(m0) & 0x80000000u) m0 = 0.0f;
+  if (FloatBits(m1) & 0x80000000u) m1 = 0.0f;
+  if (FloatBits(m2) & 0x80000000u) m2 = 0.0f;
+  m0 = CubeRootAndAdd(m0, neg_cbrt_bias);
+  m1 = CubeRootAndAdd(m1, neg_cbrt_bias);
+  m2 = CubeRootAndAdd(m2, neg_cbrt_bias);
+  const float x = 0.5f * (m0 - m1);
+  const float y = 0.5f * (m0 + m1);
+  Xyb out;
+  out.b = (m2 - y) + 0.55f;
+  out.x = x * 14.0f + 0.42f;
+  out.y = y + 0.01f;
+  return out;
+}
+
+// The reference's AlphaBlend, on sRGB-encoded samples (before linearising).
+SSIM2_HD float AlphaBlend(float c, float a, float bg) {
+  return a * c + (1.0f - a) * bg;
+}
+
+// One pixel of the SSIM error map: max(0, 1 - SSIM') in double, as SSIMMap().
+SSIM2_HD double SsimError(float mu1, float mu2, float s11, float s22, float s12) {
+  const float mu11 = mu1 * mu1;
+  const float mu22 = mu2 * mu2;
+  const float mu12 = mu1 * mu2;
+  const float diff = mu1 - mu2;
+  const float num_m = static_cast<float>(1.0 - static_cast<double>(diff * diff));
+  const float num_s = 2.0f * (s12 - mu12) + kC2;
+  const float denom_s = (s11 - mu11) + (s22 - mu22) + kC2;
+  const double d = 1.0 - static_cast<double>(num_m * num_s / denom_s);
+  return d > 0.0 ? d : 0.0;
+}
+
+// One pixel of the edge-difference map, as EdgeDiffMap(): > 0 means the
+// distorted image has an edge the reference lacks (artifact), < 0 the
+// reverse (detail lost).
+SSIM2_HD double EdgeDiff(float img1, float mu1, float img2, float mu2) {
+  const float a2 = fabsf(img2 - mu2);
+  const float a1 = fabsf(img1 - mu1);
+  return (1.0 + static_cast<double>(a2)) / (1.0 + static_cast<double>(a1)) - 1.0;
+}
+
+SSIM2_HD double ToThe4th(double x) {
+  x *= x;
+  x *= x;
+  return x;
+}
+
+// 2x2 box downsampling of one output sample, edge-clamped by the caller:
+// float sum from 0 in the order (y0,x0), (y0,x1), (y1,x0), (y1,x1).
+SSIM2_HD float Downsample4(float a00, float a01, float a10, float a11) {
+  float sum = 0.0f;
+  sum += a00;
+  sum += a01;
+  sum += a10;
+  sum += a11;
+  return sum * 0.25f;
+}
+
+}  // namespace arith
+}  // namespace ssim2

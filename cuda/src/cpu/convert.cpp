@@ -1,0 +1,136 @@
+#include "convert.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "arith.h"
+#include "thread_pool.h"
+
+namespace ssim2 {
+namespace cpu {
+namespace {
+
+// Where the colour and alpha samples of a packed format sit.
+struct PackedLayout {
+  int channels;  // samples per pixel
+  int r, g, b;   // sample index of each colour (all equal for grey)
+  int a;         // sample index of alpha, -1 if none
+  bool sixteen_bit;
+};
+
+PackedLayout LayoutOf(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kRGB8: return {3, 0, 1, 2, -1, false};
+    case PixelFormat::kRGBA8: return {4, 0, 1, 2, 3, false};
+    case PixelFormat::kBGRA8: return {4, 2, 1, 0, 3, false};
+    case PixelFormat::kRGBX8: return {4, 0, 1, 2, -1, false};
+    case PixelFormat::kBGRX8: return {4, 2, 1, 0, -1, false};
+    case PixelFormat::kGray8: return {1, 0, 0, 0, -1, false};
+    case PixelFormat::kGrayAlpha8: return {2, 0, 0, 0, 1, false};
+    case PixelFormat::kRGB16: return {3, 0, 1, 2, -1, true};
+    case PixelFormat::kRGBA16: return {4, 0, 1, 2, 3, true};
+    case PixelFormat::kGray16: return {1, 0, 0, 0, -1, true};
+    case PixelFormat::kGrayAlpha16: return {2, 0, 0, 0, 1, true};
+    default: return {0, 0, 0, 0, -1, false};
+  }
+}
+
+// The loader's scale factor: 1/(2^bits - 1) computed in double, then float.
+float SampleScale(bool sixteen_bit) {
+  return static_cast<float>(1.0 / (sixteen_bit ? 65535 : 255));
+}
+
+struct Srgb8Table {
+  float value[256];
+  Srgb8Table() {
+    const float mul = SampleScale(false);
+    for (int u = 0; u < 256; ++u) value[u] = arith::SrgbToLinear(mul * static_cast<float>(u));
+  }
+};
+
+template <typename Sample>
+void ConvertPackedRow(const Sample* src, const PackedLayout& l, int width, float mul,
+                      float alpha_background, float* r, float* g, float* b) {
+  const float* table8 = sizeof(Sample) == 1 ? Srgb8ToLinearTable() : nullptr;
+  for (int x = 0; x < width; ++x) {
+    const Sample* px = src + static_cast<std::ptrdiff_t>(x) * l.channels;
+    if (l.a < 0 && table8) {
+      r[x] = table8[px[l.r]];
+      g[x] = table8[px[l.g]];
+      b[x] = table8[px[l.b]];
+      continue;
+    }
+    float cr = mul * static_cast<float>(px[l.r]);
+    float cg = mul * static_cast<float>(px[l.g]);
+    float cb = mul * static_cast<float>(px[l.b]);
+    if (l.a >= 0) {
+      const float a = mul * static_cast<float>(px[l.a]);
+      cr = arith::AlphaBlend(cr, a, alpha_background);
+      cg = arith::AlphaBlend(cg, a, alpha_background);
+      cb = arith::AlphaBlend(cb, a, alpha_background);
+    }
+    r[x] = arith::SrgbToLinear(cr);
+    g[x] = arith::SrgbToLinear(cg);
+    b[x] = arith::SrgbToLinear(cb);
+  }
+}
+
+}  // namespace
+
+const float* Srgb8ToLinearTable() {
+  static const Srgb8Table table;
+  return table.value;
+}
+
+Status ToLinearRgb(const ImageView& image, float alpha_background, Image3* out,
+                   ThreadPool* pool) {
+  if (image.location != MemoryLocation::kHost) {
+    return Status(StatusCode::kInvalidArgument,
+                  "the CPU path reads host memory only; the image is in CUDA memory");
+  }
+  if (Status s = ValidateImage(image); !s.ok()) return s;
+  out->Resize(image.width, image.height);
+  if (IsYuvFormat(image.format)) return YuvToLinearRgb(image, out, pool);
+
+  if (image.format == PixelFormat::kLinearRGBPlanarF32) {
+    for (int c = 0; c < 3; ++c) {
+      const char* base = static_cast<const char*>(image.planes[c]);
+      for (int y = 0; y < image.height; ++y) {
+        std::memcpy(out->plane[c].Row(y), base + image.strides[c] * y,
+                    sizeof(float) * image.width);
+      }
+    }
+    return Status::Ok();
+  }
+
+  const PackedLayout layout = LayoutOf(image.format);
+  if (layout.channels == 0) {
+    return Status(StatusCode::kUnsupportedFormat,
+                  std::string("unsupported pixel format ") + PixelFormatName(image.format));
+  }
+  const float mul = SampleScale(layout.sixteen_bit);
+  const char* base = static_cast<const char*>(image.planes[0]);
+  constexpr int kRowsPerTask = 16;
+  const int tasks = (image.height + kRowsPerTask - 1) / kRowsPerTask;
+  ParallelFor(pool, tasks, [&](int task) {
+    const int y_end = std::min(image.height, (task + 1) * kRowsPerTask);
+    for (int y = task * kRowsPerTask; y < y_end; ++y) {
+      const char* row = base + image.strides[0] * y;
+      float* r = out->plane[0].Row(y);
+      float* g = out->plane[1].Row(y);
+      float* b = out->plane[2].Row(y);
+      if (layout.sixteen_bit) {
+        ConvertPackedRow(reinterpret_cast<const std::uint16_t*>(row), layout, image.width, mul,
+                         alpha_background, r, g, b);
+      } else {
+        ConvertPackedRow(reinterpret_cast<const std::uint8_t*>(row), layout, image.width, mul,
+                         alpha_background, r, g, b);
+      }
+    }
+  });
+  return Status::Ok();
+}
+
+}  // namespace cpu
+}  // namespace ssim2

@@ -1,0 +1,40 @@
+// A plain scalar replay of the reference, stage by stage, in the reference's
+// own loop order. It is the oracle that the optimised CPU kernels and the
+// CUDA kernels are tested against; it is not used to score in production.
+#pragma once
+
+#include "blur_constants.h"
+#include "plan.h"
+#include "planes.h"
+#include "ssim2/ssim2.h"
+
+namespace ssim2 {
+namespace replay {
+
+// FastGaussian1D: one row, the 4-lane unrolled form with scalar head/tail.
+void BlurRow(const BlurConstants& c, const float* in, int width, float* out);
+// FastGaussianVertical, one column at a time (`stride` in floats).
+void BlurColumns(const BlurConstants& c, const float* in, int width, int height,
+                 std::size_t stride, float* out);
+// Horizontal then vertical, as jxl::FastGaussian.
+void Blur(const BlurConstants& c, const cpu::Plane& in, cpu::Plane* temp, cpu::Plane* out);
+
+// Linear RGB -> positive XYB, in place into `xyb`.
+void ToPositiveXyb(const cpu::Image3& linear, cpu::Image3* xyb);
+// 2x2 box downsampling with edge clamp.
+void Downsample(const cpu::Image3& in, cpu::Image3* out);
+
+// Sub-scores of one scale and channel: [map][norm] as in Result::features.
+void ChannelFeatures(const cpu::Plane& img1, const cpu::Plane& img2, const BlurConstants& c,
+                     bool ssim, bool edge, double out[3][2]);
+
+// Whole metric for linear RGB inputs (no alpha).
+Result ComputeLinear(const cpu::Image3& ref_linear, const cpu::Image3& dist_linear,
+                     const MetricPlan& plan);
+
+// Whole metric for any host image pair, with the reference tool's alpha rule.
+Status Compute(const ImageView& reference, const ImageView& distorted, bool all_features,
+               Result* result);
+
+}  // namespace replay
+}  // namespace ssim2

@@ -1,0 +1,62 @@
+// ssim2::Scorer: picks the backend and holds what both backends share.
+#include <string>
+
+#include "scorer_factory.h"
+
+namespace ssim2 {
+
+bool CudaAvailable(std::string* why_not) {
+#if defined(SSIM2_HAVE_CUDA)
+  return gpu::DeviceAvailable(why_not);
+#else
+  if (why_not) *why_not = "this build of gst-ssim2 has no CUDA engine (built without nvcc)";
+  return false;
+#endif
+}
+
+Status Scorer::Create(int width, int height, const ScorerOptions& options,
+                      std::unique_ptr<Scorer>* out) {
+  if (!out) return Status(StatusCode::kInvalidArgument, "Scorer::Create: out is null");
+  out->reset();
+  if (width < 8 || height < 8) {
+    return Status(StatusCode::kImageTooSmall, "Minimum image size is 8x8 pixels");
+  }
+  if (options.backend == Backend::kCpu) return cpu::CreateCpuScorer(width, height, options, out);
+#if defined(SSIM2_HAVE_CUDA)
+  Status cuda = gpu::CreateCudaScorer(width, height, options, out);
+  if (cuda.ok() || options.backend == Backend::kCuda) return cuda;
+  // kAuto: a missing device falls back to the CPU; other failures are real.
+  if (cuda.code() != StatusCode::kBackendUnavailable) return cuda;
+  return cpu::CreateCpuScorer(width, height, options, out);
+#else
+  if (options.backend == Backend::kCuda) {
+    std::string why;
+    CudaAvailable(&why);
+    return Status(StatusCode::kBackendUnavailable, why);
+  }
+  return cpu::CreateCpuScorer(width, height, options, out);
+#endif
+}
+
+Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
+                            std::vector<Result>* results) {
+  if (!results) return Status(StatusCode::kInvalidArgument, "ComputeBatch: results is null");
+  results->assign(distorted.size(), Result());
+  if (Status s = SetReference(reference); !s.ok()) return s;
+  for (std::size_t i = 0; i < distorted.size(); ++i) {
+    if (Status s = ComputeWithReference(distorted[i], &(*results)[i]); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status ComputeSsimulacra2(const ImageView& reference, const ImageView& distorted,
+                          const ScorerOptions& options, Result* result) {
+  if (Status s = ValidatePair(reference, distorted); !s.ok()) return s;
+  std::unique_ptr<Scorer> scorer;
+  if (Status s = Scorer::Create(reference.width, reference.height, options, &scorer); !s.ok()) {
+    return s;
+  }
+  return scorer->Compute(reference, distorted, result);
+}
+
+}  // namespace ssim2

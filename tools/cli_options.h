@@ -1,0 +1,36 @@
+// Options of the ssim2 command-line tool, shared by its image and video modes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ssim2/ssim2.h"
+
+namespace ssim2 {
+namespace cli {
+
+enum class Alignment { kRunningTime, kSequence };
+
+struct Options {
+  std::string reference_path;
+  std::string distorted_path;
+  Backend backend = Backend::kAuto;
+  int cuda_device = -1;  // --device
+  bool json = false;     // images: print JSON (score, scales, 108 sub-scores) on stdout
+  // Video mode.
+  std::string csv_path;   // --csv FILE: per-frame scores + summary
+  std::string json_path;  // --json FILE (video): per-frame scores + summary
+  std::string plot_path;  // --plot FILE.svg
+  Alignment alignment = Alignment::kRunningTime;
+  std::uint64_t offset = 0;  // --offset N: skip the first N distorted frames
+  std::uint64_t every = 1;   // --every N: score every Nth pair
+  std::uint64_t frames = 0;  // --frames N: stop after N scored pairs (0: all)
+  bool quiet = false;        // no progress line even on a terminal
+};
+
+// Video mode (tools/video_mode.cpp, needs the GStreamer plugin); returns the
+// process exit code.
+int RunVideoMode(const Options& options);
+
+}  // namespace cli
+}  // namespace ssim2

@@ -200,6 +200,10 @@ struct PadState {
   ssim2::YuvColorimetry yuv;
   guint64 frames = 0;  /* buffers taken from the pad (scored or not) */
   bool ended = false;  /* EOS seen with no buffer left */
+  /* Caps of the buffers now at the head of the pad's queue (set when the
+   * caps event is processed in stream order, unlike the pad's current caps,
+   * which change as soon as the event arrives). */
+  GstCaps *caps = nullptr;
 #ifdef HAVE_GST_CUDA
   GstBufferPool *pool = nullptr;  /* upload pool for non-CUDA input */
 #endif
@@ -679,6 +683,8 @@ gst_ssim2_compare_start (GstAggregator * agg)
   priv->run = priv->settings;
   GST_OBJECT_UNLOCK (self);
 
+  gst_clear_caps (&priv->ref.caps);
+  gst_clear_caps (&priv->dist.caps);
   priv->ref = PadState ();
   priv->dist = PadState ();
   priv->scorer.reset ();
@@ -776,6 +782,8 @@ gst_ssim2_compare_stop (GstAggregator * agg)
 #ifdef HAVE_GST_CUDA
   gst_ssim2_compare_release_cuda (self);
 #endif
+  gst_clear_caps (&priv->ref.caps);
+  gst_clear_caps (&priv->dist.caps);
   return TRUE;
 }
 
@@ -889,6 +897,7 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   }
 
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, name, caps);
+  gst_caps_replace (&st.caps, caps);
   st.info = info;
   st.have_info = true;
   st.format = fmt;
@@ -910,7 +919,8 @@ gst_ssim2_compare_update_src_caps (GstAggregator * agg, GstCaps * downstream,
     GstCaps ** ret)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
-  GstCaps *dist_caps = gst_pad_get_current_caps (GST_PAD (self->dist_pad));
+  GstCaps *dist_caps = self->priv->dist.caps ?
+      gst_caps_ref (self->priv->dist.caps) : nullptr;
 
   if (!dist_caps)
     return GST_AGGREGATOR_FLOW_NEED_DATA;
@@ -1487,7 +1497,8 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
 
   /* Output caps follow the dist caps (also after renegotiation). */
   if (dist) {
-    GstCaps *dcaps = gst_pad_get_current_caps (GST_PAD (self->dist_pad));
+    GstCaps *dcaps = priv->dist.caps ? gst_caps_ref (priv->dist.caps) :
+        nullptr;
     GstCaps *scaps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
     bool need = dcaps && (!scaps || !gst_caps_is_equal (dcaps, scaps));
     if (dcaps)

@@ -500,6 +500,38 @@ GST_START_TEST (test_error_no_cuda)
 
 GST_END_TEST;
 
+GST_START_TEST (test_error_out_of_memory)
+{
+  /* Out of (GPU or host) memory when the scorer allocates its buffers:
+   * simulated through the element's test hook. */
+  Fixture f;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstVideoInfo info;
+  g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "oom", TRUE);
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  run_feeds (&f, frames_range (&info, 0, 2, 0, 0), frames_range (&info, 0, 2,
+          0, 0), TRUE);
+  g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
+  GstMessage *m = pop_type (f.bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT));
+  fail_unless (strstr (err->message, "Out of host memory for 64x48 frames"),
+      "%s", err->message);
+  fail_unless (dbg && strstr (dbg, "backend=cpu"), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  /* Nothing was pushed after the error. */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_error_stats_file_unwritable)
 {
   GstElement *e = make_element ("stats-file", "/nonexistent-dir/x/s.csv",
@@ -624,6 +656,28 @@ GST_START_TEST (test_pairing_segment_offset)
         10 * GST_SECOND + k * FRAME_DUR);
   }
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latency_reported)
+{
+  /* Live upstream on both pads: the element reports the larger latency. */
+  Fixture f;
+  GstQuery *q;
+  gboolean live;
+  GstClockTime min, max;
+  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  gst_harness_set_upstream_latency (f.ref, 40 * GST_MSECOND);
+  gst_harness_set_upstream_latency (f.dist, 100 * GST_MSECOND);
+  q = gst_query_new_latency ();
+  fail_unless (gst_pad_peer_query (f.dist->sinkpad, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  fail_unless (min >= 100 * GST_MSECOND, "min %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (min));
+  gst_query_unref (q);
   fixture_clear (&f);
 }
 
@@ -1160,10 +1214,12 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_error_unsupported_matrix);
   tcase_add_test (tc, test_error_size_mismatch);
   tcase_add_test (tc, test_error_no_cuda);
+  tcase_add_test (tc, test_error_out_of_memory);
   tcase_add_test (tc, test_error_stats_file_unwritable);
   tcase_add_test (tc, test_pairing_running_time);
   tcase_add_test (tc, test_pairing_dist_without_ref);
   tcase_add_test (tc, test_pairing_segment_offset);
+  tcase_add_test (tc, test_latency_reported);
   tcase_add_test (tc, test_alignment_sequence);
   tcase_add_test (tc, test_ref_ends_first);
   tcase_add_test (tc, test_dist_ends_first);

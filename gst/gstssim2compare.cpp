@@ -38,7 +38,9 @@
  * Live sources: the element is a #GstAggregator and reports the upstream
  * latency of both branches (the larger one) plus its own `latency` property;
  * when the deadline passes with a frame on only one pad, that frame is treated
- * as unmatched (see above).
+ * as unmatched (see above). Encoders that announce their latency late (x264enc
+ * without tune=zerolatency) make the first frames miss their deadline: set
+ * the `latency` property to cover the encoder's delay.
  *
  * When one pad ends before the other the element posts a warning that gives
  * both frame counts. If `ref` ends first the remaining `dist` frames are
@@ -1428,6 +1430,15 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
     }
   }
 
+  /* The output position drives the deadlines of live aggregation
+   * (gst_aggregator_simple_get_next_time). */
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
+    GST_OBJECT_LOCK (agg);
+    srcpad->segment.position = GST_CLOCK_TIME_IS_VALID (duration) ?
+        pts + duration : pts;
+    GST_OBJECT_UNLOCK (agg);
+  }
   gst_aggregator_selected_samples (agg, pts, GST_BUFFER_DTS (buf), duration,
       NULL);
   return gst_aggregator_finish_buffer (agg, buf);

@@ -309,5 +309,31 @@ TEST(Kernels, BestBlurEqualsTheReplay) {
   }
 }
 
+// ------------------------------------------------------------------- alpha
+
+// The production scorer applies the reference tool's alpha rule (two
+// backgrounds, lower score) like the scalar replay does.
+TEST(Alpha, ScorerMatchesTheReplayOnTranslucentImages) {
+  const int w = 23, h = 19;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<std::uint8_t> ref(w * h * 4), dist(w * h * 4);
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    ref[i] = static_cast<std::uint8_t>(byte(rng));
+    dist[i] = static_cast<std::uint8_t>(std::min(255, ref[i] + byte(rng) % 20));
+  }
+  for (const PixelFormat distorted_format : {PixelFormat::kRGBA8, PixelFormat::kRGBX8}) {
+    const ImageView a = ImageView::Packed(PixelFormat::kRGBA8, w, h, ref.data(), w * 4);
+    const ImageView b = ImageView::Packed(distorted_format, w, h, dist.data(), w * 4);
+    Result oracle, got;
+    ASSERT_TRUE(replay::Compute(a, b, false, &oracle).ok());
+    ScorerOptions options;
+    options.backend = Backend::kCpu;
+    ASSERT_TRUE(ComputeSsimulacra2(a, b, options, &got).ok());
+    EXPECT_EQ(got.score, oracle.score) << PixelFormatName(distorted_format);
+    EXPECT_LT(got.score, 100.0);
+  }
+}
+
 }  // namespace
 }  // namespace ssim2

@@ -24,6 +24,7 @@
 
 #include <jpeglib.h>
 #include <png.h>
+#include <sys/stat.h>
 
 namespace ssim2 {
 namespace io {
@@ -52,6 +53,8 @@ bool LooksLikeText(const std::uint8_t* bytes, std::size_t size) {
 }
 
 Status ReadWholeFile(const std::string& path, std::vector<std::uint8_t>* bytes) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return IoError("is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) return IoError(std::string("cannot open file: ") + std::strerror(errno));
   file.seekg(0, std::ios::end);
@@ -153,14 +156,18 @@ const char* UnsupportedBitLayout(png_structp png, png_infop info) {
            "reference scales these samples differently); convert it to 8-bit";
   png_color_8p sig = nullptr;
   if (!png_get_sBIT(png, info, &sig) || sig == nullptr) return nullptr;
+  // The reference's rule: palettes count as 8 bits; sBIT replaces that when
+  // it names one value for R, G and B (or for grey); alpha must agree.
   const int bits = (color_type & PNG_COLOR_MASK_PALETTE) ? 8 : depth;
-  const bool color = (color_type & PNG_COLOR_MASK_COLOR) != 0;
+  int effective = bits;
+  if (color_type & PNG_COLOR_MASK_COLOR) {
+    if (sig->red == sig->green && sig->green == sig->blue) effective = sig->red;
+  } else {
+    effective = sig->gray;
+  }
   const bool alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 ||
                      png_get_valid(png, info, PNG_INFO_tRNS);
-  bool same = color ? (sig->red == bits && sig->green == bits && sig->blue == bits)
-                    : sig->gray == bits;
-  if (alpha) same = same && sig->alpha == bits;
-  if (same) return nullptr;
+  if (effective == bits && (!alpha || sig->alpha == effective)) return nullptr;
   return "PNG: sBIT chunk with fewer significant bits than the bit depth is not "
          "supported (the reference rescales such samples); remove the sBIT chunk";
 }
@@ -300,6 +307,8 @@ FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size) {
 }
 
 Status SniffFile(const std::string& path, FileKind* kind) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return IoError("is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) return IoError(std::string("cannot open file: ") + std::strerror(errno));
   std::uint8_t head[kSniffBytes];

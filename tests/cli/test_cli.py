@@ -77,6 +77,7 @@ def test_more_errors(exe, data, tmp):
     with open(broken, "wb") as f:
         f.write(head)
     expect_error(exe, [broken, ref], f"Could not load original image: {broken}", data)
+    expect_error(exe, [tmp, ref], f"Could not load original image: {tmp}", data)
     expect_error(exe, ["images/rocket_640x360/reference.png",
                        "images/astronaut_256x256/reference.png"],
                  "Image size mismatch", data, exact=True)

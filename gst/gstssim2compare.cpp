@@ -1174,6 +1174,16 @@ map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
       }
       src = out->upload;
     }
+#if GST_CHECK_VERSION(1, 24, 0)
+    /* Since 1.24 CUDA memory may carry pending work on the producer's
+     * stream; we read on a stream of our own, so wait for it first. */
+    for (guint i = 0; i < gst_buffer_n_memory (src); i++) {
+      GstMemory *m = gst_buffer_peek_memory (src, i);
+      if (gst_is_cuda_memory (m) &&
+          gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (m)))
+        gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (m));
+    }
+#endif
     if (!gst_video_frame_map (&out->frame, &st.info, src,
             (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA))) {
       *why = "could not map the frame's CUDA memory";

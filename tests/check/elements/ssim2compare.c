@@ -255,6 +255,15 @@ msg_uint64 (GstMessage * m, const gchar * field)
   return v;
 }
 
+static GstEvent *
+caps_event (const gchar * caps_str)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstEvent *ev = gst_event_new_caps (caps);
+  gst_caps_unref (caps);
+  return ev;
+}
+
 static void
 video_info (GstVideoInfo * info, const gchar * caps_str)
 {
@@ -382,7 +391,7 @@ expect_caps_error (const gchar * caps_str, const gchar * needle)
   fixture_init (&f, make_element (NULL), CAPS64 ("I420"), NULL);
   /* A caps event the template accepts but the element refuses. */
   gst_pad_push_event (f.dist->srcpad,
-      gst_event_new_caps (gst_caps_from_string (caps_str)));
+      caps_event (caps_str));
   GstSegment seg;
   gst_segment_init (&seg, GST_FORMAT_TIME);
   gst_pad_push_event (f.dist->srcpad, gst_event_new_segment (&seg));
@@ -1040,13 +1049,13 @@ GST_START_TEST (test_renegotiation)
     g_ptr_array_add (r, make_frame (&a, k, 0, k * FRAME_DUR));
     g_ptr_array_add (d, make_frame (&a, k, 0, k * FRAME_DUR));
   }
-  g_ptr_array_add (r, gst_event_new_caps (gst_caps_from_string (cb)));
-  g_ptr_array_add (d, gst_event_new_caps (gst_caps_from_string (cb)));
+  g_ptr_array_add (r, caps_event (cb));
+  g_ptr_array_add (d, caps_event (cb));
   for (guint k = 3; k < 6; k++) {
     g_ptr_array_add (r, make_frame (&b, k, 0, k * FRAME_DUR));
     g_ptr_array_add (d, make_frame (&b, k, 0, k * FRAME_DUR));
   }
-  g_ptr_array_add (d, gst_event_new_caps (gst_caps_from_string (cc)));
+  g_ptr_array_add (d, caps_event (cc));
   for (guint k = 6; k < 8; k++) {
     g_ptr_array_add (r, make_frame (&b, k, 0, k * FRAME_DUR));
     g_ptr_array_add (d, make_frame (&c, k, 0, k * FRAME_DUR));

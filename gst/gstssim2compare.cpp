@@ -201,6 +201,8 @@ struct PadState {
   ssim2::PixelFormat format = ssim2::PixelFormat::kRGB8;
   ssim2::YuvColorimetry yuv;
   guint64 frames = 0;  /* buffers taken from the pad (scored or not) */
+  guint64 in_place = 0;  /* CUDA frames read where they were (zero copy) */
+  guint64 uploaded = 0;  /* frames copied into CUDA memory first */
   bool ended = false;  /* EOS seen with no buffer left */
   /* Caps of the buffers now at the head of the pad's queue (set when the
    * caps event is processed in stream order, unlike the pad's current caps,
@@ -1167,12 +1169,18 @@ map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
     GstBuffer *src = buf;
     if (!(gst_is_cuda_memory (mem) &&
             GST_CUDA_MEMORY_CAST (mem)->context == priv->context)) {
+      if (st.uploaded == 0)
+        GST_INFO_OBJECT (self, "%s frames are not CUDA memory of our "
+            "context: uploading them", &st == &priv->ref ? "ref" : "dist");
       out->upload = upload_to_cuda (self, st, buf);
       if (!out->upload) {
         *why = "could not upload the frame into CUDA memory";
         return false;
       }
       src = out->upload;
+      st.uploaded++;
+    } else {
+      st.in_place++;
     }
 #if GST_CHECK_VERSION(1, 24, 0)
     /* Since 1.24 CUDA memory may carry pending work on the producer's
@@ -1479,6 +1487,13 @@ finish_stream (GstSsim2Compare * self)
             priv->passed_after_ref_eos),
         ("Check that both inputs are the same clip; use alignment=sequence "
             "if their timestamps differ."));
+  }
+
+  if (priv->use_cuda) {
+    GST_INFO_OBJECT (self, "CUDA input: ref %" G_GUINT64_FORMAT " frames in "
+        "place, %" G_GUINT64_FORMAT " uploaded; dist %" G_GUINT64_FORMAT
+        " in place, %" G_GUINT64_FORMAT " uploaded", priv->ref.in_place,
+        priv->ref.uploaded, priv->dist.in_place, priv->dist.uploaded);
   }
 
   ssim2::Summary sum = ssim2::Summarize (priv->scores);

@@ -105,7 +105,9 @@
  *
  * When a frame scores below #GstSsim2Compare:threshold a warning message is
  * posted; its details structure (gst_message_parse_warning_details()) holds
- * `score` and `index`.
+ * `score`, `index` and `running-time`. The warning about one pad ending
+ * first carries `ended-first` ("ref" or "dist"), `ref-frames` and
+ * `dist-frames` instead. Both are STREAM/FAILED warnings.
  *
  * ## Example launch lines
  * |[
@@ -1473,20 +1475,24 @@ finish_stream (GstSsim2Compare * self)
   const guint64 nref = priv->ref.frames;
   const guint64 ndist = priv->dist.frames;
   if (!priv->ref.ended) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+    GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
         ("The dist stream ended first: dist after %" G_GUINT64_FORMAT
             " frames, ref after %" G_GUINT64_FORMAT " frames so far (the "
             "remaining ref frames are not scored).", ndist, nref),
         ("Check that both inputs are the same clip; use alignment=sequence "
-            "if their timestamps differ."));
+            "if their timestamps differ."),
+        ("ended-first", G_TYPE_STRING, "dist", "ref-frames", G_TYPE_UINT64,
+            nref, "dist-frames", G_TYPE_UINT64, ndist, NULL));
   } else if (priv->ref_ended_first && priv->passed_after_ref_eos > 0) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+    GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
         ("The ref stream ended first: ref after %" G_GUINT64_FORMAT
             " frames, dist after %" G_GUINT64_FORMAT " frames (the last %"
             G_GUINT64_FORMAT " dist frames were not scored).", nref, ndist,
             priv->passed_after_ref_eos),
         ("Check that both inputs are the same clip; use alignment=sequence "
-            "if their timestamps differ."));
+            "if their timestamps differ."),
+        ("ended-first", G_TYPE_STRING, "ref", "ref-frames", G_TYPE_UINT64,
+            nref, "dist-frames", G_TYPE_UINT64, ndist, NULL));
   }
 
   if (priv->use_cuda) {

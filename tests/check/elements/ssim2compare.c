@@ -742,6 +742,16 @@ GST_START_TEST (test_ref_ends_first)
   gst_message_parse_warning (w, &err, NULL);
   fail_unless (strstr (err->message, "ref after 3 frames") &&
       strstr (err->message, "dist after 5 frames"), "%s", err->message);
+  const GstStructure *details = NULL;
+  gst_message_parse_warning_details (w, &details);
+  fail_unless (details != NULL);
+  fail_unless_equals_string (gst_structure_get_string (details,
+          "ended-first"), "ref");
+  guint64 nr = 0, nd = 0;
+  fail_unless (gst_structure_get_uint64 (details, "ref-frames", &nr));
+  fail_unless (gst_structure_get_uint64 (details, "dist-frames", &nd));
+  fail_unless_equals_uint64 (nr, 3);
+  fail_unless_equals_uint64 (nd, 5);
   g_clear_error (&err);
   gst_message_unref (w);
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");

@@ -1401,7 +1401,11 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
     gst_buffer_add_ssim2_meta (buf, *score, index);
     priv->scores.push_back (*score);
 
-    if (priv->run.post_messages) {
+    gboolean post;
+    GST_OBJECT_LOCK (self);
+    post = priv->settings.post_messages;        /* changeable while playing */
+    GST_OBJECT_UNLOCK (self);
+    if (post) {
       GstStructure *s = gst_structure_new ("ssim2",
           "score", G_TYPE_DOUBLE, *score,
           "index", G_TYPE_UINT64, index,

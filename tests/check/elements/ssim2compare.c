@@ -36,6 +36,8 @@ typedef struct
   GstHarness *dist;             /* dist sink pad + src pad */
   GstHarness *ref;              /* ref sink pad */
   GstBus *bus;
+  GstSegment out_segment;       /* last segment seen on the output */
+  gboolean have_out_segment;
 } Fixture;
 
 static GstElement *
@@ -58,6 +60,7 @@ fixture_init (Fixture * f, GstElement * element, const gchar * ref_caps,
     const gchar * dist_caps)
 {
   f->element = element;
+  f->have_out_segment = FALSE;
   f->bus = gst_bus_new ();
   gst_element_set_bus (element, f->bus);
   f->dist = gst_harness_new_with_element (element, "dist", "src");
@@ -164,12 +167,16 @@ frames_range (const GstVideoInfo * info, guint first, guint n, gint offset,
 
 /* Waits for EOS on the output; returns FALSE on timeout. */
 static gboolean
-wait_eos (GstHarness * h)
+wait_eos (Fixture * f)
 {
   while (TRUE) {
-    GstEvent *ev = gst_harness_pull_event (h);
+    GstEvent *ev = gst_harness_pull_event (f->dist);
     if (!ev)
       return FALSE;
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
+      gst_event_copy_segment (ev, &f->out_segment);
+      f->have_out_segment = TRUE;
+    }
     gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
     gst_event_unref (ev);
     if (eos)
@@ -192,7 +199,7 @@ run_feeds (Fixture * f, GPtrArray * ref_items, GPtrArray * dist_items,
     /* put it back for the caller */
     gst_bus_post (f->bus, m);
   } else {
-    fail_unless (wait_eos (f->dist), "no EOS on the output");
+    fail_unless (wait_eos (f), "no EOS on the output");
   }
   gst_element_set_state (f->element, GST_STATE_NULL);
   g_thread_join (tr);
@@ -665,6 +672,10 @@ GST_START_TEST (test_pairing_segment_offset)
         10 * GST_SECOND + k * FRAME_DUR);
   }
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+  /* The output carries the dist segment. */
+  fail_unless (f.have_out_segment);
+  fail_unless_equals_uint64 (f.out_segment.start, 10 * GST_SECOND);
+  fail_unless_equals_uint64 (f.out_segment.time, 10 * GST_SECOND);
   fixture_clear (&f);
 }
 

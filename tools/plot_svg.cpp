@@ -202,31 +202,43 @@ std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& 
     o += "</g>\n";
   }
 
-  // The worst frames, circled and labelled; labels alternate above/below when
-  // two marked frames are close on screen.
+  // The worst frames, circled and labelled. Labels are placed greedily, worst
+  // first: under the point, else above, else further away, never overlapping
+  // an earlier label.
   std::vector<std::size_t> worst = WorstFrames(frames, NumWorstToMark(frames.size()));
   o += "<g id=\"worst\" class=\"worst\">\n";
-  std::vector<double> placed_x;
+  struct Box {
+    double x0, y0, x1, y1;
+  };
+  std::vector<Box> placed;
   for (std::size_t rank = 0; rank < worst.size(); ++rank) {
     const FrameScore& f = frames[worst[rank]];
-    double cx = px(static_cast<double>(f.frame)), cy = py(f.score);
-    int crowd = 0;
-    for (double x : placed_x) {
-      if (std::fabs(x - cx) < 70) ++crowd;
+    const double cx = px(static_cast<double>(f.frame)), cy = py(f.score);
+    const std::string label = "#" + std::to_string(f.frame) + " " + Num(f.score);
+    const double w = 6.4 * static_cast<double>(label.size()), h = 12;
+    // Horizontal placement: centred, kept inside the plot area.
+    double x0 = std::clamp(cx - w / 2, kLeft + 2, kLeft + kPlotW - w - 2);
+    double best_y = cy + 18;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      const int step = attempt / 2;
+      const double y = attempt % 2 == 0 ? cy + 19 + 13 * step : cy - 10 - 13 * step;
+      if (y - h < kTop || y > kTop + kPlotH - 2) continue;
+      Box box{x0, y - h + 2, x0 + w, y + 2};
+      bool overlaps = false;
+      for (const Box& p : placed) {
+        if (box.x0 < p.x1 && p.x0 < box.x1 && box.y0 < p.y1 && p.y0 < box.y1) overlaps = true;
+      }
+      best_y = y;
+      if (!overlaps) break;
     }
-    placed_x.push_back(cx);
-    // Below the point by default (worst frames are low); the crowd stacks.
-    double ly = cy + 18 + 13 * crowd;
-    if (ly > kTop + kPlotH - 4) ly = cy - 10 - 13 * crowd;
-    std::string anchor = cx > kLeft + kPlotW - 40 ? "end" : cx < kLeft + 40 ? "start" : "middle";
+    placed.push_back(Box{x0, best_y - h + 2, x0 + w, best_y + 2});
     o += "<circle class=\"worst-marker\" cx=\"" + Num(cx) + "\" cy=\"" + Num(cy) +
          "\" r=\"6\" fill=\"none\" stroke=\"" + kWorstColor + "\" stroke-width=\"2\"><title>" +
          "worst #" + std::to_string(rank + 1) + ": frame " + std::to_string(f.frame) + ": " +
          Num(f.score, 3) + "</title></circle>\n";
-    o += "<text class=\"worst-label\" x=\"" + Num(cx) + "\" y=\"" + Num(ly) +
-         "\" text-anchor=\"" + anchor + "\" fill=\"" + kWorstColor +
-         "\" font-size=\"11\" data-frame=\"" + std::to_string(f.frame) + "\">#" +
-         std::to_string(f.frame) + " " + Num(f.score) + "</text>\n";
+    o += "<text class=\"worst-label\" x=\"" + Num(x0) + "\" y=\"" + Num(best_y) +
+         "\" fill=\"" + kWorstColor + "\" font-size=\"11\" data-frame=\"" +
+         std::to_string(f.frame) + "\">" + XmlEscape(label) + "</text>\n";
   }
   o += "</g>\n";
 

@@ -418,6 +418,11 @@ void HandleError(Run* run, GstMessage* msg) {
       line = "cannot decode " + Quoted(*b) + ": no decoder for " +
              (run->missing_plugin.empty() ? std::string("its streams") : run->missing_plugin) +
              " (install the GStreamer plugin that provides it)";
+    } else if (debug && std::strstr(debug, "not-negotiated")) {
+      line = "cannot decode " + Quoted(*b) +
+             ": its decoded format could not be negotiated with ssim2compare";
+    } else if (err && err->domain == GST_STREAM_ERROR) {
+      line = "cannot decode " + Quoted(*b) + ": damaged or truncated file (" + text + ")";
     } else {
       line = "cannot decode " + Quoted(*b) + ": " + text;
     }
@@ -800,7 +805,10 @@ int RunVideoMode(const Options& options) {
   info.warnings = run.warnings;
   Cleanup(&run);
 
-  std::fputs(RenderSummary(run.frames, summary, info).c_str(), stdout);
+  // --json / --json=-: the JSON document on stdout instead of the summary.
+  std::fputs(options.json ? RenderJson(run.frames, summary, info).c_str()
+                          : RenderSummary(run.frames, summary, info).c_str(),
+             stdout);
   std::fflush(stdout);
   int code = run.interrupted ? 130 : 0;
   std::string write_error;

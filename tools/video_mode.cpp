@@ -83,6 +83,7 @@ struct Branch {
   std::atomic<std::uint64_t> passed{0};  // frames sent on to the element
   GstClockTime first_running_time = GST_CLOCK_TIME_NONE;
   std::atomic<bool> eos{false};
+  std::atomic<int> eos_order{0};  // 1: first branch to end, 2: second
   // Caps (under Run::mutex).
   int width = 0, height = 0, fps_n = 0, fps_d = 1;
   std::string format;
@@ -102,9 +103,12 @@ struct Run {
 
   std::vector<FrameScore> frames;
   std::vector<std::string> warnings;
-  bool element_warned = false;
+  bool element_warned = false;     // any warning from ssim2compare
+  bool short_stream_warned = false;  // ssim2compare: one stream ended first
+  std::atomic<int> eos_count{0};
   bool failed = false;
   bool interrupted = false;
+  bool frames_reached = false;  // --frames N scores collected
   std::string missing_plugin;  // description of the last missing decoder
   std::chrono::steady_clock::time_point start;
   double last_score_s = 0.0;
@@ -162,7 +166,7 @@ GstPadProbeReturn OnDecodedEvent(GstPad*, GstPadProbeInfo* info, gpointer data) 
       }
     }
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    b->eos = true;
+    if (!b->eos.exchange(true)) b->eos_order = ++b->run->eos_count;
   }
   return GST_PAD_PROBE_OK;
 }
@@ -463,6 +467,7 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   run->frames.push_back(f);
   run->last_score_s = run->Elapsed();
   if (run->options.frames > 0 && run->frames.size() >= run->options.frames) {
+    run->frames_reached = true;
     g_main_loop_quit(run->loop);  // --frames N reached
   }
 }
@@ -478,9 +483,22 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
       GError* err = nullptr;
       gst_message_parse_warning(msg, &err, nullptr);
       std::string text = err ? err->message : "unknown warning";
+      const bool resource_not_found =
+          err && err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_NOT_FOUND;
+      const bool stream_failed =
+          err && err->domain == GST_STREAM_ERROR && err->code == GST_STREAM_ERROR_FAILED;
       g_clear_error(&err);
       if (GST_MESSAGE_SRC(msg) == GST_OBJECT(run->compare)) {
         run->element_warned = true;
+        // --backend auto falling back to the CPU is not worth a warning
+        // (the image mode does the same silently).
+        if (resource_not_found && run->options.backend == Backend::kAuto) break;
+        // One stream ended first: reported at the end with the tool's own
+        // counts (the element only knows the frames it received so far).
+        if (stream_failed) {
+          run->short_stream_warned = true;
+          break;
+        }
       } else if (Branch* b = BranchOf(run, GST_MESSAGE_SRC(msg))) {
         text = std::string(b->role) + ": " + text;
       }
@@ -746,6 +764,7 @@ int RunVideoMode(const Options& options) {
   }
   g_main_loop_run(run.loop);
   const double elapsed = run.frames.empty() ? run.Elapsed() : run.last_score_s;
+  if (!run.failed) ExpectedScores(&run);  // stream lengths, while they can be queried
   gst_element_set_state(run.pipeline, GST_STATE_NULL);
   // Messages posted while stopping (errors of the last moment) are not
   // reported; the bus watch goes with the loop.
@@ -763,27 +782,39 @@ int RunVideoMode(const Options& options) {
 
   // One stream shorter than the other: the element warns with both counts;
   // if it did not, say it here.
-  const std::uint64_t ref_frames = run.ref.passed, dist_frames = run.dist.passed;
-  if (!run.element_warned && !run.interrupted && run.options.frames == 0 &&
-      run.ref.eos != run.dist.eos) {
-    std::string w = "the " + std::string(run.ref.eos ? "reference" : "distorted") +
-                    " video ended first: reference " + std::to_string(ref_frames) +
-                    " frames, distorted " + std::to_string(dist_frames) + " frames" +
-                    (options.offset ? " after skipping " + std::to_string(options.offset) : "") +
-                    "; scored " + std::to_string(run.frames.size()) + " pairs";
-    run.warnings.push_back(w);
-    PrintLine(&run, "warning: " + w);
+  // Frame counts (the distorted one after --offset). A stream not read to
+  // its end (the pipeline ends with the shorter one) is counted from its
+  // duration when that is known.
+  std::uint64_t ref_frames = run.ref.passed, dist_frames = run.dist.passed;
+  if (!run.ref.eos) ref_frames = std::max(ref_frames, run.ref.total_frames);
+  if (!run.dist.eos && run.dist.total_frames > options.offset) {
+    dist_frames = std::max(dist_frames, run.dist.total_frames - options.offset);
   }
+  const std::string skipped =
+      options.offset ? " after skipping " + std::to_string(options.offset) : "";
   if (run.frames.empty()) {
     std::fprintf(stderr,
                  "ssim2: no frame pair could be scored (reference %llu frames, distorted %llu "
                  "frames%s)\n",
                  static_cast<unsigned long long>(ref_frames),
-                 static_cast<unsigned long long>(dist_frames),
-                 options.offset ? (", after skipping " + std::to_string(options.offset)).c_str()
-                                : "");
+                 static_cast<unsigned long long>(dist_frames), skipped.c_str());
     Cleanup(&run);
     return 1;
+  }
+  // One stream shorter than the other: the element says so (its warning is
+  // replaced by this line, which has both complete counts); without its
+  // word, one stream having ended and not the other tells.
+  const bool ended_early = !run.interrupted && !run.frames_reached;
+  if (ended_early && (run.short_stream_warned ||
+                      (!run.element_warned && run.ref.eos != run.dist.eos))) {
+    const bool ref_shorter =
+        ref_frames != dist_frames ? ref_frames < dist_frames : run.ref.eos && !run.dist.eos;
+    std::string w = std::string("the ") + (ref_shorter ? "reference" : "distorted") +
+                    " video is shorter: reference " + std::to_string(ref_frames) +
+                    " frames, distorted " + std::to_string(dist_frames) + " frames" + skipped +
+                    "; scored " + std::to_string(run.frames.size()) + " pairs";
+    run.warnings.push_back(w);
+    PrintLine(&run, "warning: " + w);
   }
 
   std::vector<double> scores;

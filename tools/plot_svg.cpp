@@ -19,6 +19,9 @@ const char* const kLineColor = "#1f77b4";
 const char* const kMeanColor = "#2ca02c";
 const char* const kP5Color = "#ff7f0e";
 const char* const kWorstColor = "#d62728";
+// A white outline under label text, so that lines crossing it do not hide it.
+const char* const kHalo =
+    "stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"";
 
 std::string Num(double v, int decimals = 2) {
   char buf[48];
@@ -172,13 +175,13 @@ std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& 
     o += "<line id=\"mean\" class=\"mean\" x1=\"" + Num(kLeft) + "\" y1=\"" + Num(y_mean) +
          "\" x2=\"" + Num(kLeft + kPlotW) + "\" y2=\"" + Num(y_mean) + "\" stroke=\"" +
          kMeanColor + "\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n";
-    o += "<text id=\"mean-label\" x=\"" + Num(kLeft + kPlotW + 6) + "\" y=\"" +
+    o += "<text id=\"mean-label\" " + std::string(kHalo) + " x=\"" + Num(kLeft + kPlotW + 6) + "\" y=\"" +
          Num(label_mean) + "\" fill=\"" + kMeanColor + "\">mean " + Num(summary.mean) +
          "</text>\n";
     o += "<line id=\"p5\" class=\"p5\" x1=\"" + Num(kLeft) + "\" y1=\"" + Num(y_p5) +
          "\" x2=\"" + Num(kLeft + kPlotW) + "\" y2=\"" + Num(y_p5) + "\" stroke=\"" +
          kP5Color + "\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n";
-    o += "<text id=\"p5-label\" x=\"" + Num(kLeft + kPlotW + 6) + "\" y=\"" +
+    o += "<text id=\"p5-label\" " + std::string(kHalo) + " x=\"" + Num(kLeft + kPlotW + 6) + "\" y=\"" +
          Num(label_p5) + "\" fill=\"" + kP5Color + "\">p5 " + Num(summary.p5) +
          "</text>\n";
   }
@@ -237,7 +240,7 @@ std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& 
          "worst #" + std::to_string(rank + 1) + ": frame " + std::to_string(f.frame) + ": " +
          Num(f.score, 3) + "</title></circle>\n";
     o += "<text class=\"worst-label\" x=\"" + Num(x0) + "\" y=\"" + Num(best_y) +
-         "\" fill=\"" + kWorstColor + "\" font-size=\"11\" data-frame=\"" +
+         "\" fill=\"" + kWorstColor + "\" " + kHalo + " font-size=\"11\" data-frame=\"" +
          std::to_string(f.frame) + "\">" + XmlEscape(label) + "</text>\n";
   }
   o += "</g>\n";

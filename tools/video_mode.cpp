@@ -419,9 +419,8 @@ void HandleError(Run* run, GstMessage* msg) {
                 err->code == GST_CORE_ERROR_MISSING_PLUGIN) ||
                (err && err->domain == GST_STREAM_ERROR &&
                 err->code == GST_STREAM_ERROR_CODEC_NOT_FOUND)) {
-      line = "cannot decode " + Quoted(*b) + ": no decoder for " +
-             (run->missing_plugin.empty() ? std::string("its streams") : run->missing_plugin) +
-             " (install the GStreamer plugin that provides it)";
+      line = "cannot decode " + Quoted(*b) + ": no GStreamer plugin installed for " +
+             (run->missing_plugin.empty() ? std::string("its streams") : run->missing_plugin);
     } else if (debug && std::strstr(debug, "not-negotiated")) {
       line = "cannot decode " + Quoted(*b) +
              ": its decoded format could not be negotiated with ssim2compare";
@@ -485,6 +484,8 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
       std::string text = err ? err->message : "unknown warning";
       const bool resource_not_found =
           err && err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_NOT_FOUND;
+      const bool codec_not_found = err && err->domain == GST_STREAM_ERROR &&
+                                   err->code == GST_STREAM_ERROR_CODEC_NOT_FOUND;
       const bool stream_failed =
           err && err->domain == GST_STREAM_ERROR && err->code == GST_STREAM_ERROR_FAILED;
       g_clear_error(&err);
@@ -500,6 +501,9 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
           break;
         }
       } else if (Branch* b = BranchOf(run, GST_MESSAGE_SRC(msg))) {
+        // "No decoder available for type ...": an error follows when it was
+        // the video; an undecodable audio or subtitle stream does not matter.
+        if (codec_not_found) break;
         text = std::string(b->role) + ": " + text;
       }
       run->warnings.push_back(text);

@@ -42,8 +42,8 @@ def run(args, env=None, timeout=120):
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
-def ssim2(exe, *args, timeout=120):
-    rc, out, err = run([exe] + [str(a) for a in args], timeout=timeout)
+def ssim2(exe, *args, timeout=120, env=None):
+    rc, out, err = run([exe] + [str(a) for a in args], timeout=timeout, env=env)
     print("$ ssim2 " + " ".join(str(a) for a in args) + f"  -> exit {rc}")
     if err:
         print("  stderr: " + err.rstrip().replace("\n", "\n          "))
@@ -390,6 +390,19 @@ def case_bad_input(exe, data, tmp):
         check(len(lines) == 1, f"{what}: {len(lines)} lines on stderr, expected one")
         for n in needles:
             check(n in lines[0], f"{what}: {n!r} not in {lines[0]!r}")
+    # No decoder: every H.264 decoder this could pick is ranked out.
+    env = dict(os.environ)
+    env["GST_PLUGIN_FEATURE_RANK"] = ",".join(
+        d + ":NONE" for d in ("avdec_h264", "openh264dec", "nvh264dec", "nvh264sldec",
+                              "nvh264device1dec", "vah264dec", "vaapih264dec", "v4l2h264dec",
+                              "qsvh264dec", "msdkh264dec"))
+    rc, out, err = ssim2(exe, p["ref"], p["good"], env=env)
+    lines = [l for l in err.splitlines() if l.strip()]
+    if rc == 0:
+        print("  (another H.264 decoder is installed: the missing-decoder case is not checked)")
+    else:
+        check(rc == 1 and out == "" and len(lines) == 1, "no decoder: exit 1 and one line")
+        check("no GStreamer plugin installed for H.264" in lines[0], f"no decoder: {lines[0]!r}")
     for args, counts in (([p["ref"], short], ("12", "7")), ([short, p["ref"]], ("7", "12"))):
         c = os.path.join(tmp, "short.csv")
         rc, out, err = ssim2(exe, "--csv", c, *args)

@@ -24,13 +24,9 @@ class CpuScorer final : public Scorer {
   int width() const override { return width_; }
   int height() const override { return height_; }
   std::size_t memory_bytes() const override {
-    std::size_t bytes = pipeline_.memory_bytes();
-    for (const ReferenceCache* cache : {&cached_[0], &cached_[1]}) {
-      for (const ScaleReference& s : cache->scales) {
-        for (const Image3* img : {&s.xyb, &s.mu, &s.sigma}) {
-          for (const Plane& p : img->plane) bytes += p.bytes();
-        }
-      }
+    std::size_t bytes = pipeline_.memory_bytes() + cached_[0].bytes() + cached_[1].bytes();
+    for (const Image3* img : {&linear_, &linear_dist_}) {
+      for (const Plane& p : img->plane) bytes += p.bytes();
     }
     return bytes;
   }
@@ -39,11 +35,24 @@ class CpuScorer final : public Scorer {
            (pool_.size() == 1 ? " thread)" : " threads)");
   }
 
+  // One pair without touching the cached reference: the one-shot pipeline
+  // needs far less memory than caching every scale of the reference.
   Status Compute(const ImageView& reference, const ImageView& distorted,
                  Result* result) override {
+    if (!result) return Status(StatusCode::kInvalidArgument, "result is null");
     if (Status s = CheckPair(reference, distorted); !s.ok()) return s;
-    if (Status s = SetReference(reference); !s.ok()) return s;
-    return ComputeWithReference(distorted, result);
+    const bool alpha = HasAlpha(reference.format);
+    Result best;
+    for (int i = 0; i < (alpha ? 2 : 1); ++i) {
+      const float bg = Background(alpha, i);
+      if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
+      if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
+      Result r;
+      pipeline_.Score(&linear_, &linear_dist_, &r);
+      if (i == 0 || r.score < best.score) best = r;
+    }
+    *result = best;
+    return Status::Ok();
   }
 
   Status SetReference(const ImageView& reference) override {
@@ -52,7 +61,8 @@ class CpuScorer final : public Scorer {
     reference_has_alpha_ = HasAlpha(reference.format);
     const int passes = reference_has_alpha_ ? 2 : 1;
     for (int i = 0; i < passes; ++i) {
-      if (Status s = ToLinearRgb(reference, Background(i), &linear_, &pool_); !s.ok()) return s;
+      const float bg = Background(reference_has_alpha_, i);
+      if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
       pipeline_.PrepareReference(&linear_, &cached_[i]);
     }
     has_reference_ = true;
@@ -65,15 +75,13 @@ class CpuScorer final : public Scorer {
       return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
     }
     if (Status s = CheckSize(distorted); !s.ok()) return s;
-    // The reference tool's alpha rule: without alpha on the reference one
-    // pass (a distorted alpha blends against 0.5), with it the lower score of
-    // a dark and a bright background.
     const int passes = reference_has_alpha_ ? 2 : 1;
     Result best;
     for (int i = 0; i < passes; ++i) {
-      if (Status s = ToLinearRgb(distorted, Background(i), &linear_, &pool_); !s.ok()) return s;
+      const float bg = Background(reference_has_alpha_, i);
+      if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
       Result r;
-      pipeline_.Score(cached_[i], &linear_, &r);
+      pipeline_.ScoreCached(cached_[i], &linear_dist_, &r);
       if (i == 0 || r.score < best.score) best = r;
     }
     *result = best;
@@ -81,8 +89,11 @@ class CpuScorer final : public Scorer {
   }
 
  private:
-  float Background(int pass) const {
-    if (!reference_has_alpha_) return kAlphaBackgroundDefault;
+  // The reference tool's alpha rule: without alpha on the reference one
+  // pass (a distorted alpha blends against 0.5), with it the lower score of a
+  // dark and a bright background.
+  static float Background(bool reference_has_alpha, int pass) {
+    if (!reference_has_alpha) return kAlphaBackgroundDefault;
     return pass == 0 ? kAlphaBackgroundDark : kAlphaBackgroundBright;
   }
 
@@ -108,6 +119,7 @@ class CpuScorer final : public Scorer {
   MetricPlan plan_;
   Pipeline pipeline_;
   Image3 linear_;
+  Image3 linear_dist_;
   ReferenceCache cached_[2];
   bool has_reference_ = false;
   bool reference_has_alpha_ = false;

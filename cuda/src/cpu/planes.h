@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
+#include <cstring>
+#include <memory>
+#include <utility>
 
 namespace ssim2 {
 namespace cpu {
@@ -13,25 +15,41 @@ class Plane {
  public:
   Plane() = default;
   Plane(int width, int height) { Resize(width, height); }
-
-  void Resize(int width, int height) {
-    width_ = width;
-    height_ = height;
-    stride_ = (static_cast<std::size_t>(width) + 15) & ~static_cast<std::size_t>(15);
-    if (data_.size() < stride_ * height) data_.resize(stride_ * height);
+  Plane(const Plane& other) { *this = other; }
+  Plane(Plane&& other) noexcept { *this = std::move(other); }
+  Plane& operator=(const Plane& other);
+  Plane& operator=(Plane&& other) noexcept {
+    std::swap(width_, other.width_);
+    std::swap(height_, other.height_);
+    std::swap(stride_, other.stride_);
+    std::swap(capacity_, other.capacity_);
+    std::swap(data_, other.data_);
+    return *this;
   }
+
+  // Keeps the storage when it is large enough; contents are not preserved
+  // across a reallocation and new storage is not initialised.
+  void Resize(int width, int height);
   int width() const { return width_; }
   int height() const { return height_; }
   std::size_t stride() const { return stride_; }  // in floats
-  float* Row(int y) { return data_.data() + stride_ * y; }
-  const float* Row(int y) const { return data_.data() + stride_ * y; }
-  std::size_t bytes() const { return data_.size() * sizeof(float); }
+  float* Row(int y) { return data_.get() + stride_ * y; }
+  const float* Row(int y) const { return data_.get() + stride_ * y; }
+  std::size_t bytes() const { return capacity_ * sizeof(float); }
+
+  // 2x2 box downsampling (edge-clamped) into this plane's own storage. Safe
+  // row by row from the top: output row y lies before input rows 2y, 2y + 1.
+  void DownsampleInPlace();
 
  private:
   int width_ = 0;
   int height_ = 0;
   std::size_t stride_ = 0;
-  std::vector<float> data_;
+  std::size_t capacity_ = 0;  // floats
+  struct Free {
+    void operator()(float* p) const;
+  };
+  std::unique_ptr<float[], Free> data_;
 };
 
 struct Image3 {

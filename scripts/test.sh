@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The test command: builds (see build.sh) and runs every test suite.
+# GPU-only tests report SKIP (exit 77) on machines without a CUDA device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh
+meson test -C "${BUILD_DIR:-build}" --print-errorlogs "$@"

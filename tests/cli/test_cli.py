@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the built ssim2 tool.
+
+Usage: test_cli.py SSIM2_EXE TESTDATA_DIR --with-video|--without-video
+
+Checks scores printed like the reference, the JSON output, and every error
+case of errors.csv (exit code and the stderr line), plus a few more: missing
+files, a text file, a size mismatch and bad arguments. Fails loudly when the
+test data is missing.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def check(condition, what):
+    if not condition:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def run(exe, *args, cwd=None):
+    p = subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect_error(exe, args, line_start, cwd, exact=False):
+    """Exit 1, nothing on stdout, exactly one stderr line starting with line_start."""
+    rc, out, err = run(exe, *args, cwd=cwd)
+    lines = err.splitlines()
+    what = f"ssim2 {' '.join(args)}"
+    check(rc == 1, f"{what}: exit code {rc}, expected 1")
+    check(out == "", f"{what}: unexpected stdout {out!r}")
+    check(len(lines) == 1, f"{what}: expected one stderr line, got {err!r}")
+    if lines:
+        ok = lines[0] == line_start if exact else lines[0].startswith(line_start)
+        check(ok, f"{what}: stderr {lines[0]!r}, expected {'' if exact else 'start '}{line_start!r}")
+
+
+def test_error_cases(exe, data):
+    with open(os.path.join(data, "errors.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) >= 8, "errors.csv has fewer rows than expected")
+    for row in rows:
+        rc, out, err = run(exe, row["reference"], row["distorted"], cwd=data)
+        what = f"errors.csv {row['reference']} {row['distorted']}"
+        check(rc == int(row["exit_code"]), f"{what}: exit {rc}, expected {row['exit_code']}")
+        check(err == row["stderr"] + "\n", f"{what}: stderr {err!r}, expected {row['stderr']!r}")
+        check(out == "", f"{what}: stdout {out!r}")
+
+
+def test_more_errors(exe, data, tmp):
+    ref = "images/coffee_8x8/reference.png"
+    # Reference too small is reported before the distorted file is read.
+    expect_error(exe, ["invalid/coffee_7x7.png", "no/such/file.png"],
+                 "Minimum image size is 8x8 pixels", data, exact=True)
+    expect_error(exe, ["no/such/file.png", ref],
+                 "Could not load original image: no/such/file.png", data)
+    expect_error(exe, [ref, "no/such/file.png"],
+                 "Could not load distorted image: no/such/file.png", data)
+    text = os.path.join(tmp, "notes.txt")
+    with open(text, "w") as f:
+        f.write("this is not an image\n")
+    expect_error(exe, [text, ref], f"Could not load original image: {text}", data)
+    expect_error(exe, [ref, text], f"Could not load distorted image: {text}", data)
+    empty = os.path.join(tmp, "empty.png")
+    open(empty, "w").close()
+    expect_error(exe, [ref, empty], f"Could not load distorted image: {empty}", data)
+    broken = os.path.join(tmp, "broken.png")
+    with open(os.path.join(data, "images/astronaut_256x256/reference.png"), "rb") as f:
+        head = f.read(300)
+    with open(broken, "wb") as f:
+        f.write(head)
+    expect_error(exe, [broken, ref], f"Could not load original image: {broken}", data)
+    expect_error(exe, [tmp, ref], f"Could not load original image: {tmp}", data)
+    expect_error(exe, ["images/rocket_640x360/reference.png",
+                       "images/astronaut_256x256/reference.png"],
+                 "Image size mismatch", data, exact=True)
+    # Arguments: usage on stderr, exit 1.
+    for args in ([], [ref], [ref, ref, ref]):
+        rc, out, err = run(exe, *args, cwd=data)
+        check(rc == 1 and out == "" and "Usage:" in err, f"ssim2 {args}: usage expected")
+    expect_error(exe, ["--backend", "gpu", ref, ref], "ssim2: --backend", data)
+    expect_error(exe, ["--frobnicate", ref, ref], "ssim2: unknown option", data)
+
+
+def test_video_dispatch(exe, data, tmp, with_video):
+    if with_video:
+        return  # the video mode has its own tests
+    blob = os.path.join(tmp, "clip.bin")
+    with open(blob, "wb") as f:
+        f.write(bytes([0x1A, 0x45, 0xDF, 0xA3]) + bytes(range(256)))
+    expect_error(exe, [blob, blob],
+                 "ssim2: video input needs the GStreamer plugin (this build has none)", data,
+                 exact=True)
+
+
+def test_scores(exe, data):
+    """Small pairs through the tool: the printed line equals scores.csv."""
+    with open(os.path.join(data, "scores.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    checked = 0
+    for row in rows:
+        if int(row["width"]) * int(row["height"]) > 300 * 300:
+            continue  # the parity test covers the large ones
+        rc, out, err = run(exe, "--backend", "cpu", row["reference"], row["distorted"], cwd=data)
+        check(rc == 0 and err == "", f"{row['distorted']}: rc {rc}, stderr {err!r}")
+        check(out == row["score"] + "\n", f"{row['distorted']}: printed {out!r}, reference {row['score']}")
+        checked += 1
+    check(checked >= 40, f"only {checked} pairs scored")
+
+
+def test_json(exe, data, tmp):
+    ref = "images/astronaut_256x256/reference.png"
+    dist = "images/astronaut_256x256/jpeg_q60.png"
+    rc, plain, _ = run(exe, ref, dist, cwd=data)
+    check(rc == 0, "plain score failed")
+    rc, out, err = run(exe, "--json", "--backend", "cpu", ref, dist, cwd=data)
+    check(rc == 0 and err == "", f"--json: rc {rc}, stderr {err!r}")
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(False, f"--json output is not JSON: {e}")
+        return
+    check(f"{doc['score']:.8f}\n" == plain, f"JSON score {doc['score']} vs printed {plain!r}")
+    check(doc["scales"] == 6, f"scales {doc['scales']}")
+    check(doc["backend"] == "cpu", f"backend {doc['backend']}")
+    feats = doc["features"]
+    count = sum(len(m) for ch in feats.values() for scale in ch for m in scale.values())
+    check(count == 108, f"{count} sub-scores in JSON, expected 108")
+    # The same numbers as features.csv (printed with 17 digits: exact).
+    with open(os.path.join(data, "features.csv"), newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["reference"] == ref and r["distorted"] == dist]
+    check(len(rows) == 36, f"{len(rows)} feature rows for {dist}")
+    for r in rows:
+        norm = "l1" if r["norm"] == "1" else "l4"
+        for m in ("ssim", "artifact", "detail_lost"):
+            got = feats[r["channel"]][int(r["scale"])][m][norm]
+            check(got == float(r[m]), f"JSON {r['channel']}[{r['scale']}].{m}.{norm} = {got}, "
+                                      f"features.csv {r[m]}")
+    # --json=FILE: the file gets the JSON and stdout keeps the score line.
+    path = os.path.join(tmp, "out.json")
+    rc, out, err = run(exe, f"--json={path}", ref, dist, cwd=data)
+    check(rc == 0 and out == plain, f"--json=FILE: rc {rc}, stdout {out!r}")
+    with open(path) as f:
+        check(json.load(f)["score"] == doc["score"], "--json=FILE content differs")
+
+
+def test_help(exe):
+    rc, out, err = run(exe, "--help")
+    check(rc == 0 and "Usage:" in out and err == "", "--help: usage on stdout, exit 0")
+    rc, out, _ = run(exe, "--version")
+    check(rc == 0 and "SSIMULACRA 2.1" in out, f"--version: {out!r}")
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    exe, data, video_flag = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+    if not os.path.isfile(os.path.join(data, "scores.csv")):
+        print(f"FAIL: test data not found at {data} (expected shared/testdata beside the repository)")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        test_help(exe)
+        test_error_cases(exe, data)
+        test_more_errors(exe, data, tmp)
+        test_video_dispatch(exe, data, tmp, video_flag == "--with-video")
+        test_scores(exe, data)
+        test_json(exe, data, tmp)
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+// PNG and JPEG files to ssim2::ImageView, decoded the way the reference tool
+// (cloudinary/ssimulacra2) decodes them, so that scores match it.
+//
+// Colour chunks: the reference colour-manages PNGs that carry an iCCP chunk,
+// or gAMA/cHRM without sRGB, and JPEGs with an ICC profile; the core library
+// treats every input as sRGB. Rather than print a score that silently differs
+// from the reference, such files are refused with a message that says so.
+// The same goes for the few sample layouts whose scaling the reference does
+// differently from 1/255 or 1/65535 (PNG sBIT, grey PNG under 8 bits).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ssim2/ssim2.h"
+
+namespace ssim2 {
+namespace io {
+
+enum class FileKind {
+  kPng,
+  kJpeg,
+  kText,    // looks like text: not an image, and no video a decoder could read
+  kOther,   // anything else: possibly a video container or stream
+};
+
+// Guesses the kind of `bytes` (the start of a file) from its signature.
+FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size);
+// Reads the start of the file. Fails (kIoError) when it cannot be opened or is
+// empty.
+Status SniffFile(const std::string& path, FileKind* kind);
+
+// A decoded image that owns its pixels. Packed, rows without padding; 16-bit
+// samples are in host byte order (as PixelFormat's 16-bit formats require).
+class Image {
+ public:
+  PixelFormat format() const { return format_; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  std::size_t stride() const { return stride_; }
+  const std::vector<std::uint8_t>& bytes() const { return pixels_; }
+  // A view of the pixels; valid while this Image lives and is not modified.
+  ImageView view() const;
+  // Short description such as "PNG, 8-bit RGB".
+  const std::string& description() const { return description_; }
+
+  // Allocates a zeroed image (used by the decoders).
+  void Reset(PixelFormat format, int width, int height, std::string description);
+  std::uint8_t* row(int y) { return pixels_.data() + stride_ * static_cast<std::size_t>(y); }
+
+ private:
+  PixelFormat format_ = PixelFormat::kRGB8;
+  int width_ = 0;
+  int height_ = 0;
+  std::size_t stride_ = 0;
+  std::vector<std::uint8_t> pixels_;
+  std::string description_;
+};
+
+// Decoders of an in-memory file. Errors are kIoError with a one-line reason.
+Status DecodePng(const std::uint8_t* data, std::size_t size, Image* out);
+Status DecodeJpeg(const std::uint8_t* data, std::size_t size, Image* out);
+
+// Reads `path` and decodes it by its signature (PNG or JPEG).
+Status LoadImage(const std::string& path, Image* out);
+
+}  // namespace io
+}  // namespace ssim2

@@ -132,6 +132,16 @@ void Fail(Run* run, const std::string& line) {
   g_main_loop_quit(run->loop);
 }
 
+// From a streaming thread: the main loop reports it (Fail() is not
+// thread-safe).
+void PostFailure(Run* run, const std::string& line) {
+  gst_element_post_message(
+      run->pipeline,
+      gst_message_new_application(
+          GST_OBJECT(run->pipeline),
+          gst_structure_new("ssim2-failure", "line", G_TYPE_STRING, line.c_str(), nullptr)));
+}
+
 std::string Quoted(const Branch& b) { return std::string(b.role) + " " + b.path; }
 
 // ---------------------------------------------------------------------------
@@ -288,17 +298,18 @@ void OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
   const bool cuda = features && gst_caps_features_contains(features, kCudaFeature);
   const bool sysmem = !features || gst_caps_features_is_equal(
                                        features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
-  const char* format = gst_structure_get_string(s, "format");
-  const bool accepted = (cuda || sysmem) && FormatAccepted(format);
+  const char* format_field = gst_structure_get_string(s, "format");
+  const bool accepted = (cuda || sysmem) && FormatAccepted(format_field);
+  const std::string format = format_field ? format_field : "?";  // outlives the caps
   {
     std::lock_guard<std::mutex> lock(run->mutex);
-    b->format = format ? format : "?";
+    b->format = format;
     b->cuda_memory = cuda;
   }
   gst_caps_unref(caps);
   if (!cuda && !sysmem) {
     // Another memory type (GL, VA, ...) that the element does not take.
-    Fail(run, "cannot use the decoded " + Quoted(*b) +
+    PostFailure(run, "cannot use the decoded " + Quoted(*b) +
                   ": decoder outputs a memory type ssim2compare does not accept");
     return;
   }
@@ -306,7 +317,7 @@ void OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
   std::string error;
   std::vector<GstElement*> chain = MakeChain(b, cuda, accepted, &error);
   if (chain.empty()) {
-    Fail(run, error);
+    PostFailure(run, error);
     return;
   }
   for (GstElement* e : chain) gst_bin_add(GST_BIN(run->pipeline), e);
@@ -325,7 +336,7 @@ void OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
   ok = ok && gst_pad_link(pad, chain_sink) == GST_PAD_LINK_OK;
   gst_object_unref(chain_sink);
   if (!ok) {
-    Fail(run, "cannot link the decoded " + Quoted(*b) + " (" + (format ? format : "?") +
+    PostFailure(run, "cannot link the decoded " + Quoted(*b) + " (" + format +
                   ") to ssim2compare");
     return;
   }
@@ -351,10 +362,15 @@ void OnNoMorePads(GstElement*, gpointer data) {
 gboolean OnAutoplugQuery(GstElement*, GstPad*, GstElement* element, GstQuery* query,
                          gpointer data) {
   Branch* b = static_cast<Branch*>(data);
-  // Only decoders output what reaches the element; parsers and demuxers
-  // asking the same would be told "raw video" and fail to negotiate.
+  // Only video (and image) decoders output what reaches the element;
+  // parsers, demuxers and audio decoders asking the same would be told "raw
+  // video" and fail to negotiate.
   GstElementFactory* factory = element ? gst_element_get_factory(element) : nullptr;
-  if (!factory || !gst_element_factory_list_is_type(factory, GST_ELEMENT_FACTORY_TYPE_DECODER)) {
+  if (!factory ||
+      !(gst_element_factory_list_is_type(
+            factory, GST_ELEMENT_FACTORY_TYPE_DECODER | GST_ELEMENT_FACTORY_TYPE_MEDIA_VIDEO) ||
+        gst_element_factory_list_is_type(
+            factory, GST_ELEMENT_FACTORY_TYPE_DECODER | GST_ELEMENT_FACTORY_TYPE_MEDIA_IMAGE))) {
     return FALSE;
   }
   switch (GST_QUERY_TYPE(query)) {
@@ -515,7 +531,9 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
       break;
     case GST_MESSAGE_APPLICATION: {
       const GstStructure* s = gst_message_get_structure(msg);
-      if (gst_structure_has_name(s, "ssim2-size-mismatch")) {
+      if (gst_structure_has_name(s, "ssim2-failure")) {
+        Fail(run, gst_structure_get_string(s, "line"));
+      } else if (gst_structure_has_name(s, "ssim2-size-mismatch")) {
         Fail(run, SizeMismatchLine(run));
       } else if (gst_structure_has_name(s, "ssim2-no-video")) {
         const char* role = gst_structure_get_string(s, "role");

@@ -252,6 +252,28 @@ def case_generated(exe, data, tmp):
     check(results["good"]["max"] < 100.0, "a lossy encode scored 100")
 
 
+def case_streams(exe, data, tmp):
+    """Inputs that need more than decoder -> element: a file with an audio
+    track besides the video (the audio is decoded and dropped), and 4:2:2
+    video, a format the element does not take (videoconvert is inserted)."""
+    av = os.path.join(tmp, "av.mkv")
+    gst_launch(f"videotestsrc num-buffers=15 pattern=smpte horizontal-speed=2 "
+               f"! video/x-raw,width={W},height={H},framerate=30/1 ! x264enc speed-preset=ultrafast "
+               f"! queue ! matroskamux name=m ! filesink location={av} "
+               f"audiotestsrc num-buffers=30 ! audioconvert ! vorbisenc ! queue ! m.")
+    y422 = os.path.join(tmp, "y422.mkv")
+    gst_launch(f"videotestsrc num-buffers=10 pattern=smpte horizontal-speed=2 "
+               f"! video/x-raw,width={W},height={H},framerate=30/1,format=Y42B "
+               f"! x264enc speed-preset=ultrafast ! matroskamux ! filesink location={y422}")
+    for path, n in ((av, 15), (y422, 10)):
+        c = os.path.join(tmp, "s.csv")
+        rc, out, err = ssim2(exe, "--csv", c, path, path)
+        check(rc == 0, f"{path}: exit {rc}")
+        rows, _ = read_csv(c)
+        check(len(rows) == n and all(r[2] == 100.0 for r in rows),
+              f"{path} against itself: {rows}")
+
+
 def case_offset(exe, data, tmp):
     """--offset N: the reference is the distorted clip without its first N
     frames, so with --offset N every pair is identical (100), in both

@@ -230,6 +230,24 @@ def case_shared_clip(exe, data, tmp):
     check(abs(doc["summary"]["min"] - 20.31) < 0.01 and rows[10][2] == doc["summary"]["min"],
           "frame 10 is not the worst")
     check_svg(svg_path, rows)
+    # The element's own summary (the pipeline docs/VIDEO.md shows, run with
+    # gst-launch-1.0) agrees with the tool's to the printed digits.
+    ref_uri = "file://" + os.path.abspath(os.path.join(data, "video", "reference.mkv"))
+    dist_uri = "file://" + os.path.abspath(os.path.join(data, "video", "distorted.mkv"))
+    rc, out, err = run(["gst-launch-1.0", "-m", "ssim2compare", "name=c", "backend=cpu", "!",
+                        "fakesink", "sync=false", "uridecodebin", f"uri={ref_uri}", "!",
+                        "queue", "!", "c.ref", "uridecodebin", f"uri={dist_uri}", "!", "queue",
+                        "!", "c.dist"], timeout=120)
+    check(rc == 0, f"gst-launch-1.0 exit {rc}: {err}")
+    line = next((l for l in out.splitlines() if "ssim2-summary" in l), None)
+    check(line is not None, "no ssim2-summary message from the element")
+    element = {}
+    for field in line.split("ssim2-summary,", 1)[1].rstrip(";").split(","):
+        key, value = field.strip().split("=", 1)
+        element[key.replace("-", "_")] = float(value.split(")", 1)[1])
+    for key in SUMMARY_KEYS:
+        check(abs(element[key] - printed[key]) <= 5e-9,
+              f"element's {key} {element[key]} vs the tool's {printed[key]}")
 
 
 def case_generated(exe, data, tmp):

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -617,8 +618,12 @@ gboolean OnInterrupt(gpointer data) {
 // Setup
 
 // Ranks NVIDIA's hardware decoders above the software ones, so that decodebin
-// picks them when a GPU is there (they are not registered without one).
-void PreferHardwareDecoders() {
+// picks them when a GPU is there (they are not registered without one). With
+// --device N (N > 0), the decoders of that GPU ("nvh264deviceNdec", ...) come
+// first, so that frames are decoded where they are scored.
+void PreferHardwareDecoders(int cuda_device) {
+  const std::string device_tag =
+      cuda_device > 0 ? "device" + std::to_string(cuda_device) : std::string();
   GList* factories = gst_element_factory_list_get_elements(
       static_cast<GstElementFactoryListType>(GST_ELEMENT_FACTORY_TYPE_DECODER |
                                              GST_ELEMENT_FACTORY_TYPE_MEDIA_VIDEO),
@@ -629,7 +634,11 @@ void PreferHardwareDecoders() {
     const char* name = GST_OBJECT_NAME(factory);
     if (klass && std::strstr(klass, "Hardware") && std::strncmp(name, "nv", 2) == 0 &&
         gst_plugin_feature_get_rank(GST_PLUGIN_FEATURE(factory)) >= GST_RANK_MARGINAL) {
-      gst_plugin_feature_set_rank(GST_PLUGIN_FEATURE(factory), GST_RANK_PRIMARY + 1);
+      const bool that_device = !device_tag.empty() && std::strstr(name, device_tag.c_str()) &&
+                               !std::isdigit(static_cast<unsigned char>(
+                                   std::strstr(name, device_tag.c_str())[device_tag.size()]));
+      gst_plugin_feature_set_rank(GST_PLUGIN_FEATURE(factory),
+                                  GST_RANK_PRIMARY + (that_device ? 2 : 1));
     }
   }
   gst_plugin_feature_list_free(factories);
@@ -755,7 +764,7 @@ int RunVideoMode(const Options& options) {
       return 1;
     }
   }
-  if (options.backend != Backend::kCpu) PreferHardwareDecoders();
+  if (options.backend != Backend::kCpu) PreferHardwareDecoders(options.cuda_device);
 
   run.loop = g_main_loop_new(nullptr, FALSE);
   std::string error;

@@ -1,0 +1,1665 @@
+/* gst-ssim2: the ssim2compare element.
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+
+/**
+ * SECTION:element-ssim2compare
+ * @title: ssim2compare
+ * @short_description: SSIMULACRA 2.1 score of every frame of a video against a reference
+ *
+ * ssim2compare scores the frames arriving on its `dist` pad against the frames
+ * arriving on its `ref` pad with SSIMULACRA 2.1 (Cloudinary's perceptual
+ * metric, cloudinary/ssimulacra2 v2.1, weights of 2023-04-20). The scores
+ * match the reference implementation to its printed digits when the frames
+ * are the same RGB pixels (see "Colour conversion").
+ *
+ * The `dist` buffers leave on the `src` pad unchanged (same caps, same
+ * memory), each scored one carrying a #GstSsim2Meta (see gstssim2meta.h) with
+ * its score and pair index. `ref` buffers are consumed.
+ *
+ * ## Pairing
+ *
+ * With #GstSsim2Compare:alignment=running-time (the default) a `dist` frame is
+ * paired with the `ref` frame whose running time is within half a frame
+ * duration of its own (the shorter of the two buffers' durations, or of the
+ * caps' frame rates; 1 ms when neither is known). Both pads may start at
+ * different times, run from live sources, and drop frames:
+ *
+ * - a `ref` frame older than the current `dist` frame that matched nothing is
+ *   dropped (counted as an unmatched reference frame);
+ * - a `dist` frame with no `ref` frame at its time is pushed downstream
+ *   unscored, without meta and without message (counted as an unmatched
+ *   distorted frame);
+ * - buffers without a timestamp are paired in arrival order.
+ *
+ * With alignment=sequence the Nth buffer of each pad is paired, whatever the
+ * timestamps say.
+ *
+ * Live sources: the element is a #GstAggregator and reports the upstream
+ * latency of both branches (the larger one) plus its own `latency` property;
+ * when the deadline passes with a frame on only one pad, that frame is treated
+ * as unmatched (see above). Encoders that announce their latency late (x264enc
+ * without tune=zerolatency) make the first frames miss their deadline: set
+ * the `latency` property to cover the encoder's delay.
+ *
+ * When one pad ends before the other the element posts a warning that gives
+ * both frame counts. If `ref` ends first the remaining `dist` frames are
+ * pushed unscored until `dist` ends; if `dist` ends first the element ends the
+ * stream at once (the remaining `ref` frames are not read). Either way the
+ * summary is posted and EOS is sent.
+ *
+ * ## Caps
+ *
+ * `video/x-raw` and `video/x-raw(memory:CUDAMemory)`, progressive, at least
+ * 8x8, in RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE or
+ * I420_10LE. The two pads may use different formats but must have the same
+ * width and height. Interlaced caps are refused.
+ *
+ * ## Colour conversion
+ *
+ * RGB formats are read as sRGB, as the reference reads PNG files (alpha is
+ * blended the way the reference does). Y'CbCr formats are converted with the
+ * matrix (BT.601, BT.709 or BT.2020) and range (limited or full) of the caps'
+ * colorimetry:
+ *
+ * - chroma is taken from the nearest sample: luma pixel (x, y) uses chroma
+ *   sample (x/2, y/2) in 4:2:0 formats, no interpolation;
+ * - the plain matrix equations from Kr and Kb, in double precision;
+ * - 8-bit input: each R', G', B' is rounded to 8 bits (clamp(floor(255 v +
+ *   0.5), 0, 255)), exactly the frames a point-sampling converter
+ *   (zscale filter=point) would export to PNG, so the scores are those of the
+ *   reference run on such PNG frames;
+ * - 10-bit input keeps its precision: R', G', B' stay float, clamped to [0, 1];
+ * - the transfer curve is taken to be sRGB in every case.
+ *
+ * Other matrices (FCC, SMPTE 240M, "RGB" Y'CbCr) are refused with an error:
+ * convert with videoconvert first.
+ *
+ * ## CUDA
+ *
+ * With backend=auto or cuda the element shares a #GstCudaContext with its
+ * neighbours (context query and set_context, as the nvcodec elements do).
+ * `video/x-raw(memory:CUDAMemory)` input of that context is read in place
+ * (zero copy); system memory (and CUDA memory of another context) is first
+ * uploaded into CUDA memory from a buffer pool.
+ *
+ * ## Messages
+ *
+ * For each scored frame (when #GstSsim2Compare:post-messages is TRUE) an
+ * element message with a structure named `ssim2`:
+ *
+ * - `score` (G_TYPE_DOUBLE): the SSIMULACRA 2.1 score (100: identical;
+ *   90 very high quality, 70 high, 50 medium, 30 low; can be negative)
+ * - `index` (G_TYPE_UINT64): the pair index, from 0
+ * - `timestamp` (G_TYPE_UINT64): PTS of the `dist` buffer
+ * - `stream-time` (G_TYPE_UINT64): its stream time
+ * - `running-time` (G_TYPE_UINT64): its running time
+ * - `duration` (G_TYPE_UINT64): its duration (GST_CLOCK_TIME_NONE if unknown)
+ *
+ * At the end of the stream, an element message `ssim2-summary`: `frames`
+ * (G_TYPE_UINT64, number of scored frames), `mean`, `stddev` (population),
+ * `min`, `p1`, `p5`, `p50`, `p95`, `p99` (percentiles interpolated linearly
+ * between ranks, as numpy.percentile does), `max` and `harmonic-mean` (of
+ * max(score, 0)), all G_TYPE_DOUBLE (NaN when no frame was scored), plus
+ * `unmatched-ref` and `unmatched-dist` (G_TYPE_UINT64).
+ *
+ * When a frame scores below #GstSsim2Compare:threshold a warning message is
+ * posted; its details structure (gst_message_parse_warning_details()) holds
+ * `score`, `index` and `running-time`. The warning about one pad ending
+ * first carries `ended-first` ("ref" or "dist"), `ref-frames` and
+ * `dist-frames` instead. Both are STREAM/FAILED warnings.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 ssim2compare name=c backend=cpu stats-file=scores.csv ! fakesink \
+ *     filesrc location=reference.mkv ! decodebin ! c.ref \
+ *     filesrc location=distorted.mkv ! decodebin ! c.dist
+ * ]| Scores two files frame by frame, writes the scores to scores.csv and posts
+ * one `ssim2` message per frame (print them with `gst-launch-1.0 -m`).
+ * |[
+ * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 ! \
+ *     tee name=t ! queue ! c.ref \
+ *     t. ! queue ! x264enc tune=zerolatency bitrate=1000 ! avdec_h264 ! c.dist \
+ *     ssim2compare name=c threshold=50 ! videoconvert ! autovideosink
+ * ]| A live encode loop: each frame is encoded and decoded again and the
+ * decoded frame is scored against the source; frames under 50 raise a warning.
+ * |[
+ * gst-launch-1.0 ssim2compare name=c backend=cuda ! fakesink \
+ *     filesrc location=reference.mp4 ! qtdemux ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! c.ref \
+ *     filesrc location=distorted.mp4 ! qtdemux ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! c.dist
+ * ]| Zero copy: the decoders' CUDA frames are scored on the GPU where they are.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstssim2compare.h"
+#include "gstssim2meta-private.h"
+
+#include <gst/video/video.h>
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/cuda-gst.h>
+#endif
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ssim2/ssim2.h"
+#include "ssim2/stats.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_ssim2_compare_debug);
+#define GST_CAT_DEFAULT gst_ssim2_compare_debug
+
+#define SSIM2_FORMATS \
+  "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }"
+#define SSIM2_CAPS \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", SSIM2_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE (SSIM2_FORMATS)
+
+static GstStaticPadTemplate ref_template = GST_STATIC_PAD_TEMPLATE ("ref",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
+static GstStaticPadTemplate dist_template = GST_STATIC_PAD_TEMPLATE ("dist",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
+
+enum
+{
+  PROP_0,
+  PROP_ALIGNMENT,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID,
+  PROP_POST_MESSAGES,
+  PROP_STATS_FILE,
+  PROP_THRESHOLD,
+  PROP_FRAME_STEP,
+};
+
+#define DEFAULT_ALIGNMENT GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME
+#define DEFAULT_BACKEND GST_SSIM2_COMPARE_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
+#define DEFAULT_FRAME_STEP 1
+
+/* *INDENT-OFF* */
+namespace {
+
+struct PadState {
+  GstVideoInfo info;
+  bool have_info = false;
+  ssim2::PixelFormat format = ssim2::PixelFormat::kRGB8;
+  ssim2::YuvColorimetry yuv;
+  guint64 frames = 0;  /* buffers taken from the pad (scored or not) */
+  guint64 in_place = 0;  /* CUDA frames read where they were (zero copy) */
+  guint64 uploaded = 0;  /* frames copied into CUDA memory first */
+  bool ended = false;  /* EOS seen with no buffer left */
+  /* Caps of the buffers now at the head of the pad's queue (set when the
+   * caps event is processed in stream order, unlike the pad's current caps,
+   * which change as soon as the event arrives). */
+  GstCaps *caps = nullptr;
+#ifdef HAVE_GST_CUDA
+  GstBufferPool *pool = nullptr;  /* upload pool for non-CUDA input */
+#endif
+};
+
+struct Settings {
+  GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
+  GstSsim2CompareBackend backend = DEFAULT_BACKEND;
+  gint device_id = DEFAULT_CUDA_DEVICE_ID;
+  bool post_messages = DEFAULT_POST_MESSAGES;
+  std::string stats_file;
+  gdouble threshold = DEFAULT_THRESHOLD;
+  guint frame_step = DEFAULT_FRAME_STEP;
+};
+
+}  // namespace
+
+struct GstSsim2ComparePrivate {
+  Settings settings;  /* under the object lock */
+
+  /* Streaming state (aggregator thread, start/stop). */
+  Settings run;  /* snapshot taken in start() */
+  PadState ref, dist;
+  std::unique_ptr<ssim2::Scorer> scorer;
+  bool use_cuda = false;
+  guint64 pair_index = 0;
+  guint64 unmatched_ref = 0;
+  guint64 unmatched_dist = 0;
+  std::vector<double> scores;
+  bool finished = false;
+  bool ref_ended_first = false;
+  guint64 passed_after_ref_eos = 0;
+
+  FILE *stats = nullptr;
+  bool stats_json = false;
+  bool stats_first_row = true;
+
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *context = nullptr;
+  CUstream stream = nullptr;
+#endif
+};
+/* *INDENT-ON* */
+
+struct _GstSsim2Compare
+{
+  GstAggregator parent;
+
+  GstAggregatorPad *ref_pad;
+  GstAggregatorPad *dist_pad;
+  GstSsim2ComparePrivate *priv;
+};
+
+#define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
+static GType
+gst_ssim2_compare_alignment_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME,
+        "Pair frames by running time", "running-time"},
+    {GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE,
+        "Pair the Nth buffer of each pad, ignoring timestamps", "sequence"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstSsim2CompareAlignment", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_SSIM2_COMPARE_BACKEND (gst_ssim2_compare_backend_get_type ())
+static GType
+gst_ssim2_compare_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_SSIM2_COMPARE_BACKEND_AUTO,
+        "CUDA when a device works, else the CPU (with a warning)", "auto"},
+    {GST_SSIM2_COMPARE_BACKEND_CUDA,
+        "CUDA only (error when there is no usable device)", "cuda"},
+    {GST_SSIM2_COMPARE_BACKEND_CPU, "CPU only", "cpu"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstSsim2CompareBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_ssim2_compare_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstSsim2Compare, gst_ssim2_compare,
+    GST_TYPE_AGGREGATOR,
+    GST_DEBUG_CATEGORY_INIT (gst_ssim2_compare_debug, "ssim2compare", 0,
+        "SSIMULACRA 2.1 comparison"));
+GST_ELEMENT_REGISTER_DEFINE (ssim2compare, "ssim2compare", GST_RANK_NONE,
+    GST_TYPE_SSIM2_COMPARE);
+
+static void gst_ssim2_compare_finalize (GObject * object);
+static void gst_ssim2_compare_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_ssim2_compare_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_ssim2_compare_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_ssim2_compare_start (GstAggregator * agg);
+static gboolean gst_ssim2_compare_stop (GstAggregator * agg);
+static GstFlowReturn gst_ssim2_compare_flush (GstAggregator * agg);
+static gboolean gst_ssim2_compare_sink_event (GstAggregator * agg,
+    GstAggregatorPad * pad, GstEvent * event);
+static gboolean gst_ssim2_compare_sink_query (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * query);
+static gboolean gst_ssim2_compare_src_query (GstAggregator * agg,
+    GstQuery * query);
+static GstFlowReturn gst_ssim2_compare_update_src_caps (GstAggregator * agg,
+    GstCaps * caps, GstCaps ** ret);
+static GstFlowReturn gst_ssim2_compare_aggregate (GstAggregator * agg,
+    gboolean timeout);
+
+static void
+gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+
+  object_class->finalize = gst_ssim2_compare_finalize;
+  object_class->set_property = gst_ssim2_compare_set_property;
+  object_class->get_property = gst_ssim2_compare_get_property;
+
+  /**
+   * GstSsim2Compare:alignment:
+   *
+   * How frames of the two pads are paired.
+   */
+  g_object_class_install_property (object_class, PROP_ALIGNMENT,
+      g_param_spec_enum ("alignment", "Alignment",
+          "How frames of the two pads are paired: by running time, or the "
+          "Nth buffer of each pad", GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
+          DEFAULT_ALIGNMENT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:backend:
+   *
+   * Where the metric runs. auto: CUDA when a device works, else the CPU with
+   * a warning message; cuda: an error when there is no usable device.
+   */
+  g_object_class_install_property (object_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where the metric runs (auto: CUDA when a device works, else CPU)",
+          GST_TYPE_SSIM2_COMPARE_BACKEND, DEFAULT_BACKEND,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:cuda-device-id:
+   *
+   * CUDA device to use; -1 takes the context of the neighbouring elements,
+   * or device 0.
+   */
+  g_object_class_install_property (object_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1: automatic)", -1, G_MAXINT,
+          DEFAULT_CUDA_DEVICE_ID,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  g_object_class_install_property (object_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message named ssim2 for every scored frame "
+          "(the ssim2-summary message at the end is always posted)",
+          DEFAULT_POST_MESSAGES,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
+  g_object_class_install_property (object_class, PROP_STATS_FILE,
+      g_param_spec_string ("stats-file", "Stats file",
+          "Write per-frame scores to this file as they come, completed with "
+          "the summary at the end: JSON if the name ends in .json, else CSV "
+          "(NULL: no file)", NULL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  g_object_class_install_property (object_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "Post a warning message for every frame that scores below this "
+          "(-1.79769e+308, the default: never)", -G_MAXDOUBLE, G_MAXDOUBLE,
+          DEFAULT_THRESHOLD,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
+  g_object_class_install_property (object_class, PROP_FRAME_STEP,
+      g_param_spec_uint ("frame-step", "Frame step",
+          "Score every Nth pair of frames and pass the others through "
+          "unscored", 1, G_MAXUINT, DEFAULT_FRAME_STEP,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
+
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &ref_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &dist_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &src_template, GST_TYPE_AGGREGATOR_PAD);
+
+  gst_element_class_set_static_metadata (element_class,
+      "SSIMULACRA 2.1 video comparison", "Filter/Analyzer/Video",
+      "Scores every frame of the dist pad against the ref pad with "
+      "SSIMULACRA 2.1 (CPU or NVIDIA CUDA) and passes the dist frames on",
+      "gst-ssim2 developers");
+
+  agg_class->start = GST_DEBUG_FUNCPTR (gst_ssim2_compare_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_ssim2_compare_stop);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_ssim2_compare_flush);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_ssim2_compare_sink_event);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_ssim2_compare_sink_query);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_ssim2_compare_src_query);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_ssim2_compare_update_src_caps);
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_ssim2_compare_aggregate);
+  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
+      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_BACKEND,
+      (GstPluginAPIFlags) 0);
+
+  /* Register the meta API type now, so that applications can look it up by
+   * name (gstssim2meta.h) as soon as the element class exists. */
+  gst_ssim2_meta_get_info ();
+}
+
+static void
+gst_ssim2_compare_init (GstSsim2Compare * self)
+{
+  GstElement *element = GST_ELEMENT (self);
+  GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
+
+  self->priv = new GstSsim2ComparePrivate ();
+
+  self->ref_pad = GST_AGGREGATOR_PAD (g_object_new (GST_TYPE_AGGREGATOR_PAD,
+          "name", "ref", "direction", GST_PAD_SINK, "template",
+          gst_element_class_get_pad_template (klass, "ref"), NULL));
+  gst_element_add_pad (element, GST_PAD (self->ref_pad));
+
+  self->dist_pad = GST_AGGREGATOR_PAD (g_object_new (GST_TYPE_AGGREGATOR_PAD,
+          "name", "dist", "direction", GST_PAD_SINK, "template",
+          gst_element_class_get_pad_template (klass, "dist"), NULL));
+  gst_element_add_pad (element, GST_PAD (self->dist_pad));
+}
+
+static void
+gst_ssim2_compare_finalize (GObject * object)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (object);
+
+  delete self->priv;
+  self->priv = nullptr;
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_ssim2_compare_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (object);
+  Settings & s = self->priv->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ALIGNMENT:
+      s.alignment = (GstSsim2CompareAlignment) g_value_get_enum (value);
+      break;
+    case PROP_BACKEND:
+      s.backend = (GstSsim2CompareBackend) g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      s.device_id = g_value_get_int (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_STATS_FILE:{
+      const gchar *str = g_value_get_string (value);
+      s.stats_file = str ? str : "";
+      break;
+    }
+    case PROP_THRESHOLD:
+      s.threshold = g_value_get_double (value);
+      break;
+    case PROP_FRAME_STEP:
+      s.frame_step = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_ssim2_compare_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (object);
+  const Settings & s = self->priv->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ALIGNMENT:
+      g_value_set_enum (value, s.alignment);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s.backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, s.device_id);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s.post_messages);
+      break;
+    case PROP_STATS_FILE:
+      g_value_set_string (value,
+          s.stats_file.empty () ? NULL : s.stats_file.c_str ());
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, s.threshold);
+      break;
+    case PROP_FRAME_STEP:
+      g_value_set_uint (value, s.frame_step);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CUDA context sharing */
+
+static void
+gst_ssim2_compare_set_context (GstElement * element, GstContext * context)
+{
+#ifdef HAVE_GST_CUDA
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (element);
+  GstSsim2ComparePrivate *priv = self->priv;
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = priv->settings.device_id;
+  bool want_cuda = priv->settings.backend != GST_SSIM2_COMPARE_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+
+  if (want_cuda && gst_cuda_load_library ())
+    gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+#endif
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
+    GstQuery * query)
+{
+#ifdef HAVE_GST_CUDA
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->context) {
+    return gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+        self->priv->context);
+  }
+#else
+  (void) self;
+  (void) query;
+#endif
+  return FALSE;
+}
+
+#ifdef HAVE_GST_CUDA
+static bool
+cuda_ok (GstSsim2Compare * self, CUresult res, const char *what)
+{
+  if (res == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr;
+  CuGetErrorName (res, &name);
+  GST_WARNING_OBJECT (self, "%s failed: %s (%d)", what, name ? name : "?",
+      (int) res);
+  return false;
+}
+
+static void
+gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  for (PadState * p : {&priv->ref, &priv->dist}) {
+    if (p->pool) {
+      gst_buffer_pool_set_active (p->pool, FALSE);
+      gst_clear_object (&p->pool);
+    }
+  }
+  if (priv->stream && priv->context) {
+    if (gst_cuda_context_push (priv->context)) {
+      cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
+      gst_cuda_context_pop (nullptr);
+    }
+  }
+  priv->stream = nullptr;
+  gst_clear_object (&priv->context);
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* start / stop */
+
+static bool
+ends_with_json (const std::string & name)
+{
+  if (name.size () < 5)
+    return false;
+  return g_ascii_strcasecmp (name.c_str () + name.size () - 5, ".json") == 0;
+}
+
+static void
+stats_write_summary_and_close (GstSsim2Compare * self,
+    const ssim2::Summary * summary)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!priv->stats)
+    return;
+  if (priv->stats_json) {
+    fprintf (priv->stats, "%s  ],\n", priv->stats_first_row ? "" : "\n");
+    if (summary) {
+      auto num =[](double v)->std::string {
+        if (!std::isfinite (v))
+          return "null";
+        char buf[64];
+        g_snprintf (buf, sizeof buf, "%.8f", v);
+        return buf;
+      };
+      fprintf (priv->stats,
+          "  \"summary\": {\"frames\": %" G_GUINT64_FORMAT
+          ", \"mean\": %s, \"stddev\": %s, \"min\": %s, \"p1\": %s, "
+          "\"p5\": %s, \"p50\": %s, \"p95\": %s, \"p99\": %s, \"max\": %s, "
+          "\"harmonic_mean\": %s, \"unmatched_ref\": %" G_GUINT64_FORMAT
+          ", \"unmatched_dist\": %" G_GUINT64_FORMAT "}\n",
+          (guint64) summary->frames, num (summary->mean).c_str (),
+          num (summary->stddev).c_str (), num (summary->min).c_str (),
+          num (summary->p1).c_str (), num (summary->p5).c_str (),
+          num (summary->p50).c_str (), num (summary->p95).c_str (),
+          num (summary->p99).c_str (), num (summary->max).c_str (),
+          num (summary->harmonic_mean).c_str (), priv->unmatched_ref,
+          priv->unmatched_dist);
+    } else {
+      fprintf (priv->stats, "  \"summary\": null\n");
+    }
+    fprintf (priv->stats, "}\n");
+  }
+  fclose (priv->stats);
+  priv->stats = nullptr;
+}
+
+static gboolean
+gst_ssim2_compare_start (GstAggregator * agg)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  GST_OBJECT_LOCK (self);
+  priv->run = priv->settings;
+  GST_OBJECT_UNLOCK (self);
+
+  gst_clear_caps (&priv->ref.caps);
+  gst_clear_caps (&priv->dist.caps);
+  priv->ref = PadState ();
+  priv->dist = PadState ();
+  priv->scorer.reset ();
+  priv->pair_index = 0;
+  priv->unmatched_ref = priv->unmatched_dist = 0;
+  priv->scores.clear ();
+  priv->finished = false;
+  priv->ref_ended_first = false;
+  priv->passed_after_ref_eos = 0;
+  priv->use_cuda = false;
+
+  /* Backend selection. */
+  if (priv->run.backend != GST_SSIM2_COMPARE_BACKEND_CPU) {
+    std::string why;
+    bool ok = ssim2::CudaAvailable (&why);
+#ifdef HAVE_GST_CUDA
+    if (ok && !gst_cuda_load_library ()) {
+      ok = false;
+      why = "the CUDA driver library could not be loaded";
+    }
+    if (ok && !gst_cuda_ensure_element_context (GST_ELEMENT (self),
+            priv->run.device_id, &priv->context)) {
+      ok = false;
+      why = "no GstCudaContext could be created for device " +
+          std::to_string (priv->run.device_id);
+    }
+    if (ok) {
+      if (gst_cuda_context_push (priv->context)) {
+        if (!cuda_ok (self, CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT),
+                "cuStreamCreate")) {
+          ok = false;
+          why = "cuStreamCreate failed";
+        }
+        gst_cuda_context_pop (nullptr);
+      } else {
+        ok = false;
+        why = "the CUDA context could not be made current";
+      }
+    }
+    if (!ok)
+      gst_ssim2_compare_release_cuda (self);
+#endif
+    if (ok) {
+      priv->use_cuda = true;
+    } else if (priv->run.backend == GST_SSIM2_COMPARE_BACKEND_CUDA) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda but no usable CUDA device: %s.", why.c_str ()),
+          ("Check the NVIDIA driver and the cuda-device-id property, or set "
+              "backend=cpu (or auto) to score on the CPU."));
+      return FALSE;
+    } else {
+      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+          ("No usable CUDA device (%s): scoring on the CPU.", why.c_str ()),
+          ("Set backend=cpu to silence this warning."));
+    }
+  }
+  GST_INFO_OBJECT (self, "backend: %s", priv->use_cuda ? "cuda" : "cpu");
+
+  /* Stats file. */
+  if (!priv->run.stats_file.empty ()) {
+    priv->stats = fopen (priv->run.stats_file.c_str (), "w");
+    if (!priv->stats) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+          ("Could not open stats-file \"%s\" for writing: %s.",
+              priv->run.stats_file.c_str (), g_strerror (errno)),
+          ("Check that the folder exists and is writable."));
+#ifdef HAVE_GST_CUDA
+      gst_ssim2_compare_release_cuda (self);
+#endif
+      return FALSE;
+    }
+    priv->stats_json = ends_with_json (priv->run.stats_file);
+    priv->stats_first_row = true;
+    if (priv->stats_json)
+      fprintf (priv->stats, "{\n  \"frames\": [\n");
+    else
+      fprintf (priv->stats, "index,timestamp,running_time,duration,score\n");
+    fflush (priv->stats);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_ssim2_compare_stop (GstAggregator * agg)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  /* Stopped before EOS: still leave a well-formed file. */
+  if (priv->stats) {
+    ssim2::Summary summary = ssim2::Summarize (priv->scores);
+    stats_write_summary_and_close (self, &summary);
+  }
+  priv->scorer.reset ();
+#ifdef HAVE_GST_CUDA
+  gst_ssim2_compare_release_cuda (self);
+#endif
+  gst_clear_caps (&priv->ref.caps);
+  gst_clear_caps (&priv->dist.caps);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_ssim2_compare_flush (GstAggregator * agg)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  priv->ref.ended = priv->dist.ended = false;
+  priv->finished = false;
+  priv->ref_ended_first = false;
+  priv->passed_after_ref_eos = 0;
+  return GST_FLOW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Caps */
+
+static bool
+pixel_format_of (GstVideoFormat f, ssim2::PixelFormat * out)
+{
+  switch (f) {
+    case GST_VIDEO_FORMAT_RGB: *out = ssim2::PixelFormat::kRGB8; return true;
+    case GST_VIDEO_FORMAT_RGBA: *out = ssim2::PixelFormat::kRGBA8; return true;
+    case GST_VIDEO_FORMAT_BGRA: *out = ssim2::PixelFormat::kBGRA8; return true;
+    case GST_VIDEO_FORMAT_RGBx: *out = ssim2::PixelFormat::kRGBX8; return true;
+    case GST_VIDEO_FORMAT_BGRx: *out = ssim2::PixelFormat::kBGRX8; return true;
+    case GST_VIDEO_FORMAT_I420: *out = ssim2::PixelFormat::kI420; return true;
+    case GST_VIDEO_FORMAT_NV12: *out = ssim2::PixelFormat::kNV12; return true;
+    case GST_VIDEO_FORMAT_Y444: *out = ssim2::PixelFormat::kY444; return true;
+    case GST_VIDEO_FORMAT_I420_10LE:
+      *out = ssim2::PixelFormat::kI420_10LE;
+      return true;
+    case GST_VIDEO_FORMAT_P010_10LE:
+      *out = ssim2::PixelFormat::kP010_10LE;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Validates caps arriving on @pad; posts an error saying what to do when
+ * they cannot be scored. */
+static gboolean
+gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
+    GstCaps * caps)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const bool is_ref = pad == self->ref_pad;
+  const char *name = is_ref ? "ref" : "dist";
+  PadState & st = is_ref ? priv->ref : priv->dist;
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Invalid caps on the %s pad.", name), ("%" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_IS_INTERLACED (&info)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Interlaced input on the %s pad (interlace-mode=%s) is not "
+            "supported.", name,
+            gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
+                (&info))),
+        ("Deinterlace first (e.g. ... ! deinterlace ! ssim2compare)."));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_WIDTH (&info) < 8 || GST_VIDEO_INFO_HEIGHT (&info) < 8) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Frames of the %s pad are %dx%d; SSIMULACRA 2 needs at least 8x8 "
+            "pixels.", name, GST_VIDEO_INFO_WIDTH (&info),
+            GST_VIDEO_INFO_HEIGHT (&info)),
+        ("Scale both inputs up (videoscale) or use larger frames."));
+    return FALSE;
+  }
+  ssim2::PixelFormat fmt;
+  if (!pixel_format_of (GST_VIDEO_INFO_FORMAT (&info), &fmt)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Format %s on the %s pad cannot be scored.",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)), name),
+        ("Insert videoconvert to get one of " SSIM2_FORMATS "."));
+    return FALSE;
+  }
+  ssim2::YuvColorimetry yuv;
+  if (ssim2::IsYuvFormat (fmt)) {
+    switch (info.colorimetry.matrix) {
+      case GST_VIDEO_COLOR_MATRIX_BT601:
+        yuv.matrix = ssim2::YuvMatrix::kBT601;
+        break;
+      case GST_VIDEO_COLOR_MATRIX_BT709:
+      case GST_VIDEO_COLOR_MATRIX_UNKNOWN:
+        yuv.matrix = ssim2::YuvMatrix::kBT709;
+        break;
+      case GST_VIDEO_COLOR_MATRIX_BT2020:
+        yuv.matrix = ssim2::YuvMatrix::kBT2020;
+        break;
+      default:{
+        gchar *cstr = gst_video_colorimetry_to_string (&info.colorimetry);
+        GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+            ("The colour matrix of the %s pad (colorimetry %s) cannot be "
+                "compared; supported: BT.601, BT.709, BT.2020.", name,
+                GST_STR_NULL (cstr)),
+            ("Convert with videoconvert to RGB or to a BT.709 format first."));
+        g_free (cstr);
+        return FALSE;
+      }
+    }
+    yuv.range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ?
+        ssim2::YuvRange::kFull : ssim2::YuvRange::kLimited;
+  }
+
+  GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, name, caps);
+  gst_caps_replace (&st.caps, caps);
+  st.info = info;
+  st.have_info = true;
+  st.format = fmt;
+  st.yuv = yuv;
+#ifdef HAVE_GST_CUDA
+  if (st.pool) {
+    gst_buffer_pool_set_active (st.pool, FALSE);
+    gst_clear_object (&st.pool);
+  }
+#endif
+
+  if (!is_ref)
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_ssim2_compare_update_src_caps (GstAggregator * agg, GstCaps * downstream,
+    GstCaps ** ret)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  GstCaps *dist_caps = self->priv->dist.caps ?
+      gst_caps_ref (self->priv->dist.caps) : nullptr;
+
+  if (!dist_caps)
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+  if (!gst_caps_can_intersect (dist_caps, downstream)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream does not accept the caps of the dist pad."),
+        ("dist caps %" GST_PTR_FORMAT ", downstream accepts %" GST_PTR_FORMAT,
+            dist_caps, downstream));
+    gst_caps_unref (dist_caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  *ret = dist_caps;
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
+    GstEvent * event)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      gst_event_parse_caps (event, &caps);
+      if (!gst_ssim2_compare_set_pad_caps (self, pad, caps)) {
+        gst_event_unref (event);
+        return FALSE;
+      }
+      break;
+    }
+    case GST_EVENT_SEGMENT:
+      if (pad == self->dist_pad) {
+        const GstSegment *segment;
+        gst_event_parse_segment (event, &segment);
+        /* dist buffers leave with their timestamps: send its segment. */
+        if (segment->format == GST_FORMAT_TIME)
+          gst_aggregator_update_segment (agg, segment);
+      }
+      break;
+    default:
+      break;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
+}
+
+static gboolean
+gst_ssim2_compare_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * query)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CONTEXT:
+      if (gst_ssim2_compare_handle_context_query (self, query))
+        return TRUE;
+      break;
+    case GST_QUERY_CAPS:{
+      GstCaps *filter, *templ, *result;
+      gst_query_parse_caps (query, &filter);
+      templ = gst_pad_get_pad_template_caps (GST_PAD (pad));
+      if (pad == self->dist_pad) {
+        /* What leaves on src is what enters on dist. */
+        GstCaps *peer = gst_pad_peer_query_caps (GST_AGGREGATOR_SRC_PAD (agg),
+            templ);
+        gst_caps_unref (templ);
+        templ = peer;
+      }
+      if (filter) {
+        result = gst_caps_intersect_full (filter, templ,
+            GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref (templ);
+      } else {
+        result = templ;
+      }
+      gst_query_set_caps_result (query, result);
+      gst_caps_unref (result);
+      return TRUE;
+    }
+    case GST_QUERY_ACCEPT_CAPS:{
+      GstCaps *caps, *templ;
+      gst_query_parse_accept_caps (query, &caps);
+      templ = gst_pad_get_pad_template_caps (GST_PAD (pad));
+      gboolean ok = gst_caps_is_subset (caps, templ);
+      gst_caps_unref (templ);
+      if (ok) {
+        /* Interlaced input is refused here already. */
+        for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+          const gchar *mode = gst_structure_get_string (gst_caps_get_structure
+              (caps, i), "interlace-mode");
+          if (mode && g_strcmp0 (mode, "progressive") != 0)
+            ok = FALSE;
+        }
+      }
+      gst_query_set_accept_caps_result (query, ok);
+      return TRUE;
+    }
+    default:
+      break;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
+}
+
+static gboolean
+gst_ssim2_compare_src_query (GstAggregator * agg, GstQuery * query)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CONTEXT:
+      if (gst_ssim2_compare_handle_context_query (self, query))
+        return TRUE;
+      break;
+    case GST_QUERY_CAPS:{
+      /* The src pad carries the dist caps. */
+      GstCaps *filter, *caps;
+      gst_query_parse_caps (query, &filter);
+      caps = gst_pad_get_current_caps (GST_PAD (self->dist_pad));
+      if (!caps)
+        caps = gst_pad_peer_query_caps (GST_PAD (self->dist_pad), filter);
+      if (!caps)
+        caps = gst_pad_get_pad_template_caps (GST_AGGREGATOR_SRC_PAD (agg));
+      if (filter) {
+        GstCaps *tmp = gst_caps_intersect_full (filter, caps,
+            GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref (caps);
+        caps = tmp;
+      }
+      gst_query_set_caps_result (query, caps);
+      gst_caps_unref (caps);
+      return TRUE;
+    }
+    default:
+      break;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scoring */
+
+/* A mapped frame and the view the core library reads. */
+struct MappedFrame
+{
+  GstVideoFrame frame;
+  bool mapped = false;
+  GstBuffer *upload = nullptr;
+  ssim2::ImageView view;
+
+  ~MappedFrame ()
+  {
+    if (mapped)
+      gst_video_frame_unmap (&frame);
+    if (upload)
+      gst_buffer_unref (upload);
+  }
+};
+
+static void
+make_view (const PadState & st, GstVideoFrame * frame, bool device,
+    ssim2::ImageView * view)
+{
+  const int w = GST_VIDEO_FRAME_WIDTH (frame);
+  const int h = GST_VIDEO_FRAME_HEIGHT (frame);
+  const ssim2::MemoryLocation loc = device ?
+      ssim2::MemoryLocation::kCudaDevice : ssim2::MemoryLocation::kHost;
+  if (ssim2::IsYuvFormat (st.format)) {
+    std::array < const void *, 3 > planes {
+    };
+    std::array < std::ptrdiff_t, 3 > strides {
+    };
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame) && p < 3; p++) {
+      planes[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+      strides[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    }
+    *view = ssim2::ImageView::Planar (st.format, w, h, planes, strides, loc);
+    view->yuv = st.yuv;
+  } else {
+    *view = ssim2::ImageView::Packed (st.format, w, h,
+        GST_VIDEO_FRAME_PLANE_DATA (frame, 0),
+        GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), loc);
+  }
+}
+
+#ifdef HAVE_GST_CUDA
+static GstBuffer *
+upload_to_cuda (GstSsim2Compare * self, PadState & st, GstBuffer * in)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  if (!st.pool) {
+    st.pool = gst_cuda_buffer_pool_new (priv->context);
+    GstCaps *caps = gst_video_info_to_caps (&st.info);
+    GstStructure *config = gst_buffer_pool_get_config (st.pool);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_params (config, caps,
+        GST_VIDEO_INFO_SIZE (&st.info), 0, 0);
+    gst_caps_unref (caps);
+    if (!gst_buffer_pool_set_config (st.pool, config) ||
+        !gst_buffer_pool_set_active (st.pool, TRUE)) {
+      GST_WARNING_OBJECT (self, "could not configure the CUDA upload pool");
+      gst_clear_object (&st.pool);
+      return nullptr;
+    }
+  }
+  GstBuffer *out = nullptr;
+  if (gst_buffer_pool_acquire_buffer (st.pool, &out, nullptr) != GST_FLOW_OK)
+    return nullptr;
+
+  GstVideoFrame src, dst;
+  if (!gst_video_frame_map (&src, &st.info, in, GST_MAP_READ)) {
+    gst_buffer_unref (out);
+    return nullptr;
+  }
+  if (!gst_video_frame_map (&dst, &st.info, out, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&src);
+    gst_buffer_unref (out);
+    return nullptr;
+  }
+  /* Written to the staging memory; mapping with GST_MAP_CUDA uploads it. */
+  gboolean ok = gst_video_frame_copy (&dst, &src);
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  if (!ok) {
+    gst_buffer_unref (out);
+    return nullptr;
+  }
+  return out;
+}
+#endif
+
+/* Maps @buf of the pad described by @st for the scorer. */
+static bool
+map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
+    MappedFrame * out, std::string * why)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->use_cuda) {
+#ifdef HAVE_GST_CUDA
+    GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+    GstBuffer *src = buf;
+    if (!(gst_is_cuda_memory (mem) &&
+            GST_CUDA_MEMORY_CAST (mem)->context == priv->context)) {
+      if (st.uploaded == 0)
+        GST_INFO_OBJECT (self, "%s frames are not CUDA memory of our "
+            "context: uploading them", &st == &priv->ref ? "ref" : "dist");
+      out->upload = upload_to_cuda (self, st, buf);
+      if (!out->upload) {
+        *why = "could not upload the frame into CUDA memory";
+        return false;
+      }
+      src = out->upload;
+      st.uploaded++;
+    } else {
+      st.in_place++;
+    }
+#if GST_CHECK_VERSION(1, 24, 0)
+    /* Since 1.24 CUDA memory may carry pending work on the producer's
+     * stream; we read on a stream of our own, so wait for it first. */
+    for (guint i = 0; i < gst_buffer_n_memory (src); i++) {
+      GstMemory *m = gst_buffer_peek_memory (src, i);
+      if (gst_is_cuda_memory (m) &&
+          gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (m)))
+        gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (m));
+    }
+#endif
+    if (!gst_video_frame_map (&out->frame, &st.info, src,
+            (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA))) {
+      *why = "could not map the frame's CUDA memory";
+      return false;
+    }
+    out->mapped = true;
+    make_view (st, &out->frame, true, &out->view);
+    return true;
+#endif
+  }
+  if (!gst_video_frame_map (&out->frame, &st.info, buf, GST_MAP_READ)) {
+    *why = "could not map the frame";
+    return false;
+  }
+  out->mapped = true;
+  make_view (st, &out->frame, false, &out->view);
+  return true;
+}
+
+/* Makes sure the scorer matches the current size. */
+static GstFlowReturn
+ensure_scorer (GstSsim2Compare * self, int width, int height)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->scorer && priv->scorer->width () == width &&
+      priv->scorer->height () == height)
+    return GST_FLOW_OK;
+
+  priv->scorer.reset ();
+  ssim2::ScorerOptions opts;
+  opts.backend = priv->use_cuda ? ssim2::Backend::kCuda : ssim2::Backend::kCpu;
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda) {
+    guint device_id = 0;
+    g_object_get (priv->context, "cuda-device-id", &device_id, NULL);
+    opts.cuda_device = (int) device_id;
+    opts.cuda_context = gst_cuda_context_get_handle (priv->context);
+    opts.cuda_stream = priv->stream;
+    if (!gst_cuda_context_push (priv->context)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not make the CUDA context current."), (NULL));
+      return GST_FLOW_ERROR;
+    }
+  }
+#else
+  opts.cuda_device = priv->run.device_id;
+#endif
+  std::unique_ptr < ssim2::Scorer > scorer;
+  ssim2::Status s;
+  /* Test hook: out-of-memory cannot be provoked safely in CI (no GPU, and a
+   * huge host allocation may succeed under overcommit), so the tests ask
+   * for the failure with this variable to check the error path. */
+  if (g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), "oom") == 0)
+    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+        "simulated by GST_SSIM2_COMPARE_TEST_FAULT=oom");
+  else
+    s = ssim2::Scorer::Create (width, height, opts, &scorer);
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda)
+    gst_cuda_context_pop (nullptr);
+#endif
+  if (!s.ok ()) {
+    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of %s memory for %dx%d frames: %s.",
+              priv->use_cuda ? "GPU" : "host", width, height,
+              s.message ().c_str ()),
+          ("Free memory (fewer pipelines on this GPU), score smaller frames, "
+              "or set backend=cpu."));
+    } else {
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+          ("Could not set up the %s scorer for %dx%d frames: %s (%s).",
+              priv->use_cuda ? "CUDA" : "CPU", width, height,
+              s.message ().c_str (), ssim2::StatusCodeName (s.code ())),
+          ("Set backend=cpu to use the CPU path."));
+    }
+    return GST_FLOW_ERROR;
+  }
+  GST_INFO_OBJECT (self, "scorer for %dx%d: %s, %" G_GSIZE_FORMAT " bytes",
+      width, height, scorer->description ().c_str (), scorer->memory_bytes ());
+  priv->scorer = std::move (scorer);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
+    double *score)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const GstVideoInfo & ri = priv->ref.info;
+  const GstVideoInfo & di = priv->dist.info;
+
+  if (GST_VIDEO_INFO_WIDTH (&ri) != GST_VIDEO_INFO_WIDTH (&di) ||
+      GST_VIDEO_INFO_HEIGHT (&ri) != GST_VIDEO_INFO_HEIGHT (&di)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The ref frames are %dx%d but the dist frames are %dx%d: both pads "
+            "must have the same size.", GST_VIDEO_INFO_WIDTH (&ri),
+            GST_VIDEO_INFO_HEIGHT (&ri), GST_VIDEO_INFO_WIDTH (&di),
+            GST_VIDEO_INFO_HEIGHT (&di)),
+        ("Scale one input to the other's size, e.g. ... ! videoscale ! "
+            "video/x-raw,width=%d,height=%d ! c.dist",
+            GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri)));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
+      GST_VIDEO_INFO_HEIGHT (&ri));
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  MappedFrame rf, df;
+  std::string why;
+  if (!map_frame (self, priv->ref, ref, &rf, &why) ||
+      !map_frame (self, priv->dist, dist, &df, &why)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("Could not read a frame: %s.", why.c_str ()), (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  ssim2::Result result;
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda && !gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+#endif
+  ssim2::Status s = priv->scorer->Compute (rf.view, df.view, &result);
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda)
+    gst_cuda_context_pop (nullptr);
+#endif
+  if (!s.ok ()) {
+    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of %s memory while scoring: %s.",
+              priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
+          ("Free memory, score smaller frames, or set backend=cpu."));
+    } else if (s.code () == ssim2::StatusCode::kUnsupportedFormat) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("These formats cannot be compared: %s.", s.message ().c_str ()),
+          ("Insert videoconvert before the element to get RGBA or I420."));
+    } else {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Scoring failed: %s (%s).", s.message ().c_str (),
+              ssim2::StatusCodeName (s.code ())), (NULL));
+    }
+    return GST_FLOW_ERROR;
+  }
+  *score = result.score;
+  return GST_FLOW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Aggregation */
+
+static GstClockTime
+pad_running_time (GstAggregatorPad * pad, GstClockTime ts)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (ts))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  GstClockTime rt = gst_segment_to_running_time (&pad->segment,
+      GST_FORMAT_TIME, ts);
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+static GstClockTime
+frame_duration (const PadState & st, GstBuffer * buf)
+{
+  if (GST_BUFFER_DURATION_IS_VALID (buf) && GST_BUFFER_DURATION (buf) > 0)
+    return GST_BUFFER_DURATION (buf);
+  if (st.have_info && GST_VIDEO_INFO_FPS_N (&st.info) > 0 &&
+      GST_VIDEO_INFO_FPS_D (&st.info) > 0)
+    return gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&st.info), GST_VIDEO_INFO_FPS_N (&st.info));
+  return GST_CLOCK_TIME_NONE;
+}
+
+/* Pushes the head dist buffer, scored (score != NULL) or not. */
+static GstFlowReturn
+push_dist (GstSsim2Compare * self, const double *score, guint64 index)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstBuffer *buf = gst_aggregator_pad_pop_buffer (self->dist_pad);
+  if (!buf)
+    return GST_FLOW_OK;
+  priv->dist.frames++;
+
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstClockTime rt = pad_running_time (self->dist_pad, pts);
+  GstClockTime st = GST_CLOCK_TIME_NONE;
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    GST_OBJECT_LOCK (self->dist_pad);
+    st = gst_segment_to_stream_time (&self->dist_pad->segment,
+        GST_FORMAT_TIME, pts);
+    GST_OBJECT_UNLOCK (self->dist_pad);
+  }
+  GstClockTime duration = GST_BUFFER_DURATION (buf);
+
+  if (score) {
+    buf = gst_buffer_make_writable (buf);
+    gst_buffer_add_ssim2_meta (buf, *score, index);
+    priv->scores.push_back (*score);
+
+    gboolean post;
+    GST_OBJECT_LOCK (self);
+    post = priv->settings.post_messages;        /* changeable while playing */
+    GST_OBJECT_UNLOCK (self);
+    if (post) {
+      GstStructure *s = gst_structure_new ("ssim2",
+          "score", G_TYPE_DOUBLE, *score,
+          "index", G_TYPE_UINT64, index,
+          "timestamp", G_TYPE_UINT64, (guint64) pts,
+          "stream-time", G_TYPE_UINT64, (guint64) st,
+          "running-time", G_TYPE_UINT64, (guint64) rt,
+          "duration", G_TYPE_UINT64, (guint64) duration, NULL);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), s));
+    }
+
+    if (priv->stats) {
+      if (priv->stats_json) {
+        fprintf (priv->stats,
+            "%s    {\"index\": %" G_GUINT64_FORMAT ", \"timestamp\": %"
+            G_GINT64_FORMAT ", \"running_time\": %" G_GINT64_FORMAT
+            ", \"duration\": %" G_GINT64_FORMAT ", \"score\": %.8f}",
+            priv->stats_first_row ? "" : ",\n", index,
+            GST_CLOCK_TIME_IS_VALID (pts) ? (gint64) pts : (gint64) - 1,
+            GST_CLOCK_TIME_IS_VALID (rt) ? (gint64) rt : (gint64) - 1,
+            GST_CLOCK_TIME_IS_VALID (duration) ? (gint64) duration :
+            (gint64) - 1, *score);
+      } else {
+        fprintf (priv->stats, "%" G_GUINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+            G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.8f\n", index,
+            GST_CLOCK_TIME_IS_VALID (pts) ? (gint64) pts : (gint64) - 1,
+            GST_CLOCK_TIME_IS_VALID (rt) ? (gint64) rt : (gint64) - 1,
+            GST_CLOCK_TIME_IS_VALID (duration) ? (gint64) duration :
+            (gint64) - 1, *score);
+      }
+      priv->stats_first_row = false;
+      fflush (priv->stats);
+    }
+
+    gdouble threshold;
+    GST_OBJECT_LOCK (self);
+    threshold = priv->settings.threshold;
+    GST_OBJECT_UNLOCK (self);
+    if (*score < threshold) {
+      GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
+          ("Frame %" G_GUINT64_FORMAT " scores %.4f, below the threshold "
+              "%.4f.", index, *score, threshold),
+          ("running time %" GST_TIME_FORMAT, GST_TIME_ARGS (rt)),
+          ("score", G_TYPE_DOUBLE, *score, "index", G_TYPE_UINT64, index,
+              "running-time", G_TYPE_UINT64, (guint64) rt, NULL));
+    }
+  }
+
+  /* The output position drives the deadlines of live aggregation
+   * (gst_aggregator_simple_get_next_time). */
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (agg->srcpad);
+    GST_OBJECT_LOCK (agg);
+    srcpad->segment.position = GST_CLOCK_TIME_IS_VALID (duration) ?
+        pts + duration : pts;
+    GST_OBJECT_UNLOCK (agg);
+  }
+  gst_aggregator_selected_samples (agg, pts, GST_BUFFER_DTS (buf), duration,
+      NULL);
+  return gst_aggregator_finish_buffer (agg, buf);
+}
+
+static GstFlowReturn
+finish_stream (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->finished)
+    return GST_FLOW_EOS;
+  priv->finished = true;
+
+  const guint64 nref = priv->ref.frames;
+  const guint64 ndist = priv->dist.frames;
+  if (!priv->ref.ended) {
+    GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
+        ("The dist stream ended first: dist after %" G_GUINT64_FORMAT
+            " frames, ref after %" G_GUINT64_FORMAT " frames so far (the "
+            "remaining ref frames are not scored).", ndist, nref),
+        ("Check that both inputs are the same clip; use alignment=sequence "
+            "if their timestamps differ."),
+        ("ended-first", G_TYPE_STRING, "dist", "ref-frames", G_TYPE_UINT64,
+            nref, "dist-frames", G_TYPE_UINT64, ndist, NULL));
+  } else if (priv->ref_ended_first && priv->passed_after_ref_eos > 0) {
+    GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
+        ("The ref stream ended first: ref after %" G_GUINT64_FORMAT
+            " frames, dist after %" G_GUINT64_FORMAT " frames (the last %"
+            G_GUINT64_FORMAT " dist frames were not scored).", nref, ndist,
+            priv->passed_after_ref_eos),
+        ("Check that both inputs are the same clip; use alignment=sequence "
+            "if their timestamps differ."),
+        ("ended-first", G_TYPE_STRING, "ref", "ref-frames", G_TYPE_UINT64,
+            nref, "dist-frames", G_TYPE_UINT64, ndist, NULL));
+  }
+
+  if (priv->use_cuda) {
+    GST_INFO_OBJECT (self, "CUDA input: ref %" G_GUINT64_FORMAT " frames in "
+        "place, %" G_GUINT64_FORMAT " uploaded; dist %" G_GUINT64_FORMAT
+        " in place, %" G_GUINT64_FORMAT " uploaded", priv->ref.in_place,
+        priv->ref.uploaded, priv->dist.in_place, priv->dist.uploaded);
+  }
+
+  ssim2::Summary sum = ssim2::Summarize (priv->scores);
+  GstStructure *s = gst_structure_new ("ssim2-summary",
+      "frames", G_TYPE_UINT64, (guint64) sum.frames,
+      "mean", G_TYPE_DOUBLE, sum.mean,
+      "stddev", G_TYPE_DOUBLE, sum.stddev,
+      "min", G_TYPE_DOUBLE, sum.min,
+      "p1", G_TYPE_DOUBLE, sum.p1,
+      "p5", G_TYPE_DOUBLE, sum.p5,
+      "p50", G_TYPE_DOUBLE, sum.p50,
+      "p95", G_TYPE_DOUBLE, sum.p95,
+      "p99", G_TYPE_DOUBLE, sum.p99,
+      "max", G_TYPE_DOUBLE, sum.max,
+      "harmonic-mean", G_TYPE_DOUBLE, sum.harmonic_mean,
+      "unmatched-ref", G_TYPE_UINT64, priv->unmatched_ref,
+      "unmatched-dist", G_TYPE_UINT64, priv->unmatched_dist, NULL);
+  stats_write_summary_and_close (self, &sum);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+  return GST_FLOW_EOS;
+}
+
+static GstFlowReturn
+gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  if (priv->finished)
+    return GST_FLOW_EOS;
+
+  GstBuffer *ref = gst_aggregator_pad_peek_buffer (self->ref_pad);
+  GstBuffer *dist = gst_aggregator_pad_peek_buffer (self->dist_pad);
+  const bool ref_eos = !ref && gst_aggregator_pad_is_eos (self->ref_pad);
+  const bool dist_eos = !dist && gst_aggregator_pad_is_eos (self->dist_pad);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (ref_eos && !priv->ref.ended) {
+    priv->ref.ended = true;
+    priv->ref_ended_first = !dist_eos;
+  }
+  if (dist_eos)
+    priv->dist.ended = true;
+
+  /* Output caps follow the dist caps (also after renegotiation). */
+  if (dist) {
+    GstCaps *dcaps = priv->dist.caps ? gst_caps_ref (priv->dist.caps) :
+        nullptr;
+    GstCaps *scaps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
+    bool need = dcaps && (!scaps || !gst_caps_is_equal (dcaps, scaps));
+    if (dcaps)
+      gst_caps_unref (dcaps);
+    if (scaps)
+      gst_caps_unref (scaps);
+    if (need && !gst_aggregator_negotiate (agg)) {
+      ret = GST_FLOW_NOT_NEGOTIATED;
+      goto done;
+    }
+  }
+
+  if (dist_eos) {
+    /* Nothing more to push: the stream is complete. */
+    ret = finish_stream (self);
+    goto done;
+  }
+
+  if (!ref || !dist) {
+    if (dist && (ref_eos || timeout)) {
+      /* No reference for this frame (ref ended, or late on a live source). */
+      priv->unmatched_dist++;
+      if (ref_eos)
+        priv->passed_after_ref_eos++;
+      ret = push_dist (self, nullptr, 0);
+    } else if (ref && timeout) {
+      priv->unmatched_ref++;
+      priv->ref.frames++;
+      gst_aggregator_pad_drop_buffer (self->ref_pad);
+    } else {
+      ret = GST_AGGREGATOR_FLOW_NEED_DATA;
+    }
+    goto done;
+  }
+
+  /* Gap buffers carry no frame. */
+  if (GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP) &&
+      gst_buffer_get_size (ref) == 0) {
+    gst_aggregator_pad_drop_buffer (self->ref_pad);
+    goto done;
+  }
+  if (GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
+      gst_buffer_get_size (dist) == 0) {
+    ret = push_dist (self, nullptr, 0);
+    priv->dist.frames--;        /* not a frame */
+    goto done;
+  }
+
+  if (priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME) {
+    GstClockTime rt_r = pad_running_time (self->ref_pad, GST_BUFFER_PTS (ref));
+    GstClockTime rt_d = pad_running_time (self->dist_pad,
+        GST_BUFFER_PTS (dist));
+    if (GST_CLOCK_TIME_IS_VALID (rt_r) && GST_CLOCK_TIME_IS_VALID (rt_d)) {
+      GstClockTime dr = frame_duration (priv->ref, ref);
+      GstClockTime dd = frame_duration (priv->dist, dist);
+      GstClockTime d = GST_CLOCK_TIME_NONE;
+      if (GST_CLOCK_TIME_IS_VALID (dr))
+        d = dr;
+      if (GST_CLOCK_TIME_IS_VALID (dd) && (!GST_CLOCK_TIME_IS_VALID (d)
+              || dd < d))
+        d = dd;
+      const GstClockTime tol = GST_CLOCK_TIME_IS_VALID (d) ? d / 2 :
+          GST_MSECOND;
+      if (rt_r + tol < rt_d) {
+        GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no dist frame, "
+            "dropping it", GST_TIME_ARGS (rt_r));
+        priv->unmatched_ref++;
+        priv->ref.frames++;
+        gst_aggregator_pad_drop_buffer (self->ref_pad);
+        goto done;
+      }
+      if (rt_d + tol < rt_r) {
+        GST_LOG_OBJECT (self, "dist %" GST_TIME_FORMAT " has no ref frame, "
+            "passing it unscored", GST_TIME_ARGS (rt_d));
+        priv->unmatched_dist++;
+        ret = push_dist (self, nullptr, 0);
+        goto done;
+      }
+    }
+  }
+
+  {
+    /* A pair. */
+    const guint64 index = priv->pair_index++;
+    const guint step = MAX (priv->run.frame_step, 1u);
+    if (index % step != 0) {
+      priv->ref.frames++;
+      gst_aggregator_pad_drop_buffer (self->ref_pad);
+      ret = push_dist (self, nullptr, index);
+      goto done;
+    }
+    double score = 0.0;
+    ret = score_pair (self, ref, dist, &score);
+    if (ret != GST_FLOW_OK)
+      goto done;
+    GST_DEBUG_OBJECT (self, "pair %" G_GUINT64_FORMAT ": %.8f", index, score);
+    priv->ref.frames++;
+    gst_aggregator_pad_drop_buffer (self->ref_pad);
+    /* Release our peeked reference before making the buffer writable. */
+    gst_clear_buffer (&dist);
+    ret = push_dist (self, &score, index);
+  }
+
+done:
+  if (ref)
+    gst_buffer_unref (ref);
+  if (dist)
+    gst_buffer_unref (dist);
+  return ret;
+}

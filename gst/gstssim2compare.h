@@ -1,0 +1,42 @@
+/* gst-ssim2: the ssim2compare element.
+ * SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstaggregator.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_SSIM2_COMPARE (gst_ssim2_compare_get_type ())
+G_DECLARE_FINAL_TYPE (GstSsim2Compare, gst_ssim2_compare, GST, SSIM2_COMPARE,
+    GstAggregator);
+
+/**
+ * GstSsim2CompareAlignment:
+ * @GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME: pair frames whose running times
+ *   are within half a frame of each other
+ * @GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE: pair the Nth buffer of each pad,
+ *   whatever the timestamps say
+ */
+typedef enum
+{
+  GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME = 0,
+  GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE = 1,
+} GstSsim2CompareAlignment;
+
+/**
+ * GstSsim2CompareBackend:
+ * @GST_SSIM2_COMPARE_BACKEND_AUTO: CUDA when a device works, else the CPU
+ * @GST_SSIM2_COMPARE_BACKEND_CUDA: CUDA only; an error when there is no device
+ * @GST_SSIM2_COMPARE_BACKEND_CPU: the CPU only
+ */
+typedef enum
+{
+  GST_SSIM2_COMPARE_BACKEND_AUTO = 0,
+  GST_SSIM2_COMPARE_BACKEND_CUDA = 1,
+  GST_SSIM2_COMPARE_BACKEND_CPU = 2,
+} GstSsim2CompareBackend;
+
+GST_ELEMENT_REGISTER_DECLARE (ssim2compare);
+
+G_END_DECLS

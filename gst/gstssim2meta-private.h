@@ -1,0 +1,14 @@
+/* gst-ssim2: plugin-side registration of GstSsim2Meta.
+ * SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+#include "gstssim2meta.h"
+
+G_BEGIN_DECLS
+
+G_GNUC_INTERNAL GType gst_ssim2_meta_api_get_type (void);
+G_GNUC_INTERNAL const GstMetaInfo *gst_ssim2_meta_get_info (void);
+G_GNUC_INTERNAL GstSsim2Meta *gst_buffer_add_ssim2_meta (GstBuffer * buffer,
+    gdouble score, guint64 index);
+
+G_END_DECLS

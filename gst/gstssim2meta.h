@@ -1,0 +1,95 @@
+/* gst-ssim2: SSIMULACRA 2.1 score meta, public header for applications.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The ssim2compare element attaches a #GstSsim2Meta to every output buffer it
+ * scored. This header is self-contained (static inline functions, nothing to
+ * link): the meta API type is registered by the "ssim2" plugin when it is
+ * loaded, and looked up here by name. Before the plugin is loaded (no
+ * ssim2compare element created yet) gst_buffer_get_ssim2_meta() returns NULL.
+ *
+ * |[<!-- language="C" -->
+ * #include <gst/ssim2/gstssim2meta.h>
+ *
+ * static GstPadProbeReturn
+ * on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+ * {
+ *   GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (GST_PAD_PROBE_INFO_BUFFER (info));
+ *   if (meta)
+ *     g_print ("frame %" G_GUINT64_FORMAT ": %.6f\n", meta->index, meta->score);
+ *   return GST_PAD_PROBE_OK;
+ * }
+ * ]|
+ */
+#ifndef __GST_SSIM2_META_H__
+#define __GST_SSIM2_META_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_SSIM2_META_API_NAME:
+ *
+ * Name of the meta API type (the #GType name), for gst_buffer_get_meta()
+ * with g_type_from_name().
+ */
+#define GST_SSIM2_META_API_NAME "GstSsim2MetaAPI"
+
+/**
+ * GST_SSIM2_META_IMPL_NAME:
+ *
+ * Name of the #GstMetaInfo implementation, for gst_meta_get_info().
+ */
+#define GST_SSIM2_META_IMPL_NAME "GstSsim2Meta"
+
+/**
+ * GstSsim2Meta:
+ * @meta: parent #GstMeta
+ * @score: SSIMULACRA 2.1 score of this (distorted) frame against the paired
+ *   reference frame: 100 for identical frames, lower is worse (may be
+ *   negative)
+ * @index: index of the pair the score belongs to, counting every pair the
+ *   element made since the last flush or stream start, from 0 (with
+ *   frame-step > 1 only every Nth index carries a meta)
+ *
+ * Score of one frame, attached by ssim2compare to the buffer it pushes.
+ */
+typedef struct
+{
+  GstMeta meta;
+  gdouble score;
+  guint64 index;
+} GstSsim2Meta;
+
+/**
+ * gst_ssim2_meta_api_type:
+ *
+ * Returns: the meta API #GType, or 0 (G_TYPE_INVALID) when the ssim2 plugin
+ * has not been loaded yet.
+ */
+static inline GType
+gst_ssim2_meta_api_type (void)
+{
+  return g_type_from_name (GST_SSIM2_META_API_NAME);
+}
+
+/**
+ * gst_buffer_get_ssim2_meta:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: (transfer none) (nullable): the #GstSsim2Meta of @buffer, or NULL
+ * when it has none.
+ */
+static inline GstSsim2Meta *
+gst_buffer_get_ssim2_meta (GstBuffer * buffer)
+{
+  GType api = gst_ssim2_meta_api_type ();
+  if (api == G_TYPE_INVALID)
+    return NULL;
+  return (GstSsim2Meta *) gst_buffer_get_meta (buffer, api);
+}
+
+G_END_DECLS
+
+#endif /* __GST_SSIM2_META_H__ */

@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+"""Video mode of the ssim2 tool, end to end (needs the built ssim2compare plugin).
+
+Usage: test_video_cli.py SSIM2_EXE TESTDATA_DIR CASE
+
+GST_PLUGIN_PATH_1_0 must name the build's gst/ folder (meson sets it). Clips are
+generated with gst-launch-1.0 (videotestsrc, x264enc, matroskamux) into a
+temporary folder. CASE is one of the functions named case_* below.
+"""
+import csv
+import io
+import json
+import math
+import os
+import pty
+import select
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+W, H = 320, 240
+FRAME_BYTES = W * H * 3 // 2  # I420
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+# ---------------------------------------------------------------------------
+# Running things
+
+def run(args, env=None, timeout=120):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=env, timeout=timeout)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def ssim2(exe, *args, timeout=120, env=None):
+    rc, out, err = run([exe] + [str(a) for a in args], timeout=timeout, env=env)
+    print("$ ssim2 " + " ".join(str(a) for a in args) + f"  -> exit {rc}")
+    if err:
+        print("  stderr: " + err.rstrip().replace("\n", "\n          "))
+    return rc, out, err
+
+
+def gst_launch(pipeline):
+    rc, out, err = run(["gst-launch-1.0", "-q"] + pipeline.split(), timeout=120)
+    if rc != 0:
+        raise Failure(f"gst-launch-1.0 failed ({rc}): {pipeline}\n{out}{err}")
+
+
+def make_raw(path, frames, pattern="smpte", speed=2):
+    """Raw I420 frames of a moving test pattern (each frame differs)."""
+    gst_launch(f"videotestsrc num-buffers={frames} pattern={pattern} horizontal-speed={speed} "
+               f"! video/x-raw,format=I420,width={W},height={H},framerate=30/1 "
+               f"! filesink location={path}")
+
+
+def encode(raw, out, quantizer=0, first=0, count=None, width=W, height=H):
+    """H.264 in Matroska from frames [first, first+count) of a raw I420 file;
+    quantizer 0 is lossless (decoded frames equal the raw ones)."""
+    frame_bytes = width * height * 3 // 2
+    with open(raw, "rb") as f:
+        data = f.read()
+    frames = len(data) // frame_bytes
+    count = frames - first if count is None else count
+    part = out + ".part.yuv"
+    with open(part, "wb") as f:
+        f.write(data[first * frame_bytes:(first + count) * frame_bytes])
+    gst_launch(f"filesrc location={part} ! rawvideoparse format=i420 width={width} "
+               f"height={height} framerate=30/1 ! x264enc speed-preset=ultrafast pass=quant "
+               f"quantizer={quantizer} ! matroskamux ! filesink location={out}")
+    os.remove(part)
+
+
+def generated_pair(tmp, frames=20):
+    """A lossless reference and two x264 encodes of it (good and poor)."""
+    raw = os.path.join(tmp, "src.yuv")
+    make_raw(raw, frames)
+    paths = {}
+    for name, q in (("ref", 0), ("good", 18), ("poor", 42)):
+        paths[name] = os.path.join(tmp, name + ".mkv")
+        encode(raw, paths[name], quantizer=q)
+    os.remove(raw)
+    return paths
+
+
+# ---------------------------------------------------------------------------
+# Reading outputs
+
+SUMMARY_KEYS = ["frames", "mean", "stddev", "min", "p1", "p5", "p50", "p95", "p99", "max",
+                "harmonic_mean"]
+
+
+def parse_summary(stdout):
+    """The summary printed on stdout: 'key  value' lines."""
+    values = {}
+    for line in stdout.splitlines():
+        if line.startswith("harmonic mean"):
+            values["harmonic_mean"] = float(line.split()[2])
+        elif line.startswith("throughput"):
+            values["throughput"] = float(line.split()[1])
+        elif line.strip():
+            key, value = line.split()[:2]
+            values[key] = float(value)
+    check(all(k in values for k in SUMMARY_KEYS + ["throughput"]),
+          f"summary lacks keys: {sorted(set(SUMMARY_KEYS) - set(values))}\n{stdout}")
+    return values
+
+
+def read_csv(path):
+    """(rows as (frame, time or None, score), summary dict) of a --csv file."""
+    with open(path) as f:
+        text = f.read()
+    lines = text.splitlines()
+    check(lines[0] == "frame,time,score", f"CSV header is {lines[0]!r}")
+    body = [l for l in lines[1:] if not l.startswith("#")]
+    rows = []
+    for r in csv.reader(io.StringIO("\n".join(body))):
+        rows.append((int(r[0]), float(r[1]) if r[1] else None, float(r[2])))
+    summary = {}
+    for l in lines:
+        if l.startswith("# "):
+            key, value = l[2:].split(",")
+            summary[key] = float(value)
+    check(list(summary) == SUMMARY_KEYS, f"CSV summary keys {list(summary)}")
+    # The summary comes after the rows only.
+    first_comment = next(i for i, l in enumerate(lines) if l.startswith("#"))
+    check(all(l.startswith("#") for l in lines[first_comment:]), "CSV rows after the summary")
+    return rows, summary
+
+
+def percentile(sorted_values, p):
+    """numpy.percentile's default (linear) method."""
+    rank = p / 100 * (len(sorted_values) - 1)
+    lo = math.floor(rank)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (rank - lo)
+
+
+def expected_summary(scores):
+    s = sorted(scores)
+    n = len(s)
+    mean = sum(s) / n
+    harmonic = 0.0 if any(x <= 0 for x in s) else n / sum(1 / x for x in s)
+    return {"frames": n, "mean": mean,
+            "stddev": math.sqrt(sum((x - mean) ** 2 for x in s) / n),
+            "min": s[0], "p1": percentile(s, 1), "p5": percentile(s, 5),
+            "p50": percentile(s, 50), "p95": percentile(s, 95), "p99": percentile(s, 99),
+            "max": s[-1], "harmonic_mean": harmonic}
+
+
+def check_summary(got, scores, what, tol=2e-8):
+    want = expected_summary(scores)
+    for key in SUMMARY_KEYS:
+        check(abs(got[key] - want[key]) <= tol * max(1.0, abs(want[key])),
+              f"{what}: {key} is {got[key]}, expected {want[key]}")
+
+
+def worst_count(n):
+    return min(min(max(3, (n + 99) // 100), 10), n)
+
+
+def check_svg(path, rows):
+    """Well-formed SVG, one polyline vertex (and dot) per scored frame, mean and
+    p5 lines, the worst frames circled and labelled with their frame numbers."""
+    root = ET.parse(path).getroot()
+    check(root.tag == SVG_NS + "svg", f"root element is {root.tag}")
+    polylines = [e for e in root.iter(SVG_NS + "polyline") if e.get("id") == "scores"]
+    check(len(polylines) == 1, "no polyline with id=scores")
+    points = polylines[0].get("points").split()
+    check(len(points) == len(rows), f"{len(points)} vertices for {len(rows)} scored frames")
+    xs = [float(p.split(",")[0]) for p in points]
+    check(xs == sorted(xs), "vertices not in frame order")
+    dots = [e for e in root.iter(SVG_NS + "circle") if e.get("class") == "point"]
+    check(len(dots) == len(rows), f"{len(dots)} dots for {len(rows)} scored frames")
+    ids = {e.get("id") for e in root.iter()}
+    check({"mean", "p5", "mean-label", "p5-label", "x-label", "y-label"} <= ids,
+          f"missing elements: {sorted({'mean', 'p5', 'mean-label', 'p5-label'} - ids)}")
+    labels = [e for e in root.iter(SVG_NS + "text") if e.get("class") == "worst-label"]
+    n_worst = worst_count(len(rows))
+    check(len(labels) == n_worst, f"{len(labels)} worst-frame labels, expected {n_worst}")
+    worst = sorted(rows, key=lambda r: r[2])[:n_worst]
+    check(sorted(int(l.get("data-frame")) for l in labels) == sorted(r[0] for r in worst),
+          "worst-frame labels do not name the lowest-scoring frames")
+
+
+# ---------------------------------------------------------------------------
+# Cases
+
+def case_shared_clip(exe, data, tmp):
+    """The shared 720p pair: per-frame scores within 1e-3 of the reference's,
+    the summary on stdout equal to the files' summary, CSV/JSON/SVG."""
+    want = {}
+    with open(os.path.join(data, "video_scores.csv")) as f:
+        for r in csv.DictReader(f):
+            want[int(r["frame"])] = float(r["score"])
+    csv_path, json_path, svg_path = (os.path.join(tmp, n) for n in ("s.csv", "s.json", "s.svg"))
+    rc, out, err = ssim2(exe, "--csv", csv_path, f"--json={json_path}", "--plot", svg_path,
+                         os.path.join(data, "video", "reference.mkv"),
+                         os.path.join(data, "video", "distorted.mkv"))
+    check(rc == 0, f"exit {rc}")
+    check(err == "", "stderr not empty when not a terminal")
+    rows, csv_summary = read_csv(csv_path)
+    check([r[0] for r in rows] == list(range(30)), f"frames {[r[0] for r in rows]}")
+    deltas = [abs(score - want[frame]) for frame, _, score in rows]
+    worst = max(range(len(deltas)), key=lambda i: deltas[i])
+    print(f"max |score - video_scores.csv| = {deltas[worst]:.3g} (frame {rows[worst][0]}), "
+          f"mean |delta| = {sum(deltas) / len(deltas):.3g}")
+    check(deltas[worst] <= 1e-3, f"frame {rows[worst][0]}: {rows[worst][2]} vs {want[worst]}")
+    check(all(abs(r[1] - r[0] / 30) < 0.002 for r in rows), "times are not frame/30 s")
+    scores = [r[2] for r in rows]
+    printed = parse_summary(out)
+    check_summary(printed, scores, "stdout summary")
+    check_summary(csv_summary, scores, "CSV summary")
+    for key in SUMMARY_KEYS:
+        check(printed[key] == csv_summary[key], f"stdout and CSV differ in {key}")
+    with open(json_path) as f:
+        doc = json.load(f)
+    check(doc["width"] == 1280 and doc["height"] == 720, "JSON size")
+    check([fr["score"] for fr in doc["frames"]] == scores, "JSON and CSV scores differ")
+    check(all(doc["summary"][k] == csv_summary[k] for k in SUMMARY_KEYS), "JSON summary")
+    check(abs(doc["summary"]["min"] - 20.31) < 0.01 and rows[10][2] == doc["summary"]["min"],
+          "frame 10 is not the worst")
+    check_svg(svg_path, rows)
+    # The element's own summary (the pipeline docs/VIDEO.md shows, run with
+    # gst-launch-1.0) agrees with the tool's to the printed digits.
+    ref_uri = "file://" + os.path.abspath(os.path.join(data, "video", "reference.mkv"))
+    dist_uri = "file://" + os.path.abspath(os.path.join(data, "video", "distorted.mkv"))
+    rc, out, err = run(["gst-launch-1.0", "-m", "ssim2compare", "name=c", "backend=cpu", "!",
+                        "fakesink", "sync=false", "uridecodebin", f"uri={ref_uri}", "!",
+                        "queue", "!", "c.ref", "uridecodebin", f"uri={dist_uri}", "!", "queue",
+                        "!", "c.dist"], timeout=120)
+    check(rc == 0, f"gst-launch-1.0 exit {rc}: {err}")
+    line = next((l for l in out.splitlines() if "ssim2-summary" in l), None)
+    check(line is not None, "no ssim2-summary message from the element")
+    element = {}
+    for field in line.split("ssim2-summary,", 1)[1].rstrip(";").split(","):
+        key, value = field.strip().split("=", 1)
+        element[key.replace("-", "_")] = float(value.split(")", 1)[1])
+    for key in SUMMARY_KEYS:
+        check(abs(element[key] - printed[key]) <= 5e-9,
+              f"element's {key} {element[key]} vs the tool's {printed[key]}")
+
+
+def case_generated(exe, data, tmp):
+    """Generated clips: a good encode scores higher than a poor one, the
+    reference against itself scores 100 on every frame."""
+    p = generated_pair(tmp)
+    results = {}
+    for name in ("ref", "good", "poor"):
+        c = os.path.join(tmp, name + ".csv")
+        rc, out, err = ssim2(exe, "--csv", c, p["ref"], p[name])
+        check(rc == 0, f"{name}: exit {rc}")
+        rows, _ = read_csv(c)
+        check(len(rows) == 20, f"{name}: {len(rows)} frames scored, expected 20")
+        results[name] = parse_summary(out)
+        print(f"  {name}: mean {results[name]['mean']:.3f} min {results[name]['min']:.3f}")
+    check(results["ref"]["min"] == 100.0 and results["ref"]["max"] == 100.0,
+          "the reference against itself is not 100")
+    check(results["good"]["mean"] > results["poor"]["mean"] + 10,
+          "good encode not clearly above poor encode")
+    check(results["good"]["max"] < 100.0, "a lossy encode scored 100")
+
+
+def case_streams(exe, data, tmp):
+    """Inputs that need more than decoder -> element: a file with an audio
+    track besides the video (the audio is decoded and dropped), and 4:2:2
+    video, a format the element does not take (videoconvert is inserted)."""
+    av = os.path.join(tmp, "av.mkv")
+    gst_launch(f"videotestsrc num-buffers=15 pattern=smpte horizontal-speed=2 "
+               f"! video/x-raw,width={W},height={H},framerate=30/1 ! x264enc speed-preset=ultrafast "
+               f"! queue ! matroskamux name=m ! filesink location={av} "
+               f"audiotestsrc num-buffers=30 ! audioconvert ! vorbisenc ! queue ! m.")
+    y422 = os.path.join(tmp, "y422.mkv")
+    gst_launch(f"videotestsrc num-buffers=10 pattern=smpte horizontal-speed=2 "
+               f"! video/x-raw,width={W},height={H},framerate=30/1,format=Y42B "
+               f"! x264enc speed-preset=ultrafast ! matroskamux ! filesink location={y422}")
+    for path, n in ((av, 15), (y422, 10)):
+        c = os.path.join(tmp, "s.csv")
+        rc, out, err = ssim2(exe, "--csv", c, path, path)
+        check(rc == 0, f"{path}: exit {rc}")
+        rows, _ = read_csv(c)
+        check(len(rows) == n and all(r[2] == 100.0 for r in rows),
+              f"{path} against itself: {rows}")
+
+
+def case_offset(exe, data, tmp):
+    """--offset N: the reference is the distorted clip without its first N
+    frames, so with --offset N every pair is identical (100), in both
+    alignments; without it, not."""
+    raw = os.path.join(tmp, "src.yuv")
+    make_raw(raw, 24)
+    full, tail = os.path.join(tmp, "full.mkv"), os.path.join(tmp, "tail.mkv")
+    encode(raw, full, 0)
+    encode(raw, tail, 0, first=3)
+    c = os.path.join(tmp, "o.csv")
+    for alignment in ("sequence", "running-time"):
+        rc, out, err = ssim2(exe, "--alignment", alignment, "--offset", 3, "--csv", c, tail, full)
+        check(rc == 0, f"{alignment}: exit {rc}")
+        rows, _ = read_csv(c)
+        check([r[0] for r in rows] == list(range(3, 24)),
+              f"{alignment}: frames {[r[0] for r in rows]}, expected 3..23")
+        check(all(r[2] == 100.0 for r in rows), f"{alignment}: not all 100: {rows}")
+        check(abs(rows[0][1] - 0.1) < 0.002, f"{alignment}: time of frame 3 is {rows[0][1]}")
+    rc, out, err = ssim2(exe, "--alignment", "sequence", "--csv", c, tail, full)
+    check(rc == 0, f"no offset: exit {rc}")
+    rows, _ = read_csv(c)
+    check(max(r[2] for r in rows) < 100.0, "without --offset the shifted clips score 100")
+    check("warning" in err and "21" in err and "24" in err,
+          "no warning with both frame counts (21 and 24)")
+    # An offset past the end: nothing scored.
+    rc, out, err = ssim2(exe, "--offset", 30, tail, full)
+    check(rc == 1 and out == "", f"offset past the end: exit {rc}")
+    check(err.strip() != "", "offset past the end: no message")
+
+
+def case_every_frames(exe, data, tmp):
+    """--every N scores pairs 0, N, 2N...; --frames N stops after N scores."""
+    p = generated_pair(tmp)
+    c = os.path.join(tmp, "e.csv")
+    expectations = [
+        (["--every", 3], [0, 3, 6, 9, 12, 15, 18]),
+        (["--frames", 4], [0, 1, 2, 3]),
+        (["--every", 2, "--frames", 3], [0, 2, 4]),
+        (["--offset", 2, "--every", 5, "--alignment", "sequence"], [2, 7, 12, 17]),
+        (["--frames", 100], list(range(20))),
+    ]
+    rc, out, err = ssim2(exe, "--csv", c, p["ref"], p["poor"])
+    check(rc == 0, f"exit {rc}")
+    all_rows = {r[0]: r[2] for r in read_csv(c)[0]}
+    for args, frames in expectations:
+        rc, out, err = ssim2(exe, *args, "--csv", c, p["ref"], p["poor"])
+        check(rc == 0, f"{args}: exit {rc}")
+        rows, summary = read_csv(c)
+        check([r[0] for r in rows] == frames, f"{args}: frames {[r[0] for r in rows]}, "
+                                              f"expected {frames}")
+        check(summary["frames"] == len(frames), f"{args}: summary frames {summary['frames']}")
+        check_summary(parse_summary(out), [r[2] for r in rows], f"{args}: stdout")
+        if "--offset" not in args:  # same pairs, same scores as the full run
+            check(all(all_rows[f] == s for f, _, s in rows), f"{args}: scores differ")
+
+
+def case_files(exe, data, tmp):
+    """CSV, JSON (also --json on stdout) and SVG contents."""
+    p = generated_pair(tmp, frames=12)
+    c, j, s = (os.path.join(tmp, n) for n in ("f.csv", "f.json", "f.svg"))
+    rc, out, err = ssim2(exe, "--csv", c, f"--json={j}", "--plot", s, p["ref"], p["good"])
+    check(rc == 0, f"exit {rc}")
+    rows, summary = read_csv(c)
+    check(len(rows) == 12, f"{len(rows)} CSV rows")
+    check_summary(summary, [r[2] for r in rows], "CSV")
+    with open(c) as f:
+        for line in f:
+            if not line.startswith("#") and not line.startswith("frame"):
+                check(len(line.strip().split(",")[2].split(".")[1]) == 8, "score not %.8f")
+    with open(j) as f:
+        doc = json.load(f)
+    for key in ("metric", "reference", "distorted", "width", "height", "alignment", "offset",
+                "every", "frames", "summary", "elapsed_s", "throughput_fps", "warnings"):
+        check(key in doc, f"JSON lacks {key}")
+    check(doc["reference"] == p["ref"] and doc["distorted"] == p["good"], "JSON file names")
+    check((doc["width"], doc["height"], doc["alignment"], doc["offset"], doc["every"]) ==
+          (W, H, "running-time", 0, 1), "JSON run description")
+    check([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
+          "JSON frames differ from CSV")
+    check(all(f["pair"] == f["frame"] for f in doc["frames"]), "pair != frame without offset")
+    check_summary(doc["summary"], [r[2] for r in rows], "JSON")
+    check(doc["throughput_fps"] > 0, "throughput")
+    check_svg(s, rows)
+    # --json alone: the document on stdout instead of the text summary.
+    rc, out, err = ssim2(exe, "--json", "--frames", 5, p["ref"], p["good"])
+    check(rc == 0, f"--json: exit {rc}")
+    doc = json.loads(out)
+    check(len(doc["frames"]) == 5 and doc["summary"]["frames"] == 5, "--json on stdout")
+    # Unwritable output: one line, exit 1.
+    rc, out, err = ssim2(exe, "--csv", os.path.join(tmp, "no", "such", "dir.csv"),
+                         p["ref"], p["good"])
+    check(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
+          "unwritable CSV")
+
+
+def case_bad_input(exe, data, tmp):
+    """Each bad input: one clear line on stderr, exit 1, nothing on stdout;
+    a shorter stream: scores what pairs, warns with both counts, exit 0."""
+    p = generated_pair(tmp, frames=12)
+    raw = os.path.join(tmp, "big.yuv")
+    gst_launch(f"videotestsrc num-buffers=5 ! video/x-raw,format=I420,width=352,height=288,"
+               f"framerate=30/1 ! filesink location={raw}")
+    other_size = os.path.join(tmp, "cif.mkv")
+    encode(raw, other_size, 20, width=352, height=288)
+    audio = os.path.join(tmp, "audio.mka")
+    gst_launch(f"audiotestsrc num-buffers=20 ! audioconvert ! vorbisenc ! matroskamux "
+               f"! filesink location={audio}")
+    garbage = os.path.join(tmp, "garbage.mkv")
+    with open(garbage, "wb") as f:
+        f.write(bytes((i * 7919 + 13) % 251 for i in range(40000)))
+    truncated = os.path.join(tmp, "truncated.mkv")
+    with open(p["good"], "rb") as f:
+        head = f.read(300)  # the EBML header and little else
+    with open(truncated, "wb") as f:
+        f.write(head)
+    missing = os.path.join(tmp, "missing.mkv")
+    short_raw = os.path.join(tmp, "short.yuv")
+    make_raw(short_raw, 7)
+    short = os.path.join(tmp, "short.mkv")
+    encode(short_raw, short, 20)
+
+    cases = [
+        ("missing file", [missing, p["good"]], [missing]),
+        ("missing distorted", [p["ref"], missing], [missing]),
+        ("undecodable", [p["ref"], garbage], [garbage]),
+        ("truncated", [p["ref"], truncated], [truncated]),
+        ("no video stream", [p["ref"], audio], ["no video stream", audio]),
+        ("different sizes", [p["ref"], other_size], ["320x240", "352x288"]),
+        ("directory", [p["ref"], tmp], [tmp]),
+    ]
+    for what, args, needles in cases:
+        rc, out, err = ssim2(exe, *args, timeout=60)
+        lines = [l for l in err.splitlines() if l.strip()]
+        check(rc == 1, f"{what}: exit {rc}, expected 1")
+        check(out == "", f"{what}: stdout not empty: {out!r}")
+        check(len(lines) == 1, f"{what}: {len(lines)} lines on stderr, expected one")
+        for n in needles:
+            check(n in lines[0], f"{what}: {n!r} not in {lines[0]!r}")
+    # No decoder: every H.264 decoder this could pick is ranked out.
+    env = dict(os.environ)
+    env["GST_PLUGIN_FEATURE_RANK"] = ",".join(
+        d + ":NONE" for d in ("avdec_h264", "openh264dec", "nvh264dec", "nvh264sldec",
+                              "nvh264device1dec", "vah264dec", "vaapih264dec", "v4l2h264dec",
+                              "qsvh264dec", "msdkh264dec"))
+    rc, out, err = ssim2(exe, p["ref"], p["good"], env=env)
+    lines = [l for l in err.splitlines() if l.strip()]
+    if rc == 0:
+        print("  (another H.264 decoder is installed: the missing-decoder case is not checked)")
+    else:
+        check(rc == 1 and out == "" and len(lines) == 1, "no decoder: exit 1 and one line")
+        check("no GStreamer plugin installed for H.264" in lines[0], f"no decoder: {lines[0]!r}")
+    for args, counts in (([p["ref"], short], ("12", "7")), ([short, p["ref"]], ("7", "12"))):
+        c = os.path.join(tmp, "short.csv")
+        rc, out, err = ssim2(exe, "--csv", c, *args)
+        check(rc == 0, f"shorter stream: exit {rc}")
+        rows, _ = read_csv(c)
+        check(len(rows) == 7, f"shorter stream: {len(rows)} pairs scored, expected 7")
+        warnings = [l for l in err.splitlines() if "warning" in l]
+        check(len(warnings) >= 1, "shorter stream: no warning")
+        check(all(n in warnings[0] for n in counts), f"warning lacks both counts: {warnings[0]}")
+
+
+def case_progress(exe, data, tmp):
+    """On a terminal: a progress line (frames done/total, fps, ETA) on stderr,
+    erased before the summary; not a terminal (or --quiet): nothing."""
+    p = generated_pair(tmp, frames=12)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([exe, p["ref"], p["good"]], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    out = proc.stdout.read().decode()
+    rc = proc.wait(60)
+    os.close(master)
+    err = b"".join(chunks).decode(errors="replace")
+    print(f"  terminal stderr: {err[-160:]!r}")
+    check(rc == 0, f"exit {rc}")
+    check("/12 frames" in err and "fps" in err, "no progress line with the total on a terminal")
+    check(err.endswith("\r\x1b[K"), "progress line not erased at the end")
+    parse_summary(out)
+    rc, out, err = ssim2(exe, "--quiet", p["ref"], p["good"])
+    check(rc == 0 and err == "", "--quiet / not a terminal: stderr not empty")
+
+
+def case_still_images(exe, data, tmp):
+    """Still images keep the image mode's behaviour: one score line."""
+    with open(os.path.join(data, "scores.csv")) as f:
+        row = next(r for r in csv.DictReader(f) if "astronaut" in r["reference"] and
+                   "jpeg_q60" in r["distorted"])
+    rc, out, err = ssim2(exe, os.path.join(data, row["reference"]),
+                         os.path.join(data, row["distorted"]))
+    check(rc == 0 and out == row["score"] + "\n", f"image mode: {out!r} vs {row['score']}")
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    exe, data, case = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+    fn = globals().get("case_" + case.replace("-", "_"))
+    if fn is None:
+        print(f"unknown case {case}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="ssim2-video-") as tmp:
+        try:
+            fn(exe, data, tmp)
+        except Failure as e:
+            print(f"FAIL {case}: {e}")
+            return 1
+    print(f"PASS {case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+// Unit tests of the video mode's writers (CSV, JSON, summary, progress line)
+// and of the SVG plot's structure. The SVG's well-formedness is checked by
+// check_svg.py, which parses what `test_video_report --svg FILE` writes.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "plot_svg.h"
+#include "ssim2/stats.h"
+#include "video_report.h"
+
+using ssim2::Summary;
+using ssim2::cli::FrameScore;
+using ssim2::cli::VideoRunInfo;
+
+static int failures = 0;
+
+#define CHECK(cond)                                                    \
+  do {                                                                 \
+    if (!(cond)) {                                                     \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,      \
+                   __LINE__, #cond);                                   \
+      ++failures;                                                      \
+    }                                                                  \
+  } while (0)
+
+static std::size_t Count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+static std::vector<FrameScore> MakeFrames(std::size_t n, std::uint64_t offset,
+                                          std::uint64_t every) {
+  std::vector<FrameScore> frames;
+  for (std::size_t i = 0; i < n; ++i) {
+    FrameScore f;
+    f.pair = i * every;
+    f.frame = f.pair + offset;
+    f.time = static_cast<double>(f.frame) / 30.0;
+    f.score = 60.0 + 20.0 * std::sin(0.3 * static_cast<double>(i)) - (i == 7 ? 40.0 : 0.0);
+    frames.push_back(f);
+  }
+  return frames;
+}
+
+static std::vector<double> Scores(const std::vector<FrameScore>& frames) {
+  std::vector<double> s;
+  for (const FrameScore& f : frames) s.push_back(f.score);
+  return s;
+}
+
+static void TestWorstFrames() {
+  std::vector<FrameScore> frames = MakeFrames(30, 0, 1);
+  auto worst = ssim2::cli::WorstFrames(frames, 3);
+  CHECK(worst.size() == 3);
+  CHECK(worst[0] == 7);
+  for (std::size_t i = 1; i < worst.size(); ++i) {
+    CHECK(frames[worst[i - 1]].score <= frames[worst[i]].score);
+  }
+  CHECK(ssim2::cli::NumWorstToMark(1) == 1);
+  CHECK(ssim2::cli::NumWorstToMark(30) == 3);
+  CHECK(ssim2::cli::NumWorstToMark(500) == 5);
+  CHECK(ssim2::cli::NumWorstToMark(100000) == 10);
+}
+
+static void TestCsv() {
+  std::vector<FrameScore> frames = MakeFrames(5, 2, 3);
+  frames[4].time = -1.0;  // unknown time: empty field
+  Summary summary = ssim2::Summarize(Scores(frames));
+  VideoRunInfo info;
+  std::string csv = ssim2::cli::RenderCsv(frames, summary, info);
+  CHECK(csv.rfind("frame,time,score\n2,0.066667,60.00000000\n5,0.166667,", 0) == 0);
+  CHECK(Count(csv, "\n") == 1 + 5 + 11);
+  CHECK(csv.find("\n14,,") != std::string::npos);
+  CHECK(csv.find("# frames,5\n") != std::string::npos);
+  CHECK(csv.find("# harmonic_mean,") != std::string::npos);
+  char mean[64];
+  std::snprintf(mean, sizeof(mean), "# mean,%.8f\n", summary.mean);
+  CHECK(csv.find(mean) != std::string::npos);
+}
+
+static void TestJson() {
+  std::vector<FrameScore> frames = MakeFrames(4, 0, 1);
+  Summary summary = ssim2::Summarize(Scores(frames));
+  VideoRunInfo info;
+  info.reference = "dir/ref \"a\".mkv";
+  info.distorted = "dist\\b.mkv";
+  info.width = 320;
+  info.height = 240;
+  info.elapsed_s = 2.0;
+  info.warnings.push_back("reference has 4 frames, distorted 5");
+  std::string json = ssim2::cli::RenderJson(frames, summary, info);
+  CHECK(json.find("\"reference\": \"dir/ref \\\"a\\\".mkv\"") != std::string::npos);
+  CHECK(json.find("\"distorted\": \"dist\\\\b.mkv\"") != std::string::npos);
+  CHECK(Count(json, "{\"frame\": ") == 4);
+  CHECK(json.find("\"throughput_fps\": 2.00") != std::string::npos);
+  CHECK(json.find("\"harmonic_mean\": ") != std::string::npos);
+  CHECK(json.find("\"warnings\": [\"reference has 4 frames, distorted 5\"]") !=
+        std::string::npos);
+  // Empty run: valid JSON with nulls for the undefined statistics.
+  std::string empty = ssim2::cli::RenderJson({}, ssim2::Summarize({}), VideoRunInfo{});
+  CHECK(empty.find("\"frames\": [],") != std::string::npos);
+  CHECK(empty.find("\"mean\": null") != std::string::npos);
+}
+
+static void TestSummaryText() {
+  std::vector<FrameScore> frames = MakeFrames(30, 0, 1);
+  Summary summary = ssim2::Summarize(Scores(frames));
+  VideoRunInfo info;
+  info.elapsed_s = 1.5;
+  std::string text = ssim2::cli::RenderSummary(frames, summary, info);
+  CHECK(text.rfind("frames         30\nmean           ", 0) == 0);
+  CHECK(text.find("  (frame 7)\n") != std::string::npos);
+  CHECK(text.find("harmonic mean  ") != std::string::npos);
+  CHECK(text.find("throughput     20.0 fps (30 frames in 1.50 s)\n") != std::string::npos);
+}
+
+static void TestProgress() {
+  using ssim2::cli::ProgressLine;
+  CHECK(ProgressLine::Format(15, 30, 1.0) == "ssim2: 15/30 frames (50%)  15.0 fps  ETA 0:01");
+  CHECK(ProgressLine::Format(15, 0, 3.0) == "ssim2: 15 frames  5.0 fps");
+  CHECK(ProgressLine::Format(0, 100, 0.0) == "ssim2: 0/100 frames (0%)  0.0 fps  ETA --:--");
+  CHECK(ProgressLine::Format(1, 7201, 1.0).find("ETA 2:00:00") != std::string::npos);
+  // Disabled: writes nothing.
+  std::FILE* f = std::tmpfile();
+  {
+    ProgressLine line(f, false);
+    line.Update(1, 2, 1.0, true);
+  }
+  CHECK(std::ftell(f) == 0);
+  std::fclose(f);
+}
+
+static void TestSvgStructure() {
+  for (std::size_t n : {std::size_t{1}, std::size_t{30}, std::size_t{1500}}) {
+    std::vector<FrameScore> frames = MakeFrames(n, 0, 1);
+    Summary summary = ssim2::Summarize(Scores(frames));
+    VideoRunInfo info;
+    info.reference = "a<b>.mkv";
+    info.distorted = "c&d.mkv";
+    std::string svg = ssim2::cli::RenderSvgPlot(frames, summary, info);
+    std::size_t begin = svg.find("points=\"", svg.find("id=\"scores\""));
+    CHECK(begin != std::string::npos);
+    std::size_t end = svg.find('"', begin + 8);
+    std::string points = svg.substr(begin + 8, end - begin - 8);
+    CHECK(Count(points, ",") == n);
+    CHECK(Count(svg, "class=\"point\"") == (n <= ssim2::cli::kMaxPointMarkers ? n : 0));
+    CHECK(Count(svg, "class=\"worst-marker\"") == ssim2::cli::NumWorstToMark(n));
+    CHECK(svg.find("id=\"mean\"") != std::string::npos);
+    CHECK(svg.find("id=\"p5\"") != std::string::npos);
+    CHECK(svg.find("c&amp;d.mkv vs a&lt;b&gt;.mkv") != std::string::npos);
+    CHECK(svg.find("nan") == std::string::npos);
+  }
+}
+
+int main(int argc, char** argv) {
+  // --svg FILE [N]: writes a sample plot for check_svg.py and exits.
+  if (argc >= 3 && std::strcmp(argv[1], "--svg") == 0) {
+    std::size_t n = argc >= 4 ? std::strtoul(argv[3], nullptr, 10) : 30;
+    std::vector<FrameScore> frames = MakeFrames(n, 0, 1);
+    VideoRunInfo info;
+    info.reference = "reference.mkv";
+    info.distorted = "distorted.mkv";
+    std::string error;
+    if (!ssim2::cli::WriteSvgPlot(argv[2], frames, ssim2::Summarize(Scores(frames)), info,
+                                  &error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 1;
+    }
+    return 0;
+  }
+  TestWorstFrames();
+  TestCsv();
+  TestJson();
+  TestSummaryText();
+  TestProgress();
+  TestSvgStructure();
+  if (failures > 0) {
+    std::fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  std::printf("all video report tests passed\n");
+  return 0;
+}

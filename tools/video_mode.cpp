@@ -679,7 +679,26 @@ bool SetProperty(GstElement* e, const char* name, const char* value) {
   return true;
 }
 
+// Lets the tool run from the build tree or from an install without
+// GST_PLUGIN_PATH: the plugin is loaded from where this build put it.
+void LoadOwnPluginIfMissing() {
+  if (GstElementFactory* factory = gst_element_factory_find(kElementName)) {
+    gst_object_unref(factory);
+    return;
+  }
+  for (const char* dir : {SSIM2_PLUGIN_BUILD_DIR, SSIM2_PLUGIN_INSTALL_DIR}) {
+    const std::string path = std::string(dir) + "/libgstssim2.so";
+    GError* err = nullptr;
+    if (GstPlugin* plugin = gst_plugin_load_file(path.c_str(), &err)) {
+      gst_object_unref(plugin);
+      return;
+    }
+    g_clear_error(&err);
+  }
+}
+
 bool Build(Run* run, std::string* error) {
+  LoadOwnPluginIfMissing();
   run->pipeline = gst_pipeline_new("ssim2");
   run->compare = gst_element_factory_make(kElementName, "compare");
   if (!run->compare) {

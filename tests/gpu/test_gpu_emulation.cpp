@@ -24,6 +24,7 @@
 #include "cpu/reference_replay.h"
 #include "gpu/layout.h"
 #include "gpu_test_util.h"
+#include "yuv_spec.h"
 
 using namespace ssim2;
 using namespace ssim2::gpu;
@@ -305,6 +306,49 @@ void PackedTest(PixelFormat f, int channels, bool sixteen, int r, int g, int b, 
               expected.score);
 }
 
+// Y'CbCr inputs against the independent spec conversion + replay.
+void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
+  YuvColorimetry col;
+  col.matrix = m;
+  col.range = r;
+  const gputest::Yuv ry = gputest::MakeYuv(f, w, h, col, 11, 0);
+  const gputest::Yuv dy = gputest::MakeYuv(f, w, h, col, 12, 5);
+  gputest::Converted rc, dc;
+  gputest::Convert(ry, &rc);
+  gputest::Convert(dy, &dc);
+  Result expected;
+  CHECK_OK(replay::Compute(rc.view, dc.view, true, &expected));
+  auto desc = [&](const gputest::Yuv& y) {
+    const ImageView v = gputest::YuvView(y);
+    InputDesc d{};
+    switch (f) {
+      case PixelFormat::kI420: d.kind = kInI420; break;
+      case PixelFormat::kNV12: d.kind = kInNV12; break;
+      case PixelFormat::kY444: d.kind = kInY444; break;
+      case PixelFormat::kI420_10LE: d.kind = kInI420_10; break;
+      default: d.kind = kInP010; break;
+    }
+    for (int p = 0; p < 3; ++p) {
+      d.plane[p] = static_cast<const unsigned char*>(v.planes[p]);
+      d.stride[p] = v.strides[p];
+    }
+    d.yuv_matrix = static_cast<int>(m);
+    d.yuv_full = r == YuvRange::kFull;
+    return d;
+  };
+  EmuEngine e(w, h, true);
+  const InputDesc rd = desc(ry), dd = desc(dy);
+  e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 0);
+  const Result got = e.ResultOf(0);
+  std::string where;
+  const double fd = gputest::MaxFeatureDiff(expected, got, &where);
+  CHECK_TRUE(fd <= 1e-10 && std::fabs(expected.score - got.score) <= 1e-9,
+             "%s %dx%d: score %.12f vs spec+replay %.12f, sub-scores %.3g (%s)",
+             PixelFormatName(f), w, h, got.score, expected.score, fd, where.c_str());
+  std::printf("   %-9s %dx%d: score %.10f (spec + replay %.10f)\n", PixelFormatName(f), w, h,
+              got.score, expected.score);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -323,5 +367,11 @@ int main(int argc, char** argv) {
   PackedTest(PixelFormat::kGrayAlpha8, 2, false, 0, 0, 0, 1, 40, 21);
   PackedTest(PixelFormat::kRGBA16, 4, true, 0, 1, 2, 3, 33, 19);
   PackedTest(PixelFormat::kRGB16, 3, true, 0, 1, 2, -1, 19, 33);
+  YuvTest(PixelFormat::kI420, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kI420, YuvMatrix::kBT601, YuvRange::kFull, 38, 28);
+  YuvTest(PixelFormat::kNV12, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kY444, YuvMatrix::kBT2020, YuvRange::kLimited, 29, 37);
+  YuvTest(PixelFormat::kI420_10LE, YuvMatrix::kBT2020, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kP010_10LE, YuvMatrix::kBT709, YuvRange::kFull, 37, 29);
   return gputest::Finish("test_gpu_emulation");
 }

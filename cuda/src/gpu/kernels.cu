@@ -11,21 +11,6 @@
 namespace ssim2 {
 namespace gpu {
 
-BlurParams MakeBlurParams(const BlurConstants& c) {
-  BlurParams p;
-  for (int k = 0; k < 3; ++k) {
-    p.n2[k] = c.n2[k];
-    p.neg_d1[k] = -c.d1[k];
-    for (int j = 0; j < 4; ++j) {
-      p.mul_in[k][j] = c.mul_in[k][j];
-      p.mul_prev[k][j] = c.mul_prev[k][j];
-      p.mul_prev2[k][j] = c.mul_prev2[k][j];
-    }
-  }
-  return p;
-}
-
-
 cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t stream) {
   const dim3 block(32, 8);
   const int ow = (params.width + 1) / 2;

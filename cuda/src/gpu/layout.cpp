@@ -12,6 +12,20 @@ std::size_t AlignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; 
 
 }  // namespace
 
+BlurParams MakeBlurParams(const BlurConstants& c) {
+  BlurParams p;
+  for (int k = 0; k < 3; ++k) {
+    p.n2[k] = c.n2[k];
+    p.neg_d1[k] = -c.d1[k];
+    for (int j = 0; j < 4; ++j) {
+      p.mul_in[k][j] = c.mul_in[k][j];
+      p.mul_prev[k][j] = c.mul_prev[k][j];
+      p.mul_prev2[k][j] = c.mul_prev2[k][j];
+    }
+  }
+  return p;
+}
+
 std::size_t Layout::TempPlane(int scale, int channel, int map) const {
   std::size_t off = temp;
   if (scale > 0) {

@@ -65,6 +65,7 @@ namespace {
 
 std::mutex g_mutex;
 std::map<void*, std::size_t> g_device;  // live "device" allocations
+std::map<void*, std::size_t> g_pinned;  // live cudaMallocHost allocations
 constexpr std::size_t kFakeDeviceMemory = std::size_t(64) << 30;
 int g_fake_context;  // its address is "the" CUcontext
 
@@ -108,10 +109,29 @@ cudaError_t cudaFree(void* p) {
 }
 cudaError_t cudaMallocHost(void** p, size_t bytes) {
   *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
-  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+  if (!*p) return cudaErrorMemoryAllocation;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_pinned[*p] = bytes;
+  return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* p) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_pinned.erase(p);
   std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* ptr) {
+  std::memset(attr, 0, sizeof *attr);
+  attr->type = cudaMemoryTypeUnregistered;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto inside = [&](const std::map<void*, std::size_t>& m) {
+    auto it = m.upper_bound(const_cast<void*>(ptr));
+    if (it == m.begin()) return false;
+    --it;
+    return static_cast<const char*>(ptr) < static_cast<const char*>(it->first) + it->second;
+  };
+  if (inside(g_device)) attr->type = cudaMemoryTypeDevice;
+  if (inside(g_pinned)) attr->type = cudaMemoryTypeHost;
   return cudaSuccess;
 }
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind) {

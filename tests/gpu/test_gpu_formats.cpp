@@ -157,6 +157,29 @@ void PackedTests(int w, int h) {
     CHECK_OK(e.Compute(vd, &cached));
     CHECK_TRUE(BitIdentical(host, cached), "%s: device cached %.17g != host %.17g",
                name.c_str(), cached.score, host.score);
+    // Pinned host memory (copied to the device directly, no staging).
+    void* pr = nullptr;
+    void* pd = nullptr;
+    if (cudaMallocHost(&pr, r.bytes.size()) == cudaSuccess &&
+        cudaMallocHost(&pd, d.bytes.size()) == cudaSuccess) {
+      std::memcpy(pr, r.bytes.data(), r.bytes.size());
+      std::memcpy(pd, d.bytes.data(), d.bytes.size());
+      ImageView pvr = r.View(), pvd = d.View();
+      pvr.planes[0] = pr;
+      pvd.planes[0] = pd;
+      Result pinned, pinned_cached;
+      CHECK_OK(e.Compute(pvr, pvd, &pinned));
+      CHECK_TRUE(BitIdentical(host, pinned), "%s: pinned %.17g != pageable %.17g", name.c_str(),
+                 pinned.score, host.score);
+      CHECK_OK(e.SetReference(pvr));
+      CHECK_OK(e.Compute(pvd, &pinned_cached));
+      CHECK_TRUE(BitIdentical(host, pinned_cached), "%s: pinned cached %.17g != %.17g",
+                 name.c_str(), pinned_cached.score, host.score);
+    } else {
+      CHECK_TRUE(false, "cudaMallocHost failed");
+    }
+    cudaFreeHost(pr);
+    cudaFreeHost(pd);
   }
 }
 

@@ -18,8 +18,9 @@
 //
 // Threading: an Engine is not thread-safe; use one per thread (or lock).
 // Memory: all device memory is allocated in Create() and freed by the
-// destructor; memory_bytes() reports it. Host inputs are copied through
-// pinned staging buffers (allocated on first use of host input, grown only).
+// destructor; memory_bytes() reports it. Pageable host inputs are copied
+// through pinned staging buffers (allocated on first use of host input,
+// grown only); pinned host inputs are copied to the device directly.
 #pragma once
 
 #include <cstddef>
@@ -95,8 +96,10 @@ class Engine {
                       std::size_t count, Result* results);
 
   // Non-blocking: enqueues the work on the stream and returns a ticket.
-  // Input device memory must stay valid and unchanged until the work is done
-  // (host inputs are copied before this returns). If `callback` is set it is
+  // Input device memory must stay valid and unchanged until the work is done,
+  // and so must pinned host memory (cudaMallocHost / cudaHostRegister), which
+  // is copied to the device on the stream; pageable host memory is copied
+  // into the engine's pinned staging before this returns. If `callback` is set it is
   // called with the result from a CUDA host function on the stream. At most
   // max_batch tickets may be outstanding; Wait() or Query() returning true
   // releases one.

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "blur_constants.h"
@@ -270,11 +271,18 @@ struct Engine::Impl {
 
   // A host input's copy, kept so that a second alpha pass can repeat it.
   struct Upload {
+    struct Copy {
+      const void* src;
+      std::size_t src_pitch;
+      void* dst;
+      std::size_t dst_pitch;
+      std::size_t width;
+      std::size_t rows;
+    };
     bool active = false;
-    const void* src = nullptr;
-    void* dst = nullptr;
-    std::size_t bytes = 0;
-    int staging = 0;
+    Copy copies[3] = {};
+    int num_copies = 0;
+    int staging = -1;  // staging buffer read by the copies, -1: caller's pinned memory
   };
 
   ~Impl() {
@@ -339,10 +347,31 @@ struct Engine::Impl {
     if (bytes > layout.UploadBytes() && dst_offset != layout.raw_ref) {
       return Status(StatusCode::kInternal, "upload area too small");
     }
+    // Pinned (page-locked) caller memory with positive strides is copied
+    // straight to the device; pageable memory goes through pinned staging.
+    bool pinned = true;
+    for (int p = 0; p < fi.num_planes; ++p) {
+      cudaPointerAttributes attr;
+      if (cudaPointerGetAttributes(&attr, v.planes[p]) != cudaSuccess) {
+        cudaGetLastError();
+        pinned = false;
+        continue;
+      }
+      if (attr.type == cudaMemoryTypeDevice) {
+        return Status(StatusCode::kInvalidArgument,
+                      "image marked as host memory points to CUDA device memory "
+                      "(set ImageView::location = kCudaDevice)");
+      }
+      pinned = pinned && v.strides[p] > 0 && attr.type == cudaMemoryTypeHost;
+    }
+    upload->num_copies = 0;
+    upload->staging = pinned ? -1 : staging;
     PinnedBuffer& pin = res->staging[staging];
-    // The previous copy out of this staging buffer must be done.
-    SSIM2_CUDA_CHECK(cudaEventSynchronize(res->staging_done[staging].get()));
-    SSIM2_RETURN_IF_ERROR(pin.Reserve(bytes));
+    if (!pinned) {
+      // The previous copy out of this staging buffer must be done.
+      SSIM2_CUDA_CHECK(cudaEventSynchronize(res->staging_done[staging].get()));
+      SSIM2_RETURN_IF_ERROR(pin.Reserve(bytes));
+    }
     std::size_t off = 0;
     for (int p = 0; p < fi.num_planes; ++p) {
       std::size_t row;
@@ -350,26 +379,60 @@ struct Engine::Impl {
       PlaneShape(v, fi, p, &row, &rows);
       const std::size_t pitch = AlignUp(row, 16);
       const char* src = static_cast<const char*>(v.planes[p]);
-      for (int y = 0; y < rows; ++y) {
-        std::memcpy(pin.get() + off + pitch * y, src + v.strides[p] * y, row);
+      char* dst = base() + dst_offset + off;
+      if (pinned) {
+        upload->copies[upload->num_copies++] = {src, static_cast<std::size_t>(v.strides[p]), dst,
+                                                pitch, row, static_cast<std::size_t>(rows)};
+      } else {
+        CopyRows(pin.get() + off, pitch, src, v.strides[p], row, rows);
       }
-      desc->plane[p] = reinterpret_cast<const unsigned char*>(base() + dst_offset + off);
+      desc->plane[p] = reinterpret_cast<const unsigned char*>(dst);
       desc->stride[p] = static_cast<long long>(pitch);
       off += pitch * rows;
     }
+    if (!pinned) upload->copies[upload->num_copies++] = {pin.get(), bytes, base() + dst_offset, bytes, bytes, 1};
     upload->active = true;
-    upload->src = pin.get();
-    upload->dst = base() + dst_offset;
-    upload->bytes = bytes;
-    upload->staging = staging;
     return IssueUpload(*upload);
+  }
+
+  // Rows of a host image into pinned staging; large images with a few
+  // threads (one memcpy stream does not saturate the memory bus).
+  static void CopyRows(char* dst, std::size_t dst_pitch, const char* src, std::ptrdiff_t src_pitch,
+                       std::size_t row, int rows) {
+    auto copy = [&](int y0, int y1) {
+      for (int y = y0; y < y1; ++y) std::memcpy(dst + dst_pitch * y, src + src_pitch * y, row);
+    };
+    const std::size_t total = row * static_cast<std::size_t>(rows);
+    const int threads = total >= (std::size_t(4) << 20) ? 4 : 1;
+    if (threads == 1) {
+      copy(0, rows);
+      return;
+    }
+    std::vector<std::thread> workers;
+    const int per = (rows + threads - 1) / threads;
+    for (int t = 1; t < threads; ++t) {
+      const int y0 = std::min(rows, t * per), y1 = std::min(rows, (t + 1) * per);
+      workers.emplace_back(copy, y0, y1);
+    }
+    copy(0, std::min(rows, per));
+    for (std::thread& w : workers) w.join();
   }
 
   Status IssueUpload(const Upload& u) {
     if (!u.active) return Status::Ok();
-    SSIM2_CUDA_CHECK(
-        cudaMemcpyAsync(u.dst, u.src, u.bytes, cudaMemcpyHostToDevice, stream()));
-    SSIM2_CUDA_CHECK(cudaEventRecord(res->staging_done[u.staging].get(), stream()));
+    for (int i = 0; i < u.num_copies; ++i) {
+      const Upload::Copy& c = u.copies[i];
+      if (c.rows == 1) {
+        SSIM2_CUDA_CHECK(
+            cudaMemcpyAsync(c.dst, c.src, c.width, cudaMemcpyHostToDevice, stream()));
+        continue;
+      }
+      SSIM2_CUDA_CHECK(cudaMemcpy2DAsync(c.dst, c.dst_pitch, c.src, c.src_pitch, c.width, c.rows,
+                                         cudaMemcpyHostToDevice, stream()));
+    }
+    if (u.staging >= 0) {
+      SSIM2_CUDA_CHECK(cudaEventRecord(res->staging_done[u.staging].get(), stream()));
+    }
     return Status::Ok();
   }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -265,6 +266,11 @@ struct Engine::Impl {
 
   Ticket next_ticket = 1;
   int next_dist_staging = 0;
+  // SSIM2_CUDA_PAGEABLE_UPLOAD=direct: pageable host inputs are handed to
+  // cudaMemcpy2DAsync as they are (the driver stages them) instead of being
+  // copied into the engine's pinned staging first. Read at creation; for
+  // measuring which is faster on a given machine (ssim2-bench does both).
+  bool pageable_direct = false;
   bool has_reference = false;
   bool reference_alpha = false;
   InputDesc reference_raw{};  // alpha reference, kept in raw_ref
@@ -308,10 +314,24 @@ struct Engine::Impl {
                     std::string("unsupported pixel format ") + PixelFormatName(v.format));
     }
     if (v.location == MemoryLocation::kCudaDevice) {
-      for (int p = 0; p < Describe(v.format).num_planes; ++p) {
+      const FormatInfo fi = Describe(v.format);
+      // The kernels read 16-bit words and floats in place: they must be aligned.
+      const std::uintptr_t align = fi.kind == kInLinearF32 ? 4
+                                   : (fi.kind == kInPacked16 || fi.kind == kInI420_10 ||
+                                      fi.kind == kInP010)
+                                       ? 2
+                                       : 1;
+      for (int p = 0; p < fi.num_planes; ++p) {
         if (v.strides[p] <= 0) {
           return Status(StatusCode::kInvalidArgument,
                         "CUDA device images need positive strides");
+        }
+        if (reinterpret_cast<std::uintptr_t>(v.planes[p]) % align != 0 ||
+            static_cast<std::uintptr_t>(v.strides[p]) % align != 0) {
+          return Status(StatusCode::kInvalidArgument,
+                        "CUDA device image plane " + std::to_string(p) +
+                            ": pointer and stride must be multiples of " +
+                            std::to_string(align) + " bytes for " + PixelFormatName(v.format));
         }
       }
     }
@@ -362,7 +382,8 @@ struct Engine::Impl {
                       "image marked as host memory points to CUDA device memory "
                       "(set ImageView::location = kCudaDevice)");
       }
-      pinned = pinned && v.strides[p] > 0 && attr.type == cudaMemoryTypeHost;
+      pinned = pinned && v.strides[p] > 0 &&
+               (attr.type == cudaMemoryTypeHost || pageable_direct);
     }
     upload->num_copies = 0;
     upload->staging = pinned ? -1 : staging;
@@ -696,6 +717,9 @@ Status Engine::Create(int width, int height, const EngineOptions& options, Engin
   impl->device_name = prop.name;
   if (impl->device < 0 && !options.context) impl->device = dev;
 
+  if (const char* up = std::getenv("SSIM2_CUDA_PAGEABLE_UPLOAD")) {
+    impl->pageable_direct = std::string(up) == "direct";
+  }
   impl->layout = MakeLayout(width, height, options.all_features, 2 * options.max_batch);
   impl->blur = MakeBlurParams(GetBlurConstants());
   impl->neg_cbrt_bias = -std::cbrt(kOpsinBias);

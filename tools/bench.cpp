@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
     opt.max_batch = 8;
     if (!Ok(cuda::Engine::Create(w, h, opt, &engine), "Engine::Create")) return 1;
     const double bpp = static_cast<double>(engine.memory_bytes()) / (static_cast<double>(w) * h);
+    std::printf("DEVICE %s\n", engine.device_name().c_str());
     std::printf("MEM %s %zu %.1f\n", size.c_str(), engine.memory_bytes(), bpp);
     memory.push_back({size, bpp});
 

@@ -30,7 +30,6 @@ void CheckLayout(int w, int h, bool all) {
     regions.push_back({l.s11[s], l.s11[s] + 3 * l.geom[s].plane_bytes, "s11"});
   }
   regions.push_back({l.temp, l.temp + l.temp_bytes, "temp"});
-  regions.push_back({l.raw_ref, l.raw_ref + l.raw_ref_bytes, "raw_ref"});
   regions.push_back({l.partials, l.partials + l.max_partials * kNumSums * 8, "partials"});
   regions.push_back({l.sums, l.sums + l.num_result_slots * kSumsPerResult * 8, "sums"});
   regions.push_back({l.jobs, l.jobs + l.jobs_bytes, "jobs"});
@@ -42,11 +41,29 @@ void CheckLayout(int w, int h, bool all) {
       CHECK_TRUE(!overlap, "%dx%d: %s overlaps %s", w, h, regions[i].name, regions[j].name);
     }
   }
-  // Temp planes of a group stay inside temp.
-  for (int s = 0; s < l.plan.num_scales; ++s) {
-    const std::size_t end = l.TempPlane(s, 2, kNumMapSlots - 1) + l.geom[s].plane_bytes;
-    CHECK_TRUE(end <= l.temp + l.temp_bytes, "%dx%d: temp plane of scale %d past temp", w, h, s);
-  }
+  // Temp planes: inside temp, disjoint, present exactly for needed maps.
+  std::vector<Region> planes;
+  for (int s = 0; s < l.plan.num_scales; ++s)
+    for (int c = 0; c < 3; ++c)
+      for (int m = 0; m < kNumMapSlots; ++m) {
+        const ChannelNeeds& n = l.plan.needs[s][c];
+        const bool needed = n.ssim || (n.edge && m < 2);
+        const std::size_t off = l.TempPlane(s, c, m);
+        CHECK_TRUE((off != Layout::kNoPlane) == needed, "%dx%d: temp plane s%d c%d m%d", w, h, s,
+                   c, m);
+        if (off == Layout::kNoPlane) continue;
+        CHECK_TRUE(off % 128 == 0, "temp plane not 128-byte aligned");
+        CHECK_TRUE(off >= l.temp && off + l.geom[s].plane_bytes <= l.temp + l.temp_bytes,
+                   "%dx%d: temp plane s%d c%d m%d outside temp", w, h, s, c, m);
+        planes.push_back({off, off + l.geom[s].plane_bytes, "temp plane"});
+      }
+  for (std::size_t i = 0; i < planes.size(); ++i)
+    for (std::size_t j = i + 1; j < planes.size(); ++j)
+      CHECK_TRUE(!(planes[i].begin < planes[j].end && planes[j].begin < planes[i].end),
+                 "%dx%d: temp planes overlap", w, h);
+  // The alpha reference's samples sit inside the cache region of scale 0.
+  CHECK_TRUE(l.raw_ref == l.mu1[0] && l.raw_ref + l.raw_ref_bytes <= l.mu1[0] + 3 * l.geom[0].plane_bytes,
+             "%dx%d: raw_ref does not fit the mu1 region", w, h);
   // Largest host upload (linear float, 3 planes, 16-byte rows) fits in half of temp.
   const std::size_t upload = 3 * ((static_cast<std::size_t>(w) * 4 + 15) / 16 * 16) * h;
   CHECK_TRUE(upload <= l.UploadBytes(), "%dx%d: upload %zu > %zu", w, h, upload, l.UploadBytes());
@@ -99,11 +116,12 @@ int main() {
     CheckLayout(s[0], s[1], true);
   }
   const int video[][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
-  for (const auto& s : video) {
-    const Layout l = MakeLayout(s[0], s[1], false, 16);
+  for (const auto& s : video)
+  for (bool all : {false, true}) {
+    const Layout l = MakeLayout(s[0], s[1], all, 16);
     const double bpp = static_cast<double>(l.total_bytes) / (static_cast<double>(s[0]) * s[1]);
-    std::printf("%dx%d: %zu bytes of device memory, %.1f bytes per pixel\n", s[0], s[1],
-                l.total_bytes, bpp);
+    std::printf("%dx%d%s: %zu bytes of device memory, %.1f bytes per pixel\n", s[0], s[1],
+                all ? " (all features)" : "", l.total_bytes, bpp);
     CHECK_TRUE(bpp <= 160.0, "%dx%d: %.1f bytes per pixel > 160", s[0], s[1], bpp);
   }
   return gputest::Finish("test_gpu_layout");

@@ -3,9 +3,9 @@
 // and turns the device's float64 sums into Results.
 //
 // Launches per pass (S scales): 1 prepare for scale 0 (input -> XYB + next
-// scale's linear RGB), S - 1 prepares for the smaller scales, then per scale
-// group ({0}, {1..S-1}) one horizontal and one vertical launch, then one
-// reduction: S + 5 launches, plus one copy of 864 bytes to the host.
+// scale's linear RGB), S - 1 prepares for the smaller scales, one horizontal
+// and one vertical launch covering all scales, one reduction: S + 3
+// launches, plus one copy of 864 bytes to the host.
 #include "ssim2/cuda_engine.h"
 
 #include <cuda_runtime.h>

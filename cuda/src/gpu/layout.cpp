@@ -27,11 +27,7 @@ BlurParams MakeBlurParams(const BlurConstants& c) {
 }
 
 std::size_t Layout::TempPlane(int scale, int channel, int map) const {
-  std::size_t off = temp;
-  if (scale > 0) {
-    for (int s = 1; s < scale; ++s) off += kNumChannels * kNumMapSlots * geom[s].plane_bytes;
-  }
-  return off + static_cast<std::size_t>(channel * kNumMapSlots + map) * geom[scale].plane_bytes;
+  return temp_plane[scale][channel][map];
 }
 
 std::size_t Layout::UploadBytes() const { return (temp_bytes / 2) / kRegionAlign * kRegionAlign; }
@@ -67,14 +63,37 @@ Layout MakeLayout(int width, int height, bool all_features, int result_slots) {
   for (int i = 0; i < 2; ++i) {
     for (int s = 1; s < scales; ++s) l.lin[i][s] = take(3 * l.geom[s].plane_bytes);
   }
-  std::size_t group1 = 0;
-  for (int s = 1; s < scales; ++s) group1 += kNumChannels * kNumMapSlots * l.geom[s].plane_bytes;
-  const std::size_t group0 = kNumChannels * kNumMapSlots * l.geom[0].plane_bytes;
-  l.temp_bytes = std::max(group0, group1);
+  // Horizontal-pass planes: every map a (scale, channel) needs (5 for the
+  // SSIM map, mu1 and mu2 for the edge maps only), all scales at once.
+  std::size_t temp_used = 0;
+  for (int s = 0; s < kMaxScales; ++s)
+    for (int c = 0; c < kNumChannels; ++c)
+      for (int m = 0; m < kNumMapSlots; ++m) l.temp_plane[s][c][m] = Layout::kNoPlane;
+  std::size_t temp_rel[kMaxScales][kNumChannels][kNumMapSlots];
+  for (int s = 0; s < scales; ++s) {
+    for (int c = 0; c < kNumChannels; ++c) {
+      const ChannelNeeds& n = l.plan.needs[s][c];
+      const int maps = n.ssim ? kNumMapSlots : (n.edge ? 2 : 0);  // mu1, mu2 first
+      for (int m = 0; m < maps; ++m) {
+        temp_rel[s][c][m] = temp_used;
+        temp_used += l.geom[s].plane_bytes;
+      }
+      for (int m = maps; m < kNumMapSlots; ++m) temp_rel[s][c][m] = Layout::kNoPlane;
+    }
+  }
+  // Host uploads of both images (at most three 16-byte-aligned float planes
+  // each) share temp: it is free until the horizontal pass.
+  const std::size_t upload = 3 * AlignUp(static_cast<std::size_t>(width) * 4, 16) * height;
+  l.temp_bytes = std::max(temp_used, 2 * AlignUp(upload, kRegionAlign));
   l.temp = take(l.temp_bytes);
-  // Alpha formats have at most 8 bytes per pixel (RGBA16); rows 16-byte aligned.
+  for (int s = 0; s < scales; ++s)
+    for (int c = 0; c < kNumChannels; ++c)
+      for (int m = 0; m < kNumMapSlots; ++m)
+        if (temp_rel[s][c][m] != Layout::kNoPlane) l.temp_plane[s][c][m] = l.temp + temp_rel[s][c][m];
+  // Alpha formats have at most 8 bytes per pixel (RGBA16); rows 16-byte
+  // aligned. They live in the cache region (mu1 then s11 of all scales).
   l.raw_ref_bytes = AlignUp(static_cast<std::size_t>(width) * 8, 16) * height;
-  l.raw_ref = take(l.raw_ref_bytes);
+  l.raw_ref = l.mu1[0];
   int partials = 0;
   for (int s = 0; s < scales; ++s) {
     partials += kNumChannels * ((l.geom[s].width + kVColumns - 1) / kVColumns);

@@ -7,12 +7,15 @@
 //   xyb[2]    XYB of reference and distorted, all scales      2 x 3 x A floats
 //   mu1, s11  cached blur of the reference and of its square  2 x 3 x A floats
 //   lin[2]    linear RGB of scales >= 1 (scale 0 never stored) 2 x 3 x
-//   temp      horizontal-pass output of one scale group:      15 floats
-//             scale 0, then scales 1..5 together (reused);
+//   temp      horizontal-pass output of every needed map of   <= 15 x A floats
+//             every scale (so one launch covers all scales);
 //             also the upload area of host inputs
-//   raw_ref   input samples of an alpha reference (8 bytes)
+//   raw_ref   input samples of an alpha reference (8 bytes), inside the
+//             mu1/s11 region (an alpha reference has no cache: it is
+//             scored with full passes)
 //   partials, sums, job tables: a few KB
-// = about 33 floats + 8 bytes ~ 140 bytes per pixel.
+// = at most 38 floats ~ 152 bytes per pixel (all_features), ~134 with the
+// zero-weight maps skipped.
 #pragma once
 
 #include <cstddef>
@@ -42,7 +45,9 @@ enum class PassMode {
 };
 constexpr int kNumPassModes = 3;
 // Scale groups: temp holds one at a time.
-constexpr int kNumGroups = 2;  // {scale 0}, {scales 1..}
+// Scale groups share one horizontal and one vertical launch. All scales form
+// one group: the small scales' rows and columns run beside scale 0's.
+constexpr int kNumGroups = 1;
 
 struct Layout {
   MetricPlan plan;
@@ -54,6 +59,8 @@ struct Layout {
   std::size_t mu1[kMaxScales] = {};
   std::size_t s11[kMaxScales] = {};
   std::size_t temp = 0, temp_bytes = 0;
+  static constexpr std::size_t kNoPlane = ~std::size_t(0);
+  std::size_t temp_plane[kMaxScales][kNumChannels][kNumMapSlots];
   std::size_t raw_ref = 0, raw_ref_bytes = 0;
   std::size_t partials = 0;
   int max_partials = 0;  // blocks of one pass (kNumSums doubles each)
@@ -64,7 +71,7 @@ struct Layout {
 
   // Offset of the horizontal-pass output of (scale, channel, map).
   std::size_t TempPlane(int scale, int channel, int map) const;
-  int Group(int scale) const { return scale == 0 ? 0 : 1; }
+  int Group(int) const { return 0; }
   // Upload areas for host inputs (inside temp).
   std::size_t UploadOffset(int image) const;
   std::size_t UploadBytes() const;

@@ -100,9 +100,11 @@ class Engine {
   // and so must pinned host memory (cudaMallocHost / cudaHostRegister), which
   // is copied to the device on the stream; pageable host memory is copied
   // into the engine's pinned staging before this returns. If `callback` is set it is
-  // called with the result from a CUDA host function on the stream. At most
-  // max_batch tickets may be outstanding; Wait() or Query() returning true
-  // releases one.
+  // called with the result from a CUDA host function on the stream, and the
+  // ticket is released when the callback returns (Wait() is optional then:
+  // it blocks until the callback has run; afterwards the ticket is unknown).
+  // At most max_batch tickets may be outstanding; Wait(), Query() returning
+  // true, or the ticket's callback releases one.
   using Ticket = std::uint64_t;
   Status ComputeAsync(const ImageView& reference, const ImageView& distorted, Ticket* ticket,
                       ResultCallback callback = nullptr, void* user_data = nullptr);

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -211,7 +212,9 @@ std::size_t UploadSize(const ImageView& v, const FormatInfo& fi) {
 }
 
 struct Slot {
-  bool busy = false;
+  // Set by Enqueue; cleared by Wait/Query, or for tickets with a callback by
+  // the callback itself (on CUDA's host-function thread) once it returned.
+  std::atomic<bool> busy{false};
   Engine::Ticket ticket = 0;
   int passes = 0;
   ResultCallback callback = nullptr;
@@ -238,6 +241,7 @@ void CUDART_CB HostCallback(void* data) {
   Result r;
   ResultFromSums(*slot->plan, slot->sums, slot->passes, &r);
   slot->callback(slot->user_data, r);
+  slot->busy.store(false, std::memory_order_release);
 }
 
 }  // namespace
@@ -566,7 +570,7 @@ struct Engine::Impl {
                  ResultCallback callback, void* user_data) {
     const int slot_index = static_cast<int>(next_ticket % res->slots.size());
     Slot& slot = res->slots[slot_index];
-    if (slot.busy) {
+    if (slot.busy.load(std::memory_order_acquire)) {
       return Status(StatusCode::kInvalidArgument,
                     "more than max_batch (" + std::to_string(res->slots.size()) +
                         ") results outstanding: Wait() for earlier tickets first");
@@ -622,18 +626,25 @@ struct Engine::Impl {
     slot.sums = reinterpret_cast<const double*>(res->results.get()) +
                 static_cast<std::size_t>(first_result) * kSumsPerResult;
     SSIM2_CUDA_CHECK(cudaEventRecord(slot.done.get(), stream()));
-    if (callback) SSIM2_CUDA_CHECK(cudaLaunchHostFunc(stream(), HostCallback, &slot));
-    slot.busy = true;
     slot.ticket = next_ticket;
+    slot.busy.store(true, std::memory_order_release);
+    if (callback) {
+      const cudaError_t e = cudaLaunchHostFunc(stream(), HostCallback, &slot);
+      if (e != cudaSuccess) {
+        slot.busy.store(false);
+        return CudaStatus(e, "cudaLaunchHostFunc", __FILE__, __LINE__);
+      }
+    }
     *ticket = next_ticket++;
     return Status::Ok();
   }
 
   Status FindSlot(Ticket ticket, Slot** out) {
     Slot& slot = res->slots[ticket % res->slots.size()];
-    if (!slot.busy || slot.ticket != ticket) {
+    if (!slot.busy.load(std::memory_order_acquire) || slot.ticket != ticket) {
       return Status(StatusCode::kInvalidArgument,
-                    "unknown ticket " + std::to_string(ticket) + " (already waited for?)");
+                    "unknown ticket " + std::to_string(ticket) +
+                        " (already waited for, or its callback has run)");
     }
     *out = &slot;
     return Status::Ok();
@@ -643,7 +654,14 @@ struct Engine::Impl {
     Slot* slot = nullptr;
     SSIM2_RETURN_IF_ERROR(FindSlot(ticket, &slot));
     const cudaError_t e = cudaEventSynchronize(slot->done.get());
-    slot->busy = false;
+    if (slot->callback) {
+      // The callback releases the ticket; wait until it has run.
+      while (e == cudaSuccess && slot->busy.load(std::memory_order_acquire)) {
+        std::this_thread::yield();
+      }
+    } else {
+      slot->busy.store(false, std::memory_order_release);
+    }
     if (e != cudaSuccess) return CudaStatus(e, "cudaEventSynchronize", __FILE__, __LINE__);
     // Surface asynchronous kernel errors.
     SSIM2_CUDA_CHECK(cudaGetLastError());
@@ -655,11 +673,12 @@ struct Engine::Impl {
     Slot* slot = nullptr;
     SSIM2_RETURN_IF_ERROR(FindSlot(ticket, &slot));
     const cudaError_t e = cudaEventQuery(slot->done.get());
-    if (e == cudaErrorNotReady) {
+    if (e == cudaErrorNotReady || (e == cudaSuccess && slot->callback)) {
+      // (A ticket with a callback is done once the callback released it.)
       *done = false;
       return Status::Ok();
     }
-    slot->busy = false;
+    slot->busy.store(false, std::memory_order_release);
     if (e != cudaSuccess) return CudaStatus(e, "cudaEventQuery", __FILE__, __LINE__);
     *done = true;
     if (result) ResultFromSums(layout.plan, slot->sums, slot->passes, result);

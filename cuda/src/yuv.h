@@ -1,6 +1,6 @@
-// Y'CbCr to R'G'B' for the video formats, shared by the CPU path
-// (cpu/convert_yuv.cpp) and the CUDA input kernels, so both convert
-// identically. The conversion replays a point-sampling exporter (ffmpeg
+// Y'CbCr to R'G'B' for the video formats: the CUDA input kernels' per-pixel
+// math, written as SSIM2_HD functions so that the CPU path
+// (cpu/convert_yuv.cpp, same recipe) can call the very same code. The conversion replays a point-sampling exporter (ffmpeg
 // zscale filter=point, then rgb24): nearest chroma sample (4:2:0 luma pixel
 // (x, y) reads chroma (x/2, y/2)), the plain matrix in double, and for 8-bit
 // input rounding and clamping to 8-bit R'G'B'.
@@ -15,7 +15,7 @@
 //   BT.601 Kr .299 Kb .114; BT.709 .2126 .0722; BT.2020 .2627 .0593
 //   8-bit:  u = clamp(floor(255 v + 0.5), 0, 255), then the 8-bit sRGB curve
 //           (SrgbToLinear((float)(1.0 / 255) * u), i.e. the 8-bit table);
-//   10-bit: (float)v clamped to [0, 1], then SrgbToLinear.
+//   10-bit: v clamped to [0, 1] in double, then float, then SrgbToLinear.
 //
 // Sample access: I420_10LE keeps the value in the low 10 bits of each 16-bit
 // little-endian word, P010 in the high 10 bits (value = word >> 6).
@@ -89,12 +89,13 @@ SSIM2_HD int Quantize8(double v) {
   return static_cast<int>(q);
 }
 
-// 10-bit: the float R'G'B' value of one channel, clamped to [0, 1].
+// 10-bit: the R'G'B' value of one channel clamped to [0, 1] in double
+// (std::min(1.0, std::max(0.0, v)), so -0.0 becomes +0.0), then float - as
+// cpu/convert_yuv.cpp does.
 SSIM2_HD float ToFloat01(double v) {
-  float f = static_cast<float>(v);
-  if (f < 0.0f) f = 0.0f;
-  if (f > 1.0f) f = 1.0f;
-  return f;
+  double c = 0.0 < v ? v : 0.0;  // std::max(0.0, v)
+  c = c < 1.0 ? c : 1.0;         // std::min(1.0, c)
+  return static_cast<float>(c);
 }
 
 // One pixel to linear RGB (what the metric reads). `mul8` is the 8-bit

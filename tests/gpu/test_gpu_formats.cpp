@@ -212,7 +212,28 @@ void YuvTests(int w, int h) {
     const std::string name = std::string(PixelFormatName(c.f)) + " matrix " +
                              std::to_string(static_cast<int>(c.m)) +
                              (c.r == YuvRange::kFull ? " full" : " limited");
-    CompareWithCpu(name.c_str(), YuvView(r), YuvView(d), CpuScore(cr.view, cd.view));
+    const Result spec = CpuScore(cr.view, cd.view);
+    CompareWithCpu(name.c_str(), YuvView(r), YuvView(d), spec);
+    // The CPU path's own Y'CbCr input (cpu/convert_yuv.cpp), when it has one.
+    {
+      ScorerOptions o;
+      o.backend = Backend::kCpu;
+      o.all_features = true;
+      std::unique_ptr<Scorer> cpu;
+      Result direct;
+      CHECK_OK(Scorer::Create(w, h, o, &cpu));
+      const Status st = cpu ? cpu->Compute(YuvView(r), YuvView(d), &direct)
+                            : Status(StatusCode::kInternal, "no CPU scorer");
+      if (st.code() == StatusCode::kUnsupportedFormat) {
+        std::printf("   (CPU path has no Y'CbCr input in this build: %s)\n", st.message().c_str());
+      } else {
+        CHECK_OK(st);
+        CHECK_TRUE(std::fabs(direct.score - spec.score) <= 1e-9 &&
+                       MaxFeatureDiff(direct, spec, nullptr) <= 1e-10,
+                   "%s: CPU path's own Y'CbCr %.12f != spec conversion %.12f", name.c_str(),
+                   direct.score, spec.score);
+      }
+    }
     // Device planes give the same bits.
     gputest::DeviceCopy r0(r.p0.data(), r.p0.size()), r1(r.p1.data(), r.p1.size()),
         r2(r.p2.data(), r.p2.size()), d0(d.p0.data(), d.p0.size()), d1(d.p1.data(), d.p1.size()),

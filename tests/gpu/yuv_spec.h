@@ -159,8 +159,7 @@ inline void Convert(const Yuv& y, Converted* c) {
         double rgb[3];
         SpecRgb(y, x, yy, rgb);
         for (int k = 0; k < 3; ++k) {
-          float f = static_cast<float>(rgb[k]);
-          f = std::min(1.0f, std::max(0.0f, f));
+          const float f = static_cast<float>(std::min(1.0, std::max(0.0, rgb[k])));
           c->lin[k][static_cast<std::size_t>(yy) * w + x] = arith::SrgbToLinear(f);
         }
       }

@@ -420,7 +420,7 @@ struct Engine::Impl {
     return IssueUpload(*upload);
   }
 
-  // Rows of a host image into pinned staging; large images with a few
+  // Rows of a host image into pinned staging; large images with several
   // threads (one memcpy stream does not saturate the memory bus).
   static void CopyRows(char* dst, std::size_t dst_pitch, const char* src, std::ptrdiff_t src_pitch,
                        std::size_t row, int rows) {
@@ -428,7 +428,12 @@ struct Engine::Impl {
       for (int y = y0; y < y1; ++y) std::memcpy(dst + dst_pitch * y, src + src_pitch * y, row);
     };
     const std::size_t total = row * static_cast<std::size_t>(rows);
-    const int threads = total >= (std::size_t(4) << 20) ? 4 : 1;
+    // About one thread per 1.5 MB, at most 8 and half the hardware threads.
+    const int hw = static_cast<int>(std::thread::hardware_concurrency());
+    const int max_threads = std::max(1, std::min(8, hw / 2));
+    const int threads = total < (std::size_t(3) << 20)
+                            ? 1
+                            : std::min(max_threads, static_cast<int>(total / (std::size_t(3) << 19)));
     if (threads == 1) {
       copy(0, rows);
       return;

@@ -1,0 +1,154 @@
+// CUDA kernels of the engine: plain-old-data job descriptions shared by the
+// host code (engine.cpp, layout.cpp) and the kernels (kernels.cu), and the
+// thin launchers. Everything about which planes go where is decided on the
+// host (layout.cpp); the kernels only follow the job tables.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "blur_constants.h"
+
+#include <cuda_runtime_api.h>
+
+namespace ssim2 {
+namespace gpu {
+
+// Maps of one (scale, channel): the five planes the SSIM map needs.
+enum MapIndex : int { kMapMu1 = 0, kMapMu2 = 1, kMapS11 = 2, kMapS22 = 3, kMapS12 = 4 };
+constexpr int kNumMapSlots = 5;
+
+// Float32 copy of the blur constants, passed by value to the kernels.
+struct BlurParams {
+  float n2[3];
+  float neg_d1[3];
+  float mul_in[3][4];
+  float mul_prev[3][4];
+  float mul_prev2[3][4];
+};
+BlurParams MakeBlurParams(const BlurConstants& c);
+
+// ---------------------------------------------------------------------------
+// Input stage
+
+// Where one input image is, as the kernels read it.
+enum InputKind : int {
+  kInPacked8 = 0,   // packed 8-bit samples
+  kInPacked16 = 1,  // packed 16-bit samples (host byte order)
+  kInLinearF32 = 2, // three float planes of linear RGB
+  kInI420 = 3,
+  kInNV12 = 4,
+  kInY444 = 5,
+  kInI420_10 = 6,
+  kInP010 = 7,
+};
+
+struct InputDesc {
+  const unsigned char* plane[3];
+  long long stride[3];  // bytes
+  int kind;             // InputKind
+  int channels;         // packed: samples per pixel
+  int r, g, b, a;       // packed: sample index of each colour, a = -1: no alpha
+  float mul;            // packed: (float)(1.0 / max)
+  float background;     // alpha background
+  // Y'CbCr
+  int yuv_matrix;  // 0 BT.601, 1 BT.709, 2 BT.2020
+  int yuv_full;    // 1: full range
+};
+
+// Output planes of the input / downsampling stage for one image.
+struct PyramidStep {
+  float* xyb;              // channel c at xyb + c * xyb_plane (floats)
+  long long xyb_plane;
+  int xyb_pitch;
+  float* lin_next;         // null: no next scale
+  long long lin_next_plane;
+  int lin_next_pitch;
+  const float* lin_src;    // scale >= 1: linear RGB of this scale
+  long long lin_src_plane;
+  int lin_src_pitch;
+};
+
+// One launch converts `count` images (1 or 2) of width x height: from
+// `inputs[i]` (scale 0) or from PyramidStep::lin_src (scale >= 1), writing
+// XYB of this scale and the 2x2-downsampled linear RGB of the next.
+struct PrepareParams {
+  int width, height, count;
+  int from_input;  // 1: scale 0 from InputDesc, 0: from lin_src
+  InputDesc inputs[2];
+  PyramidStep steps[2];
+  float neg_cbrt_bias;
+  float mul8;  // (float)(1.0 / 255), for 8-bit Y'CbCr
+};
+
+cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
+// Horizontal blur: one thread per row; rows of one plane start at a block
+// boundary (first_block) so that a warp never mixes widths.
+
+enum RowSource : int {
+  kRowA = 0,     // a
+  kRowB = 1,     // b
+  kRowAA = 2,    // a * a
+  kRowBB = 3,    // b * b
+  kRowAB = 4,    // a * b
+};
+
+struct HJob {
+  const float* a;
+  const float* b;
+  float* out;
+  int width, height, pitch;  // pitch in floats, shared by a, b and out
+  int source;                // RowSource
+  int first_block;
+};
+
+constexpr int kHBlockThreads = 32;
+
+cudaError_t LaunchHBlur(const HJob* jobs_device, int num_jobs, int num_blocks,
+                        const BlurParams& blur, cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
+// Vertical blur fused with the error maps and their sums. A block is 32
+// columns x 5 map slots of one (scale, channel); slot m either blurs the
+// horizontally blurred plane src[m] (kSlotBlur), reads an already blurred
+// plane (kSlotLoad, the cached mu1 / sigma11), or is unused.
+
+enum SlotMode : int { kSlotNone = 0, kSlotBlur = 1, kSlotLoad = 2 };
+
+struct VJob {
+  const float* src[kNumMapSlots];
+  float* dst[kNumMapSlots];    // non-null: write the blurred plane there
+  const float* img1;           // XYB of the reference (edge map)
+  const float* img2;           // XYB of the distorted image
+  int mode[kNumMapSlots];
+  int width, height, pitch;
+  int first_block;
+  int ssim, edge;              // which error maps to sum (none: only dst)
+};
+
+constexpr int kVColumns = 32;
+constexpr int kVRows = 10;        // rows per batch between the blur and the error phase
+constexpr int kNumSums = 6;       // d, d^4 (ssim); artifact, ^4; detail lost, ^4
+
+// Partial sums: kNumSums doubles per block at partials + block * kNumSums.
+cudaError_t LaunchVBlur(const VJob* jobs_device, int num_jobs, int num_blocks,
+                        const BlurParams& blur, double* partials, cudaStream_t stream);
+
+// Sums the partials of each job, in block order: out[job.out_index * 6 + k].
+struct ReduceJob {
+  int first_partial;
+  int num_partials;
+  int out_index;
+};
+constexpr int kMaxReduceJobs = 64;
+struct ReduceParams {
+  ReduceJob jobs[kMaxReduceJobs];
+  int num_jobs;
+};
+cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
+                         cudaStream_t stream);
+
+}  // namespace gpu
+}  // namespace ssim2

@@ -1,0 +1,419 @@
+// The kernels of the CUDA engine (device code only), included by kernels.cu.
+// Kept in a header of its own so that tests/gpu/test_gpu_emulation.cpp can
+// also compile it as plain C++ with a small shim for the CUDA built-ins and
+// run it on the CPU, thread by thread, to check indexing and barriers on
+// machines without a GPU.
+#pragma once
+
+#include "arith.h"
+#include "gpu/kernels.h"
+#include "yuv.h"
+
+namespace ssim2 {
+namespace gpu {
+
+using arith::Fma;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Input stage
+
+struct Rgb {
+  float v[3];
+};
+
+__device__ __forceinline__ const unsigned char* RowPtr(const InputDesc& in, int p, int y) {
+  return in.plane[p] + static_cast<long long>(y) * in.stride[p];
+}
+
+__device__ __forceinline__ std::uint16_t Word(const unsigned char* row, int index) {
+  return reinterpret_cast<const std::uint16_t*>(row)[index];
+}
+
+// Linear RGB of input pixel (x, y), as cpu/convert.cpp computes it.
+__device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8, int x, int y) {
+  Rgb out;
+  switch (in.kind) {
+    case kInPacked8:
+    case kInPacked16: {
+      const unsigned char* row = RowPtr(in, 0, y);
+      float s[4];
+      const int idx[4] = {in.r, in.g, in.b, in.a};
+      for (int i = 0; i < 4; ++i) {
+        if (idx[i] < 0) {
+          s[i] = 0.0f;
+          continue;
+        }
+        const int sample = in.kind == kInPacked8 ? row[x * in.channels + idx[i]]
+                                                 : Word(row, x * in.channels + idx[i]);
+        s[i] = in.mul * static_cast<float>(sample);
+      }
+      if (in.a >= 0) {
+        for (int i = 0; i < 3; ++i) s[i] = arith::AlphaBlend(s[i], s[3], in.background);
+      }
+      for (int i = 0; i < 3; ++i) out.v[i] = arith::SrgbToLinear(s[i]);
+      break;
+    }
+    case kInLinearF32: {
+      for (int i = 0; i < 3; ++i) {
+        out.v[i] = reinterpret_cast<const float*>(RowPtr(in, i, y))[x];
+      }
+      break;
+    }
+    default: {
+      int Y, U, V;
+      const int cx = x >> 1, cy = y >> 1;
+      switch (in.kind) {
+        case kInI420:
+          Y = RowPtr(in, 0, y)[x];
+          U = RowPtr(in, 1, cy)[cx];
+          V = RowPtr(in, 2, cy)[cx];
+          break;
+        case kInNV12:
+          Y = RowPtr(in, 0, y)[x];
+          U = RowPtr(in, 1, cy)[2 * cx];
+          V = RowPtr(in, 1, cy)[2 * cx + 1];
+          break;
+        case kInY444:
+          Y = RowPtr(in, 0, y)[x];
+          U = RowPtr(in, 1, y)[x];
+          V = RowPtr(in, 2, y)[x];
+          break;
+        case kInI420_10:
+          Y = yuv::Sample10LowBits(Word(RowPtr(in, 0, y), x));
+          U = yuv::Sample10LowBits(Word(RowPtr(in, 1, cy), cx));
+          V = yuv::Sample10LowBits(Word(RowPtr(in, 2, cy), cx));
+          break;
+        default:  // kInP010
+          Y = yuv::Sample10HighBits(Word(RowPtr(in, 0, y), x));
+          U = yuv::Sample10HighBits(Word(RowPtr(in, 1, cy), 2 * cx));
+          V = yuv::Sample10HighBits(Word(RowPtr(in, 1, cy), 2 * cx + 1));
+          break;
+      }
+      yuv::ToLinear(yc, Y, U, V, mul8, out.v);
+      break;
+    }
+  }
+  return out;
+}
+
+__device__ __forceinline__ Rgb LoadLinearPlanes(const PyramidStep& st, int x, int y) {
+  Rgb out;
+  for (int c = 0; c < 3; ++c) {
+    out.v[c] = st.lin_src[c * st.lin_src_plane + static_cast<long long>(y) * st.lin_src_pitch + x];
+  }
+  return out;
+}
+
+// One thread per 2x2 block of this scale: XYB of its (up to) 4 pixels and
+// one pixel of the next scale's linear RGB (edge-clamped box average).
+__global__ void PrepareKernel(const PrepareParams p) {
+  const int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  const int ow = (p.width + 1) / 2;
+  const int oh = (p.height + 1) / 2;
+  if (ox >= ow || oy >= oh) return;
+  const int z = blockIdx.z;
+  const PyramidStep st = z == 0 ? p.steps[0] : p.steps[1];
+  InputDesc in;
+  yuv::Coeffs yc;
+  if (p.from_input) {
+    in = z == 0 ? p.inputs[0] : p.inputs[1];
+    yc = yuv::MakeCoeffs(in.yuv_matrix, in.yuv_full != 0,
+                         in.kind == kInI420_10 || in.kind == kInP010);
+  }
+  float lin[2][2][3];
+#pragma unroll
+  for (int dy = 0; dy < 2; ++dy) {
+#pragma unroll
+    for (int dx = 0; dx < 2; ++dx) {
+      const int x = min(2 * ox + dx, p.width - 1);
+      const int y = min(2 * oy + dy, p.height - 1);
+      const Rgb v = p.from_input ? LoadLinear(in, yc, p.mul8, x, y) : LoadLinearPlanes(st, x, y);
+      lin[dy][dx][0] = v.v[0];
+      lin[dy][dx][1] = v.v[1];
+      lin[dy][dx][2] = v.v[2];
+      if (2 * ox + dx < p.width && 2 * oy + dy < p.height) {
+        const arith::Xyb q = arith::LinearToPositiveXyb(v.v[0], v.v[1], v.v[2], p.neg_cbrt_bias);
+        float* base = st.xyb + static_cast<long long>(y) * st.xyb_pitch + x;
+        base[0] = q.x;
+        base[st.xyb_plane] = q.y;
+        base[2 * st.xyb_plane] = q.b;
+      }
+    }
+  }
+  if (st.lin_next) {
+    float* base = st.lin_next + static_cast<long long>(oy) * st.lin_next_pitch + ox;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      base[c * st.lin_next_plane] =
+          arith::Downsample4(lin[0][0][c], lin[0][1][c], lin[1][0][c], lin[1][1][c]);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Horizontal pass: the reference's FastGaussian1D per row (scalar head for
+// n = -4..7, four outputs per step while n < width - 7, scalar tail), one
+// thread per row. Groups of four outputs start at n = 4m (m = -1, 0, ...), so
+// every vector step reads aligned float4 quads: Q(j) = in[4j .. 4j+3].
+
+constexpr int kPrefetch = 4;  // quads loaded ahead of use
+
+__device__ __forceinline__ float4 LoadQuad(const float* a, const float* b, int source, int width,
+                                           int j) {
+  if (j < 0 || 4 * j >= width) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  float4 x = __ldg(reinterpret_cast<const float4*>(a) + j);
+  if (source == kRowA) return x;
+  const float4 y = source == kRowAA ? x : __ldg(reinterpret_cast<const float4*>(b) + j);
+  x.x = x.x * y.x;
+  x.y = x.y * y.y;
+  x.z = x.z * y.z;
+  x.w = x.w * y.w;
+  return x;
+}
+
+__device__ __forceinline__ float QuadAt(const float4& q, int i) {
+  return i == 0 ? q.x : i == 1 ? q.y : i == 2 ? q.z : q.w;
+}
+
+__global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __restrict__ jobs,
+                                                              int num_jobs, const BlurParams bp) {
+  int j = 0;
+  while (j + 1 < num_jobs && jobs[j + 1].first_block <= static_cast<int>(blockIdx.x)) ++j;
+  const HJob job = jobs[j];
+  const int row = (blockIdx.x - job.first_block) * blockDim.x + threadIdx.x;
+  if (row >= job.height) return;
+  const long long off = static_cast<long long>(row) * job.pitch;
+  const float* a = job.a + off;
+  const float* b = job.b ? job.b + off : a;
+  float* out = job.out + off;
+  const int width = job.width;
+  const int source = job.source;
+
+  float prev[3] = {0.0f, 0.0f, 0.0f};
+  float prev2[3] = {0.0f, 0.0f, 0.0f};
+  // w[i] = Q(m - 2 + i)
+  float4 w[4 + kPrefetch];
+#pragma unroll
+  for (int i = 0; i < 4 + kPrefetch; ++i) w[i] = LoadQuad(a, b, source, width, -3 + i);
+
+  const int m_end = (width + 3) / 4;
+  for (int m = -1; m < m_end; ++m) {
+    const int n = 4 * m;
+    if (n >= 8 && n < width - 7) {
+      float in_sum[4];
+      in_sum[0] = w[0].z + w[3].x;
+      in_sum[1] = w[0].w + w[3].y;
+      in_sum[2] = w[1].x + w[3].z;
+      in_sum[3] = w[1].y + w[3].w;
+      float o[3][4];
+#pragma unroll
+      for (int k = 0; k < 3; ++k) {
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+          float v = in_sum[0] * bp.mul_in[k][jj];
+#pragma unroll
+          for (int t = 1; t <= jj; ++t) v = Fma(bp.mul_in[k][jj - t], in_sum[t], v);
+          v = Fma(bp.mul_prev2[k][jj], prev2[k], v);
+          v = Fma(bp.mul_prev[k][jj], prev[k], v);
+          o[k][jj] = v;
+        }
+        prev2[k] = o[k][2];
+        prev[k] = o[k][3];
+      }
+      float4 r;
+      r.x = o[0][0] + (o[1][0] + o[2][0]);
+      r.y = o[0][1] + (o[1][1] + o[2][1]);
+      r.z = o[0][2] + (o[1][2] + o[2][2]);
+      r.w = o[0][3] + (o[1][3] + o[2][3]);
+      reinterpret_cast<float4*>(out)[m] = r;
+    } else {
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+        const int nn = n + jj;
+        if (nn >= width) break;
+        const int lo = nn - 6;  // sample(n - N - 1)
+        const int hi = nn + 4;  // sample(n + N - 1)
+        const float lo_v = jj < 2 ? QuadAt(w[0], 2 + jj) : QuadAt(w[1], jj - 2);
+        const float hi_v = QuadAt(w[3], jj);
+        const float sum = (lo >= 0 && lo < width ? lo_v : 0.0f) + (hi < width ? hi_v : 0.0f);
+        float o[3];
+#pragma unroll
+        for (int k = 0; k < 3; ++k) {
+          o[k] = sum * bp.mul_in[k][0];
+          o[k] = Fma(bp.mul_prev2[k][0], prev2[k], o[k]);
+          prev2[k] = prev[k];
+          o[k] = Fma(bp.mul_prev[k][0], prev[k], o[k]);
+          prev[k] = o[k];
+        }
+        if (nn >= 0) out[nn] = o[0] + (o[1] + o[2]);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 3 + kPrefetch; ++i) w[i] = w[i + 1];
+    w[3 + kPrefetch] = LoadQuad(a, b, source, width, m + 2 + kPrefetch);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Vertical pass + error maps + sums.
+
+__device__ __forceinline__ double WarpSum(double v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+__global__ void __launch_bounds__(kVColumns* kNumMapSlots)
+    VBlurKernel(const VJob* __restrict__ jobs, int num_jobs, const BlurParams bp,
+                double* __restrict__ partials) {
+  __shared__ int s_job;
+  __shared__ float buf[2][kVRows][kNumMapSlots][kVColumns];
+  __shared__ double red[kNumMapSlots][kNumSums];
+  const int lane = threadIdx.x;
+  const int slot = threadIdx.y;
+  const int tid = slot * kVColumns + lane;
+  if (tid == 0) {
+    int j = 0;
+    while (j + 1 < num_jobs && jobs[j + 1].first_block <= static_cast<int>(blockIdx.x)) ++j;
+    s_job = j;
+  }
+  __syncthreads();
+  const VJob& job = jobs[s_job];
+  const int width = job.width;
+  const int height = job.height;
+  const long long pitch = job.pitch;
+  const int col0 = (blockIdx.x - job.first_block) * kVColumns;
+  const int col = col0 + lane;
+  const bool col_ok = col < width;
+  const int mode = job.mode[slot];
+  const float* src = job.src[slot];
+  float* dst = job.dst[slot];
+  const bool sums = job.ssim || job.edge;
+  const int lim = min(6, height);  // min(N + 1, height): rows with one input
+
+  float y1[3] = {0.0f, 0.0f, 0.0f};
+  float y2[3] = {0.0f, 0.0f, 0.0f};
+  auto step = [&](float sum) {
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      const float y = Fma(bp.n2[k], sum, Fma(bp.neg_d1[k], y1[k], -y2[k]));
+      y2[k] = y1[k];
+      y1[k] = y;
+    }
+    return y1[0] + (y1[1] + y1[2]);
+  };
+  if (mode == kSlotBlur && col_ok) {
+    for (int n = -4; n < 0; ++n) {
+      const int bottom = n + 4;
+      step(bottom < height ? src[bottom * pitch + col] : 0.0f);
+    }
+  }
+
+  // bot[i]: the row entering at the bottom (or the plane itself for
+  // kSlotLoad), top[i]: the row leaving at the top; loaded one batch ahead.
+  float next_bot[kVRows], next_top[kVRows];
+  auto load_batch = [&](int n0) {
+#pragma unroll
+    for (int i = 0; i < kVRows; ++i) {
+      const int n = n0 + i;
+      next_bot[i] = 0.0f;
+      next_top[i] = 0.0f;
+      if (!col_ok || n >= height) continue;
+      if (mode == kSlotBlur) {
+        if (n + 4 < height) next_bot[i] = src[(n + 4) * pitch + col];
+        if (n >= lim) next_top[i] = src[(n - 6) * pitch + col];
+      } else if (mode == kSlotLoad) {
+        next_bot[i] = src[n * pitch + col];
+      }
+    }
+  };
+  load_batch(0);
+  double acc[kNumSums] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  const int batches = (height + kVRows - 1) / kVRows;
+  for (int bi = 0; bi < batches; ++bi) {
+    const int n0 = bi * kVRows;
+    float bot[kVRows], top[kVRows];
+#pragma unroll
+    for (int i = 0; i < kVRows; ++i) {
+      bot[i] = next_bot[i];
+      top[i] = next_top[i];
+    }
+    if (bi + 1 < batches) load_batch(n0 + kVRows);
+    float (*out)[kNumMapSlots][kVColumns] = buf[bi & 1];
+#pragma unroll
+    for (int i = 0; i < kVRows; ++i) {
+      const int n = n0 + i;
+      float v = 0.0f;
+      if (mode == kSlotBlur) {
+        if (n < height) v = step(n < lim ? bot[i] : top[i] + bot[i]);
+      } else {
+        v = bot[i];
+      }
+      out[i][slot][lane] = v;
+      if (dst && col_ok && n < height) dst[n * pitch + col] = v;
+    }
+    if (!sums) continue;
+    __syncthreads();
+#pragma unroll
+    for (int rep = 0; rep < kVRows * kVColumns / (kVColumns * kNumMapSlots); ++rep) {
+      const int p = tid + rep * kVColumns * kNumMapSlots;
+      const int r = p / kVColumns;
+      const int l = p % kVColumns;
+      const int n = n0 + r;
+      const int c = col0 + l;
+      if (n >= height || c >= width) continue;
+      const float mu1 = out[r][kMapMu1][l];
+      const float mu2 = out[r][kMapMu2][l];
+      if (job.ssim) {
+        const double d = arith::SsimError(mu1, mu2, out[r][kMapS11][l], out[r][kMapS22][l],
+                                          out[r][kMapS12][l]);
+        acc[0] += d;
+        acc[1] += arith::ToThe4th(d);
+      }
+      if (job.edge) {
+        const long long at = n * pitch + c;
+        const double d1 = arith::EdgeDiff(job.img1[at], mu1, job.img2[at], mu2);
+        const double artifact = d1 < 0.0 ? 0.0 : d1;      // std::max(d1, 0.0)
+        const double detail_lost = -d1 < 0.0 ? 0.0 : -d1;  // std::max(-d1, 0.0)
+        acc[2] += artifact;
+        acc[3] += arith::ToThe4th(artifact);
+        acc[4] += detail_lost;
+        acc[5] += arith::ToThe4th(detail_lost);
+      }
+    }
+  }
+  if (!sums) return;
+#pragma unroll
+  for (int k = 0; k < kNumSums; ++k) {
+    const double v = WarpSum(acc[k]);
+    if (lane == 0) red[slot][k] = v;
+  }
+  __syncthreads();
+  if (tid < kNumSums) {
+    double total = 0.0;
+    for (int s = 0; s < kNumMapSlots; ++s) total += red[s][tid];
+    partials[static_cast<long long>(blockIdx.x) * kNumSums + tid] = total;
+  }
+}
+
+__global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ partials,
+                             double* __restrict__ out) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = t / kNumSums;
+  const int k = t % kNumSums;
+  if (j >= p.num_jobs) return;
+  const ReduceJob job = p.jobs[j];
+  double total = 0.0;
+  for (int i = 0; i < job.num_partials; ++i) {
+    total += partials[static_cast<long long>(job.first_partial + i) * kNumSums + k];
+  }
+  out[job.out_index * kNumSums + k] = total;
+}
+
+}  // namespace
+
+}  // namespace gpu
+}  // namespace ssim2

@@ -1,0 +1,276 @@
+#include "gpu/layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace ssim2 {
+namespace gpu {
+namespace {
+
+std::size_t AlignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+BlurParams MakeBlurParams(const BlurConstants& c) {
+  BlurParams p;
+  for (int k = 0; k < 3; ++k) {
+    p.n2[k] = c.n2[k];
+    p.neg_d1[k] = -c.d1[k];
+    for (int j = 0; j < 4; ++j) {
+      p.mul_in[k][j] = c.mul_in[k][j];
+      p.mul_prev[k][j] = c.mul_prev[k][j];
+      p.mul_prev2[k][j] = c.mul_prev2[k][j];
+    }
+  }
+  return p;
+}
+
+std::size_t Layout::TempPlane(int scale, int channel, int map) const {
+  return temp_plane[scale][channel][map];
+}
+
+std::size_t Layout::UploadBytes() const { return (temp_bytes / 2) / kRegionAlign * kRegionAlign; }
+
+std::size_t Layout::UploadOffset(int image) const {
+  return temp + (image == 0 ? 0 : UploadBytes());
+}
+
+Layout MakeLayout(int width, int height, bool all_features, int result_slots) {
+  Layout l;
+  l.plan = MakePlan(width, height, all_features);
+  const int scales = l.plan.num_scales;
+  for (int s = 0; s < scales; ++s) {
+    ScaleGeom& g = l.geom[s];
+    g.width = l.plan.scales[s].width;
+    g.height = l.plan.scales[s].height;
+    g.pitch = static_cast<int>(AlignUp(static_cast<std::size_t>(g.width), kPitchAlign));
+    g.plane_bytes = static_cast<std::size_t>(g.pitch) * g.height * sizeof(float);
+  }
+  std::size_t off = 0;
+  auto take = [&](std::size_t bytes) {
+    const std::size_t at = off;
+    off = AlignUp(off + bytes, kRegionAlign);
+    return at;
+  };
+  for (int i = 0; i < 2; ++i) {
+    for (int s = 0; s < scales; ++s) l.xyb[i][s] = take(3 * l.geom[s].plane_bytes);
+  }
+  for (int s = 0; s < scales; ++s) {
+    l.mu1[s] = take(3 * l.geom[s].plane_bytes);
+    l.s11[s] = take(3 * l.geom[s].plane_bytes);
+  }
+  for (int i = 0; i < 2; ++i) {
+    for (int s = 1; s < scales; ++s) l.lin[i][s] = take(3 * l.geom[s].plane_bytes);
+  }
+  // Horizontal-pass planes: every map a (scale, channel) needs (5 for the
+  // SSIM map, mu1 and mu2 for the edge maps only), all scales at once.
+  std::size_t temp_used = 0;
+  for (int s = 0; s < kMaxScales; ++s)
+    for (int c = 0; c < kNumChannels; ++c)
+      for (int m = 0; m < kNumMapSlots; ++m) l.temp_plane[s][c][m] = Layout::kNoPlane;
+  std::size_t temp_rel[kMaxScales][kNumChannels][kNumMapSlots];
+  for (int s = 0; s < scales; ++s) {
+    for (int c = 0; c < kNumChannels; ++c) {
+      const ChannelNeeds& n = l.plan.needs[s][c];
+      const int maps = n.ssim ? kNumMapSlots : (n.edge ? 2 : 0);  // mu1, mu2 first
+      for (int m = 0; m < maps; ++m) {
+        temp_rel[s][c][m] = temp_used;
+        temp_used += l.geom[s].plane_bytes;
+      }
+      for (int m = maps; m < kNumMapSlots; ++m) temp_rel[s][c][m] = Layout::kNoPlane;
+    }
+  }
+  // Host uploads of both images (at most three 16-byte-aligned float planes
+  // each) share temp: it is free until the horizontal pass.
+  const std::size_t upload = 3 * AlignUp(static_cast<std::size_t>(width) * 4, 16) * height;
+  l.temp_bytes = std::max(temp_used, 2 * AlignUp(upload, kRegionAlign));
+  l.temp = take(l.temp_bytes);
+  for (int s = 0; s < scales; ++s)
+    for (int c = 0; c < kNumChannels; ++c)
+      for (int m = 0; m < kNumMapSlots; ++m)
+        if (temp_rel[s][c][m] != Layout::kNoPlane) l.temp_plane[s][c][m] = l.temp + temp_rel[s][c][m];
+  // Alpha formats have at most 8 bytes per pixel (RGBA16); rows 16-byte
+  // aligned. They live in the cache region (mu1 then s11 of all scales).
+  l.raw_ref_bytes = AlignUp(static_cast<std::size_t>(width) * 8, 16) * height;
+  l.raw_ref = l.mu1[0];
+  int partials = 0;
+  for (int s = 0; s < scales; ++s) {
+    partials += kNumChannels * ((l.geom[s].width + kVColumns - 1) / kVColumns);
+  }
+  l.max_partials = partials;
+  l.partials = take(static_cast<std::size_t>(partials) * kNumSums * sizeof(double));
+  l.num_result_slots = result_slots;
+  l.sums = take(static_cast<std::size_t>(result_slots) * kSumsPerResult * sizeof(double));
+  // Upper bound of the job tables: every (mode, group) with all jobs.
+  const std::size_t h_max = kMaxScales * kNumChannels * kNumMapSlots;
+  const std::size_t v_max = kMaxScales * kNumChannels;
+  l.jobs_bytes = kNumPassModes * kNumGroups *
+                 (AlignUp(h_max * sizeof(HJob), 64) + AlignUp(v_max * sizeof(VJob), 64));
+  l.jobs = take(l.jobs_bytes);
+  l.total_bytes = off;
+  return l;
+}
+
+LaunchTables MakeTables(const Layout& l, char* base) {
+  LaunchTables t;
+  const MetricPlan& plan = l.plan;
+  auto f = [&](std::size_t off) { return reinterpret_cast<float*>(base + off); };
+  for (int mode_i = 0; mode_i < kNumPassModes; ++mode_i) {
+    const PassMode mode = static_cast<PassMode>(mode_i);
+    int reduce_jobs = 0;
+    int partial_cursor = 0;
+    for (int group = 0; group < kNumGroups; ++group) {
+      std::vector<HJob>& hj = t.h[mode_i][group];
+      std::vector<VJob>& vj = t.v[mode_i][group];
+      int hb = 0, vb = 0;
+      t.partial_base[mode_i][group] = partial_cursor;
+      for (int s = 0; s < plan.num_scales; ++s) {
+        if (l.Group(s) != group) continue;
+        const ScaleGeom& g = l.geom[s];
+        const int row_blocks = (g.height + kHBlockThreads - 1) / kHBlockThreads;
+        const int col_blocks = (g.width + kVColumns - 1) / kVColumns;
+        for (int c = 0; c < kNumChannels; ++c) {
+          const ChannelNeeds& needs = plan.needs[s][c];
+          if (!needs.any()) continue;
+          const std::size_t cp = c * g.plane_bytes;
+          float* x1 = f(l.xyb[0][s] + cp);
+          float* x2 = f(l.xyb[1][s] + cp);
+          float* mu1 = f(l.mu1[s] + cp);
+          float* s11 = f(l.s11[s] + cp);
+          auto add_h = [&](const float* a, const float* b, int source, int map) {
+            HJob j{};
+            j.a = a;
+            j.b = b;
+            j.out = f(l.TempPlane(s, c, map));
+            j.width = g.width;
+            j.height = g.height;
+            j.pitch = g.pitch;
+            j.source = source;
+            j.first_block = hb;
+            hb += row_blocks;
+            hj.push_back(j);
+          };
+          VJob v{};
+          v.width = g.width;
+          v.height = g.height;
+          v.pitch = g.pitch;
+          v.first_block = vb;
+          v.img1 = x1;
+          v.img2 = x2;
+          auto blur_slot = [&](int map) {
+            v.mode[map] = kSlotBlur;
+            v.src[map] = f(l.TempPlane(s, c, map));
+          };
+          switch (mode) {
+            case PassMode::kRef:
+              add_h(x1, nullptr, kRowA, kMapMu1);
+              blur_slot(kMapMu1);
+              v.dst[kMapMu1] = mu1;
+              if (needs.ssim) {
+                add_h(x1, nullptr, kRowAA, kMapS11);
+                blur_slot(kMapS11);
+                v.dst[kMapS11] = s11;
+              }
+              break;
+            case PassMode::kCached:
+              add_h(x2, nullptr, kRowA, kMapMu2);
+              blur_slot(kMapMu2);
+              v.mode[kMapMu1] = kSlotLoad;
+              v.src[kMapMu1] = mu1;
+              if (needs.ssim) {
+                add_h(x2, nullptr, kRowAA, kMapS22);
+                add_h(x1, x2, kRowAB, kMapS12);
+                blur_slot(kMapS22);
+                blur_slot(kMapS12);
+                v.mode[kMapS11] = kSlotLoad;
+                v.src[kMapS11] = s11;
+              }
+              break;
+            case PassMode::kFull:
+              add_h(x1, nullptr, kRowA, kMapMu1);
+              add_h(x2, nullptr, kRowA, kMapMu2);
+              blur_slot(kMapMu1);
+              blur_slot(kMapMu2);
+              if (needs.ssim) {
+                add_h(x1, nullptr, kRowAA, kMapS11);
+                add_h(x2, nullptr, kRowAA, kMapS22);
+                add_h(x1, x2, kRowAB, kMapS12);
+                blur_slot(kMapS11);
+                blur_slot(kMapS22);
+                blur_slot(kMapS12);
+              }
+              break;
+          }
+          if (mode != PassMode::kRef) {
+            v.ssim = needs.ssim ? 1 : 0;
+            v.edge = needs.edge ? 1 : 0;
+            ReduceJob& r = t.reduce[mode_i].jobs[reduce_jobs++];
+            r.first_partial = partial_cursor + vb;
+            r.num_partials = col_blocks;
+            r.out_index = s * kNumChannels + c;
+          }
+          vb += col_blocks;
+          vj.push_back(v);
+        }
+      }
+      t.h_blocks[mode_i][group] = hb;
+      t.v_blocks[mode_i][group] = vb;
+      partial_cursor += vb;
+    }
+    t.reduce[mode_i].num_jobs = reduce_jobs;
+  }
+  // Serialise the tables in a fixed order.
+  std::size_t off = 0;
+  for (int m = 0; m < kNumPassModes; ++m) {
+    for (int g = 0; g < kNumGroups; ++g) {
+      t.h_offset[m][g] = off;
+      off += AlignUp(t.h[m][g].size() * sizeof(HJob), 64);
+      t.v_offset[m][g] = off;
+      off += AlignUp(t.v[m][g].size() * sizeof(VJob), 64);
+    }
+  }
+  t.blob.assign(off, 0);
+  for (int m = 0; m < kNumPassModes; ++m) {
+    for (int g = 0; g < kNumGroups; ++g) {
+      if (!t.h[m][g].empty()) {
+        std::memcpy(t.blob.data() + t.h_offset[m][g], t.h[m][g].data(),
+                    t.h[m][g].size() * sizeof(HJob));
+      }
+      if (!t.v[m][g].empty()) {
+        std::memcpy(t.blob.data() + t.v_offset[m][g], t.v[m][g].data(),
+                    t.v[m][g].size() * sizeof(VJob));
+      }
+    }
+  }
+  return t;
+}
+
+void FinishResult(const MetricPlan& plan, const double* sums, Result* result) {
+  *result = Result();
+  result->num_scales = plan.num_scales;
+  for (int s = 0; s < plan.num_scales; ++s) {
+    const double one_per_pixels =
+        1.0 / (static_cast<double>(plan.scales[s].height) * plan.scales[s].width);
+    for (int c = 0; c < kNumChannels; ++c) {
+      const ChannelNeeds& needs = plan.needs[s][c];
+      const double* sum = sums + (s * kNumChannels + c) * kNumSums;
+      double(&out)[kNumMaps][kNumNorms] = result->features[s][c];
+      if (needs.ssim) {
+        out[0][0] = one_per_pixels * sum[0];
+        out[0][1] = std::sqrt(std::sqrt(one_per_pixels * sum[1]));
+      }
+      if (needs.edge) {
+        out[1][0] = one_per_pixels * sum[2];
+        out[1][1] = std::sqrt(std::sqrt(one_per_pixels * sum[3]));
+        out[2][0] = one_per_pixels * sum[4];
+        out[2][1] = std::sqrt(std::sqrt(one_per_pixels * sum[5]));
+      }
+    }
+  }
+  MarkSkippedFeatures(plan, result);
+  result->score = ScoreFromFeatures(*result);
+}
+
+}  // namespace gpu
+}  // namespace ssim2

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs the GPU tests, compute-sanitizer (memcheck + racecheck) and the
+# benchmark on a GPU machine against a build made elsewhere (nothing is
+# built here), then prints a short summary table.
+#
+#   bash scripts/device-gpu-suite.sh BUILD_DIR
+#
+# Run from the repository root. Logs go to $OUT (if set) or ./gpu-suite-logs.
+# Test data: $SSIM2_TESTDATA, else shared/testdata, ../shared/testdata or the
+# path compiled into the tests. The whole run stays under ~8 minutes: every
+# step gets at most what is left of a 460 s budget.
+set -u
+BUILD=${1:?usage: $0 BUILD_DIR}
+LOG=${OUT:-$PWD/gpu-suite-logs}
+mkdir -p "$LOG"
+START=$(date +%s)
+BUDGET=460
+SANITIZER=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
+command -v "$SANITIZER" >/dev/null 2>&1 || SANITIZER=$(command -v compute-sanitizer || echo "")
+
+TESTDATA=${SSIM2_TESTDATA:-}
+for d in shared/testdata ../shared/testdata /work/shared/testdata; do
+  if [ -z "$TESTDATA" ] && [ -f "$d/scores.csv" ]; then TESTDATA=$(cd "$d" && pwd); fi
+done
+
+declare -a NAMES RESULTS
+# step NAME LIMIT_SECONDS COMMAND...: runs with a timeout, logs to $LOG/NAME.log
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((BUDGET - ($(date +%s) - START)))
+  if [ "$left" -le 5 ]; then
+    NAMES+=("$name"); RESULTS+=("not run (time budget)")
+    return
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  local t0=$(date +%s)
+  timeout "$limit" "$@" >"$LOG/$name.log" 2>&1
+  local rc=$?
+  local dt=$(($(date +%s) - t0))
+  local what
+  case $rc in
+    0) what="PASS" ;;
+    77) what="SKIP" ;;
+    124) what="TIMEOUT after ${limit}s" ;;
+    *) what="FAIL (exit $rc)" ;;
+  esac
+  NAMES+=("$name"); RESULTS+=("$what, ${dt}s")
+  echo "== $name: $what (${dt}s)"
+  if [ $rc -ne 0 ]; then tail -n 25 "$LOG/$name.log"; fi
+}
+
+echo "== device"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 | tee "$LOG/nvidia-smi.txt"
+nvidia-smi >>"$LOG/nvidia-smi.txt" 2>&1
+echo "testdata: ${TESTDATA:-not found}"
+
+T=$BUILD/tests/gpu
+step layout 30 "$T/test_gpu_layout"
+step stages 120 "$T/test_gpu_stages"
+step formats 120 "$T/test_gpu_formats"
+if [ -n "$TESTDATA" ]; then
+  step testdata 200 "$T/test_gpu_testdata" "$TESTDATA"
+else
+  step testdata 200 "$T/test_gpu_testdata"
+fi
+if [ -n "$SANITIZER" ]; then
+  step memcheck-stages 90 "$SANITIZER" --tool memcheck --error-exitcode 1 "$T/test_gpu_stages" --quick
+  step memcheck-formats 90 "$SANITIZER" --tool memcheck --error-exitcode 1 "$T/test_gpu_formats" --quick
+  step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_gpu_stages" --quick
+else
+  NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
+fi
+step bench 150 "$BUILD/tools/bench/ssim2-bench" --seconds 1
+
+echo
+echo "## GPU suite summary ($(($(date +%s) - START)) s)"
+echo
+echo "| step | result |"
+echo "|---|---|"
+for i in "${!NAMES[@]}"; do echo "| ${NAMES[$i]} | ${RESULTS[$i]} |"; done
+if [ -f "$LOG/testdata.log" ]; then
+  echo
+  grep -E "^max \|gpu - reference\|" "$LOG/testdata.log" || true
+fi
+if [ -f "$LOG/bench.log" ]; then
+  echo
+  echo "Benchmark (pairs/s; device-resident inputs unless named; see docs/PERFORMANCE.md):"
+  echo
+  sed -n '/^| size/,$p' "$LOG/bench.log"
+fi
+echo
+echo "logs: $LOG"
+for i in "${!RESULTS[@]}"; do
+  case ${RESULTS[$i]} in PASS*|SKIP*) ;; *) exit 1 ;; esac
+done
+exit 0

@@ -1,0 +1,377 @@
+// The engine's kernels (cuda/src/gpu/kernels_device.cuh), compiled as plain
+// C++ and run on the CPU through cuda_emulation.h, driven with the real
+// layout and job tables (gpu/layout.cpp) the way engine.cpp drives them.
+// Checks every stage bit for bit against the CPU replay and the sub-scores
+// against the replay's, with no GPU: indexing, guards, barriers and the
+// shuffle reduction are exercised on the very same source.
+#include "gpu_test_util.h"  // before the shim: it includes CUDA and std headers
+#include "cuda_emulation.h"
+// clang-format off
+#include "gpu/kernels_device.cuh"
+// clang-format on
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "blur_constants.h"
+#include "constants.h"
+#include "cpu/planes.h"
+#include "cpu/reference_replay.h"
+#include "gpu/layout.h"
+#include "gpu_test_util.h"
+#include "yuv_spec.h"
+
+using namespace ssim2;
+using namespace ssim2::gpu;
+
+namespace {
+
+unsigned Bits(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+struct EmuEngine {
+  Layout layout;
+  LaunchTables tables;
+  char* base = nullptr;
+  BlurParams blur;
+  float neg_cbrt_bias;
+  EmuEngine(int w, int h, bool all) {
+    layout = MakeLayout(w, h, all, 4);
+    const std::size_t bytes = (layout.total_bytes + 255) / 256 * 256;
+    base = static_cast<char*>(std::aligned_alloc(256, bytes));
+    std::memset(base, 0, bytes);
+    tables = MakeTables(layout, base);
+    std::memcpy(base + layout.jobs, tables.blob.data(), tables.blob.size());
+    blur = MakeBlurParams(GetBlurConstants());
+    neg_cbrt_bias = -std::cbrt(kOpsinBias);
+  }
+  ~EmuEngine() { std::free(base); }
+
+  PyramidStep Step(int image, int s) const {
+    const ScaleGeom& g = layout.geom[s];
+    PyramidStep st{};
+    st.xyb = reinterpret_cast<float*>(base + layout.xyb[image][s]);
+    st.xyb_plane = static_cast<long long>(g.plane_bytes / 4);
+    st.xyb_pitch = g.pitch;
+    if (s + 1 < layout.plan.num_scales) {
+      const ScaleGeom& n = layout.geom[s + 1];
+      st.lin_next = reinterpret_cast<float*>(base + layout.lin[image][s + 1]);
+      st.lin_next_plane = static_cast<long long>(n.plane_bytes / 4);
+      st.lin_next_pitch = n.pitch;
+    }
+    if (s > 0) {
+      st.lin_src = reinterpret_cast<const float*>(base + layout.lin[image][s]);
+      st.lin_src_plane = static_cast<long long>(g.plane_bytes / 4);
+      st.lin_src_pitch = g.pitch;
+    }
+    return st;
+  }
+
+  // Engine::Impl::EnqueuePass with emulated launches.
+  void Pass(PassMode mode, const InputDesc* ref, const InputDesc* dist, float background,
+            int slot) {
+    const int m = static_cast<int>(mode);
+    for (int s = 0; s < layout.plan.num_scales; ++s) {
+      PrepareParams p{};
+      p.width = layout.geom[s].width;
+      p.height = layout.geom[s].height;
+      p.from_input = s == 0;
+      p.neg_cbrt_bias = neg_cbrt_bias;
+      p.mul8 = static_cast<float>(1.0 / 255);
+      int count = 0;
+      auto add = [&](const InputDesc* in, int image) {
+        if (s == 0) {
+          p.inputs[count] = *in;
+          p.inputs[count].background = background;
+        }
+        p.steps[count] = Step(image, s);
+        ++count;
+      };
+      if (mode != PassMode::kCached) add(ref, 0);
+      if (mode != PassMode::kRef) add(dist, 1);
+      p.count = count;
+      const dim3 block(32, 8);
+      const int ow = (p.width + 1) / 2, oh = (p.height + 1) / 2;
+      const dim3 grid((ow + 31) / 32, (oh + 7) / 8, count);
+      emu::Launch(grid, block, false, [&] { PrepareKernel(p); });
+    }
+    double* partials = reinterpret_cast<double*>(base + layout.partials);
+    for (int g = 0; g < kNumGroups; ++g) {
+      const HJob* hj = reinterpret_cast<const HJob*>(base + layout.jobs + tables.h_offset[m][g]);
+      const VJob* vj = reinterpret_cast<const VJob*>(base + layout.jobs + tables.v_offset[m][g]);
+      const int hn = static_cast<int>(tables.h[m][g].size());
+      const int vn = static_cast<int>(tables.v[m][g].size());
+      if (hn) {
+        emu::Launch(dim3(tables.h_blocks[m][g]), dim3(kHBlockThreads), false,
+                    [&] { HBlurKernel(hj, hn, blur); });
+      }
+      double* part = partials + static_cast<std::size_t>(tables.partial_base[m][g]) * kNumSums;
+      if (vn) {
+        emu::Launch(dim3(tables.v_blocks[m][g]), dim3(kVColumns, kNumMapSlots), true,
+                    [&] { VBlurKernel(vj, vn, blur, part); });
+      }
+    }
+    if (mode == PassMode::kRef) return;
+    double* sums = reinterpret_cast<double*>(base + layout.sums) +
+                   static_cast<std::size_t>(slot) * kSumsPerResult;
+    const ReduceParams& rp = tables.reduce[m];
+    const int threads = rp.num_jobs * kNumSums;
+    emu::Launch(dim3((threads + 127) / 128), dim3(128), false,
+                [&] { ReduceKernel(rp, partials, sums); });
+  }
+
+  Result ResultOf(int slot) const {
+    Result r;
+    FinishResult(layout.plan, reinterpret_cast<const double*>(base + layout.sums) +
+                                  static_cast<std::size_t>(slot) * kSumsPerResult,
+                 &r);
+    return r;
+  }
+  const float* Plane(std::size_t offset, int s, int c) const {
+    return reinterpret_cast<const float*>(base + offset + c * layout.geom[s].plane_bytes);
+  }
+};
+
+InputDesc LinearDesc(const cpu::Image3& img) {
+  InputDesc d{};
+  d.kind = kInLinearF32;
+  for (int c = 0; c < 3; ++c) {
+    d.plane[c] = reinterpret_cast<const unsigned char*>(img.plane[c].Row(0));
+    d.stride[c] = static_cast<long long>(img.plane[c].stride() * 4);
+  }
+  return d;
+}
+
+void RandomLinear(int w, int h, std::uint32_t seed, cpu::Image3* img) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  img->Resize(w, h);
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const bool flat = ((x / 7) + (y / 5)) % 4 == 0;
+        const float v = 0.5f + 0.4f * std::sin(0.21f * x + c) * std::cos(0.13f * y) +
+                        0.05f * (u(rng) - 0.5f);
+        img->plane[c].Row(y)[x] = flat ? 0.25f : std::min(1.0f, std::max(0.0f, v));
+      }
+}
+
+bool ComparePlane(const char* what, int s, int c, const cpu::Plane& cpu, const float* gpu,
+                  int pitch) {
+  for (int y = 0; y < cpu.height(); ++y)
+    for (int x = 0; x < cpu.width(); ++x) {
+      const float e = cpu.Row(y)[x], g = gpu[static_cast<std::size_t>(y) * pitch + x];
+      if (Bits(e) != Bits(g)) {
+        ++gputest::Checks();
+        ++gputest::Failures();
+        std::printf("FAIL %s scale %d channel %d (%dx%d) first at x=%d y=%d: cpu %.9g gpu %.9g\n",
+                    what, s, c, cpu.width(), cpu.height(), x, y, e, g);
+        return false;
+      }
+    }
+  ++gputest::Checks();
+  return true;
+}
+
+void LinearTest(int w, int h, std::uint32_t seed) {
+  cpu::Image3 ref, dist;
+  RandomLinear(w, h, seed, &ref);
+  RandomLinear(w, h, seed + 1, &dist);
+  // Mostly equal images: distorted = reference with a perturbed patch.
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        if ((x * 7 + y * 3) % 5 != 0) dist.plane[c].Row(y)[x] = ref.plane[c].Row(y)[x];
+  EmuEngine e(w, h, true);
+  const InputDesc rd = LinearDesc(ref), dd = LinearDesc(dist);
+  e.Pass(PassMode::kRef, &rd, nullptr, 0.5f, 0);
+  const MetricPlan& plan = e.layout.plan;
+  const BlurConstants& bc = GetBlurConstants();
+  cpu::Image3 lin = ref, xyb, next;
+  bool ok = true;
+  for (int s = 0; s < plan.num_scales && ok; ++s) {
+    const ScaleGeom& g = e.layout.geom[s];
+    if (s > 0) {
+      replay::Downsample(lin, &next);
+      std::swap(lin, next);
+      for (int c = 0; c < 3 && ok; ++c)
+        ok &= ComparePlane("downsample", s, c, lin.plane[c], e.Plane(e.layout.lin[0][s], s, c),
+                           g.pitch);
+    }
+    replay::ToPositiveXyb(lin, &xyb);
+    for (int c = 0; c < 3 && ok; ++c) {
+      ok &= ComparePlane("xyb", s, c, xyb.plane[c], e.Plane(e.layout.xyb[0][s], s, c), g.pitch);
+      cpu::Plane temp, mu, sq(g.width, g.height), sigma;
+      // Horizontal pass alone: rows of the temp plane of map mu1 (scale
+      // groups reuse temp, so only the last group's planes are still there).
+      if (e.layout.Group(s) == e.layout.Group(plan.num_scales - 1)) {
+        cpu::Plane rows(g.width, g.height);
+        for (int y = 0; y < g.height; ++y)
+          replay::BlurRow(bc, xyb.plane[c].Row(y), g.width, rows.Row(y));
+        ok &= ComparePlane("horizontal blur (mu1 rows)", s, c, rows,
+                           reinterpret_cast<const float*>(e.base + e.layout.TempPlane(s, c, kMapMu1)),
+                           g.pitch);
+      }
+      replay::Blur(bc, xyb.plane[c], &temp, &mu);
+      ok &= ComparePlane("blur mu1", s, c, mu, e.Plane(e.layout.mu1[s], s, c), g.pitch);
+      for (int y = 0; y < g.height; ++y)
+        for (int x = 0; x < g.width; ++x)
+          sq.Row(y)[x] = xyb.plane[c].Row(y)[x] * xyb.plane[c].Row(y)[x];
+      replay::Blur(bc, sq, &temp, &sigma);
+      ok &= ComparePlane("blur sigma11", s, c, sigma, e.Plane(e.layout.s11[s], s, c), g.pitch);
+    }
+  }
+  e.Pass(PassMode::kCached, nullptr, &dd, 0.5f, 1);
+  const Result cached = e.ResultOf(1);
+  const Result expected = replay::ComputeLinear(ref, dist, plan);
+  std::string where;
+  const double fd = gputest::MaxFeatureDiff(expected, cached, &where);
+  CHECK_TRUE(fd <= 1e-10, "%dx%d: sub-scores vs replay: %.3g (%s)", w, h, fd, where.c_str());
+  CHECK_TRUE(std::fabs(expected.score - cached.score) <= 1e-9, "%dx%d: score %.12f vs %.12f", w,
+             h, cached.score, expected.score);
+  e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 2);
+  const Result full = e.ResultOf(2);
+  CHECK_TRUE(gputest::BitIdentical(full, cached), "%dx%d: full %.17g != cached %.17g", w, h,
+             full.score, cached.score);
+  std::printf("   linear %dx%d: score %.10f (replay %.10f), sub-scores %.2e\n", w, h, cached.score,
+              expected.score, fd);
+}
+
+// Packed 8/16-bit inputs with and without alpha, against replay::Compute
+// (which applies the reference tool's alpha rule).
+void PackedTest(PixelFormat f, int channels, bool sixteen, int r, int g, int b, int a, int w,
+                int h) {
+  const int bps = sixteen ? 2 : 1;
+  const int stride = w * channels * bps + 8;
+  std::vector<unsigned char> ref(static_cast<std::size_t>(stride) * h),
+      dist(static_cast<std::size_t>(stride) * h);
+  std::mt19937 rng(w * 31 + h + channels);
+  const int maxv = sixteen ? 65535 : 255;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < channels; ++k) {
+        const int v = static_cast<int>((0.5 + 0.45 * std::sin(0.2 * x + k) * std::cos(0.15 * y)) * maxv);
+        const int dv = std::min(maxv, std::max(0, v + static_cast<int>(rng() % 9) * (maxv / 255) - 4 * (maxv / 255)));
+        for (auto [buf, val] : {std::pair{&ref, v}, std::pair{&dist, dv}}) {
+          unsigned char* at = buf->data() + y * stride + (x * channels + k) * bps;
+          if (sixteen) {
+            const std::uint16_t w16 = static_cast<std::uint16_t>(val);
+            std::memcpy(at, &w16, 2);
+          } else {
+            *at = static_cast<unsigned char>(val);
+          }
+        }
+      }
+  const ImageView vr = ImageView::Packed(f, w, h, ref.data(), stride);
+  const ImageView vd = ImageView::Packed(f, w, h, dist.data(), stride);
+  Result expected;
+  CHECK_OK(replay::Compute(vr, vd, true, &expected));
+  auto desc = [&](const std::vector<unsigned char>& buf) {
+    InputDesc d{};
+    d.kind = sixteen ? kInPacked16 : kInPacked8;
+    d.plane[0] = buf.data();
+    d.stride[0] = stride;
+    d.channels = channels;
+    d.r = r;
+    d.g = g;
+    d.b = b;
+    d.a = a;
+    d.mul = static_cast<float>(1.0 / (sixteen ? 65535 : 255));
+    return d;
+  };
+  EmuEngine e(w, h, true);
+  const InputDesc rd = desc(ref), dd = desc(dist);
+  Result best;
+  const int passes = a >= 0 ? 2 : 1;
+  for (int p = 0; p < passes; ++p) {
+    const float bg = a < 0 ? 0.5f : (p == 0 ? 0.1f : 0.9f);
+    e.Pass(PassMode::kFull, &rd, &dd, bg, p);
+    const Result res = e.ResultOf(p);
+    if (p == 0 || res.score < best.score) best = res;
+  }
+  std::string where;
+  const double fd = gputest::MaxFeatureDiff(expected, best, &where);
+  CHECK_TRUE(fd <= 1e-10 && std::fabs(expected.score - best.score) <= 1e-9,
+             "%s %dx%d: score %.12f vs replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w,
+             h, best.score, expected.score, fd, where.c_str());
+  std::printf("   %-8s %dx%d: score %.10f (replay %.10f)\n", PixelFormatName(f), w, h, best.score,
+              expected.score);
+}
+
+// Y'CbCr inputs against the independent spec conversion + replay.
+void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
+  YuvColorimetry col;
+  col.matrix = m;
+  col.range = r;
+  const gputest::Yuv ry = gputest::MakeYuv(f, w, h, col, 11, 0);
+  const gputest::Yuv dy = gputest::MakeYuv(f, w, h, col, 12, 5);
+  gputest::Converted rc, dc;
+  gputest::Convert(ry, &rc);
+  gputest::Convert(dy, &dc);
+  Result expected;
+  CHECK_OK(replay::Compute(rc.view, dc.view, true, &expected));
+  auto desc = [&](const gputest::Yuv& y) {
+    const ImageView v = gputest::YuvView(y);
+    InputDesc d{};
+    switch (f) {
+      case PixelFormat::kI420: d.kind = kInI420; break;
+      case PixelFormat::kNV12: d.kind = kInNV12; break;
+      case PixelFormat::kY444: d.kind = kInY444; break;
+      case PixelFormat::kI420_10LE: d.kind = kInI420_10; break;
+      default: d.kind = kInP010; break;
+    }
+    for (int p = 0; p < 3; ++p) {
+      d.plane[p] = static_cast<const unsigned char*>(v.planes[p]);
+      d.stride[p] = v.strides[p];
+    }
+    d.yuv_matrix = static_cast<int>(m);
+    d.yuv_full = r == YuvRange::kFull;
+    return d;
+  };
+  EmuEngine e(w, h, true);
+  const InputDesc rd = desc(ry), dd = desc(dy);
+  e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 0);
+  const Result got = e.ResultOf(0);
+  std::string where;
+  const double fd = gputest::MaxFeatureDiff(expected, got, &where);
+  CHECK_TRUE(fd <= 1e-10 && std::fabs(expected.score - got.score) <= 1e-9,
+             "%s %dx%d: score %.12f vs spec+replay %.12f, sub-scores %.3g (%s)",
+             PixelFormatName(f), w, h, got.score, expected.score, fd, where.c_str());
+  std::printf("   %-9s %dx%d: score %.10f (spec + replay %.10f)\n", PixelFormatName(f), w, h,
+              got.score, expected.score);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  std::vector<std::pair<int, int>> sizes = {{8, 8}, {9, 9}, {17, 33}, {33, 17}, {8, 63},
+                                            {63, 8}, {63, 65}, {21, 12}};
+  if (!quick) {
+    sizes.push_back({130, 45});
+    sizes.push_back({255, 127});
+  }
+  std::uint32_t seed = 3;
+  for (auto [w, h] : sizes) LinearTest(w, h, seed += 7);
+  PackedTest(PixelFormat::kRGB8, 3, false, 0, 1, 2, -1, 37, 29);
+  PackedTest(PixelFormat::kRGBA8, 4, false, 0, 1, 2, 3, 37, 29);
+  PackedTest(PixelFormat::kBGRA8, 4, false, 2, 1, 0, 3, 29, 37);
+  PackedTest(PixelFormat::kGrayAlpha8, 2, false, 0, 0, 0, 1, 40, 21);
+  PackedTest(PixelFormat::kRGBA16, 4, true, 0, 1, 2, 3, 33, 19);
+  PackedTest(PixelFormat::kRGB16, 3, true, 0, 1, 2, -1, 19, 33);
+  YuvTest(PixelFormat::kI420, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kI420, YuvMatrix::kBT601, YuvRange::kFull, 38, 28);
+  YuvTest(PixelFormat::kNV12, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kY444, YuvMatrix::kBT2020, YuvRange::kLimited, 29, 37);
+  YuvTest(PixelFormat::kI420_10LE, YuvMatrix::kBT2020, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kP010_10LE, YuvMatrix::kBT709, YuvRange::kFull, 37, 29);
+  return gputest::Finish("test_gpu_emulation");
+}

@@ -1,0 +1,412 @@
+// Input formats, alpha, Y'CbCr, asynchronous results, caller streams and
+// contexts, and error paths of the CUDA engine, against the CPU path.
+//
+// Usage: test_gpu_formats [--quick]. Exit 77 without a CUDA device.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "arith.h"
+#include "gpu_test_util.h"
+#include "yuv_spec.h"
+
+using namespace ssim2;
+using gputest::BitIdentical;
+using gputest::MaxFeatureDiff;
+using gputest::Yuv;
+using gputest::Converted;
+using gputest::MakeYuv;
+using gputest::YuvView;
+using gputest::Convert;
+
+namespace {
+
+int SamplesOf(PixelFormat f) {
+  switch (f) {
+    case PixelFormat::kRGB8: case PixelFormat::kRGB16: return 3;
+    case PixelFormat::kRGBA8: case PixelFormat::kBGRA8: case PixelFormat::kRGBX8:
+    case PixelFormat::kBGRX8: case PixelFormat::kRGBA16: return 4;
+    case PixelFormat::kGray8: case PixelFormat::kGray16: return 1;
+    default: return 2;  // grey + alpha
+  }
+}
+bool Is16(PixelFormat f) {
+  return f == PixelFormat::kRGB16 || f == PixelFormat::kRGBA16 || f == PixelFormat::kGray16 ||
+         f == PixelFormat::kGrayAlpha16;
+}
+
+// A packed image whose samples follow smooth patterns plus noise; `noise`
+// perturbs it (the distorted version).
+struct Packed {
+  PixelFormat format;
+  int w, h, stride;
+  std::vector<unsigned char> bytes;
+  ImageView View() const { return ImageView::Packed(format, w, h, bytes.data(), stride); }
+};
+
+Packed MakePacked(PixelFormat f, int w, int h, std::uint32_t seed, int noise) {
+  Packed p;
+  p.format = f;
+  p.w = w;
+  p.h = h;
+  const int n = SamplesOf(f);
+  const int bytes_per = Is16(f) ? 2 : 1;
+  p.stride = w * n * bytes_per + 6;  // padded rows
+  p.bytes.assign(static_cast<std::size_t>(p.stride) * h, 0xab);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> nz(-noise, noise);
+  const int maxv = Is16(f) ? 65535 : 255;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int s = 0; s < n; ++s) {
+        double v = 0.5 + 0.45 * std::sin(0.11 * x + 0.7 * s) * std::cos(0.07 * y + s);
+        int iv = static_cast<int>(v * maxv) + (noise ? nz(rng) * (maxv / 255) : 0);
+        iv = std::min(maxv, std::max(0, iv));
+        unsigned char* at = p.bytes.data() + static_cast<std::size_t>(y) * p.stride +
+                            (static_cast<std::size_t>(x) * n + s) * bytes_per;
+        if (bytes_per == 1) {
+          *at = static_cast<unsigned char>(iv);
+        } else {
+          const std::uint16_t w16 = static_cast<std::uint16_t>(iv);
+          std::memcpy(at, &w16, 2);
+        }
+      }
+  return p;
+}
+
+Result CpuScore(const ImageView& a, const ImageView& b) {
+  ScorerOptions o;
+  o.backend = Backend::kCpu;
+  o.all_features = true;
+  std::unique_ptr<Scorer> s;
+  Result r;
+  CHECK_OK(Scorer::Create(a.width, a.height, o, &s));
+  if (s) CHECK_OK(s->Compute(a, b, &r));
+  return r;
+}
+
+void CompareWithCpu(const char* what, const ImageView& ref, const ImageView& dist,
+                    const Result& cpu) {
+  cuda::EngineOptions opt;
+  opt.all_features = true;
+  cuda::Engine e;
+  CHECK_OK(cuda::Engine::Create(ref.width, ref.height, opt, &e));
+  if (!e.valid()) return;
+  Result g;
+  CHECK_OK(e.Compute(ref, dist, &g));
+  std::string where;
+  const double fd = MaxFeatureDiff(cpu, g, &where);
+  std::printf("   %-34s gpu %.10f cpu %.10f feat %.2e\n", what, g.score, cpu.score, fd);
+  CHECK_TRUE(std::fabs(g.score - cpu.score) <= 1e-9, "%s: gpu %.12f cpu %.12f", what, g.score,
+             cpu.score);
+  CHECK_TRUE(fd <= 1e-10, "%s: sub-scores: %s", what, where.c_str());
+  // Cached reference path gives the same bits as Compute(ref, dist).
+  CHECK_OK(e.SetReference(ref));
+  Result c;
+  CHECK_OK(e.Compute(dist, &c));
+  CHECK_TRUE(BitIdentical(c, g), "%s: cached %.17g != compute %.17g", what, c.score, g.score);
+}
+
+void PackedTests(int w, int h) {
+  std::printf("-- packed formats and alpha %dx%d\n", w, h);
+  struct Case {
+    PixelFormat ref, dist;
+  };
+  const Case cases[] = {
+      {PixelFormat::kRGB8, PixelFormat::kRGB8},
+      {PixelFormat::kRGBA8, PixelFormat::kRGBA8},
+      {PixelFormat::kRGB8, PixelFormat::kRGBA8},   // distorted alpha only: bg 0.5
+      {PixelFormat::kRGBA8, PixelFormat::kRGB8},
+      {PixelFormat::kBGRA8, PixelFormat::kBGRA8},
+      {PixelFormat::kRGBX8, PixelFormat::kBGRX8},
+      {PixelFormat::kGray8, PixelFormat::kGray8},
+      {PixelFormat::kGrayAlpha8, PixelFormat::kGrayAlpha8},
+      {PixelFormat::kRGB16, PixelFormat::kRGB16},
+      {PixelFormat::kRGBA16, PixelFormat::kRGBA16},
+      {PixelFormat::kGray16, PixelFormat::kGray16},
+      {PixelFormat::kGrayAlpha16, PixelFormat::kGrayAlpha16},
+  };
+  std::uint32_t seed = 100;
+  for (const Case& c : cases) {
+    const Packed r = MakePacked(c.ref, w, h, seed++, 0);
+    const Packed d = MakePacked(c.dist, w, h, seed++, 6);
+    const std::string name = std::string(PixelFormatName(c.ref)) + " vs " + PixelFormatName(c.dist);
+    CompareWithCpu(name.c_str(), r.View(), d.View(), CpuScore(r.View(), d.View()));
+    // The same pair from device memory.
+    gputest::DeviceCopy dr(r.bytes.data(), r.bytes.size()), dd(d.bytes.data(), d.bytes.size());
+    ImageView vr = r.View(), vd = d.View();
+    vr.planes[0] = dr.ptr;
+    vr.location = MemoryLocation::kCudaDevice;
+    vd.planes[0] = dd.ptr;
+    vd.location = MemoryLocation::kCudaDevice;
+    cuda::EngineOptions opt;
+    opt.all_features = true;
+    cuda::Engine e;
+    CHECK_OK(cuda::Engine::Create(w, h, opt, &e));
+    if (!e.valid()) continue;
+    Result host, dev, cached;
+    CHECK_OK(e.Compute(r.View(), d.View(), &host));
+    CHECK_OK(e.Compute(vr, vd, &dev));
+    CHECK_TRUE(BitIdentical(host, dev), "%s: device %.17g != host %.17g", name.c_str(), dev.score,
+               host.score);
+    CHECK_OK(e.SetReference(vr));
+    CHECK_OK(e.Compute(vd, &cached));
+    CHECK_TRUE(BitIdentical(host, cached), "%s: device cached %.17g != host %.17g",
+               name.c_str(), cached.score, host.score);
+    // Pinned host memory (copied to the device directly, no staging).
+    void* pr = nullptr;
+    void* pd = nullptr;
+    if (cudaMallocHost(&pr, r.bytes.size()) == cudaSuccess &&
+        cudaMallocHost(&pd, d.bytes.size()) == cudaSuccess) {
+      std::memcpy(pr, r.bytes.data(), r.bytes.size());
+      std::memcpy(pd, d.bytes.data(), d.bytes.size());
+      ImageView pvr = r.View(), pvd = d.View();
+      pvr.planes[0] = pr;
+      pvd.planes[0] = pd;
+      Result pinned, pinned_cached;
+      CHECK_OK(e.Compute(pvr, pvd, &pinned));
+      CHECK_TRUE(BitIdentical(host, pinned), "%s: pinned %.17g != pageable %.17g", name.c_str(),
+                 pinned.score, host.score);
+      CHECK_OK(e.SetReference(pvr));
+      CHECK_OK(e.Compute(pvd, &pinned_cached));
+      CHECK_TRUE(BitIdentical(host, pinned_cached), "%s: pinned cached %.17g != %.17g",
+                 name.c_str(), pinned_cached.score, host.score);
+    } else {
+      CHECK_TRUE(false, "cudaMallocHost failed");
+    }
+    cudaFreeHost(pr);
+    cudaFreeHost(pd);
+  }
+}
+
+void YuvTests(int w, int h) {
+  std::printf("-- Y'CbCr %dx%d\n", w, h);
+  struct Case {
+    PixelFormat f;
+    YuvMatrix m;
+    YuvRange r;
+  };
+  const Case cases[] = {
+      {PixelFormat::kI420, YuvMatrix::kBT709, YuvRange::kLimited},
+      {PixelFormat::kI420, YuvMatrix::kBT601, YuvRange::kFull},
+      {PixelFormat::kNV12, YuvMatrix::kBT709, YuvRange::kLimited},
+      {PixelFormat::kY444, YuvMatrix::kBT2020, YuvRange::kLimited},
+      {PixelFormat::kI420_10LE, YuvMatrix::kBT2020, YuvRange::kLimited},
+      {PixelFormat::kI420_10LE, YuvMatrix::kBT709, YuvRange::kFull},
+      {PixelFormat::kP010_10LE, YuvMatrix::kBT709, YuvRange::kLimited},
+  };
+  std::uint32_t seed = 500;
+  for (const Case& c : cases) {
+    YuvColorimetry col;
+    col.matrix = c.m;
+    col.range = c.r;
+    const Yuv r = MakeYuv(c.f, w, h, col, seed++, 0);
+    const Yuv d = MakeYuv(c.f, w, h, col, seed++, 5);
+    Converted cr, cd;
+    Convert(r, &cr);
+    Convert(d, &cd);
+    const std::string name = std::string(PixelFormatName(c.f)) + " matrix " +
+                             std::to_string(static_cast<int>(c.m)) +
+                             (c.r == YuvRange::kFull ? " full" : " limited");
+    const Result spec = CpuScore(cr.view, cd.view);
+    CompareWithCpu(name.c_str(), YuvView(r), YuvView(d), spec);
+    // The CPU path's own Y'CbCr input (cpu/convert_yuv.cpp), when it has one.
+    {
+      ScorerOptions o;
+      o.backend = Backend::kCpu;
+      o.all_features = true;
+      std::unique_ptr<Scorer> cpu;
+      Result direct;
+      CHECK_OK(Scorer::Create(w, h, o, &cpu));
+      const Status st = cpu ? cpu->Compute(YuvView(r), YuvView(d), &direct)
+                            : Status(StatusCode::kInternal, "no CPU scorer");
+      if (st.code() == StatusCode::kUnsupportedFormat) {
+        std::printf("   (CPU path has no Y'CbCr input in this build: %s)\n", st.message().c_str());
+      } else {
+        CHECK_OK(st);
+        CHECK_TRUE(std::fabs(direct.score - spec.score) <= 1e-9 &&
+                       MaxFeatureDiff(direct, spec, nullptr) <= 1e-10,
+                   "%s: CPU path's own Y'CbCr %.12f != spec conversion %.12f", name.c_str(),
+                   direct.score, spec.score);
+      }
+    }
+    // Device planes give the same bits.
+    gputest::DeviceCopy r0(r.p0.data(), r.p0.size()), r1(r.p1.data(), r.p1.size()),
+        r2(r.p2.data(), r.p2.size()), d0(d.p0.data(), d.p0.size()), d1(d.p1.data(), d.p1.size()),
+        d2(d.p2.data(), d.p2.size());
+    ImageView vr = YuvView(r), vd = YuvView(d);
+    vr.location = vd.location = MemoryLocation::kCudaDevice;
+    vr.planes = {r0.ptr, r1.ptr, vr.planes[2] ? r2.ptr : nullptr};
+    vd.planes = {d0.ptr, d1.ptr, vd.planes[2] ? d2.ptr : nullptr};
+    cuda::EngineOptions opt;
+    opt.all_features = true;
+    cuda::Engine e;
+    CHECK_OK(cuda::Engine::Create(w, h, opt, &e));
+    if (!e.valid()) continue;
+    Result host, dev;
+    CHECK_OK(e.Compute(YuvView(r), YuvView(d), &host));
+    CHECK_OK(e.Compute(vr, vd, &dev));
+    CHECK_TRUE(BitIdentical(host, dev), "%s: device %.17g != host %.17g", name.c_str(),
+               dev.score, host.score);
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+struct CallbackBox {
+  Result result;
+  int calls = 0;
+};
+void OnResult(void* user, const Result& r) {
+  CallbackBox* box = static_cast<CallbackBox*>(user);
+  box->result = r;
+  ++box->calls;
+}
+
+void ApiTests() {
+  std::printf("-- API: async, streams, contexts, errors\n");
+  const int w = 97, h = 61;
+  const Packed r = MakePacked(PixelFormat::kRGB8, w, h, 1, 0);
+  const Packed d = MakePacked(PixelFormat::kRGB8, w, h, 2, 8);
+  const Packed d2 = MakePacked(PixelFormat::kRGB8, w, h, 3, 20);
+  cuda::Engine e;
+  cuda::EngineOptions opt;
+  opt.max_batch = 2;
+  CHECK_OK(cuda::Engine::Create(w, h, opt, &e));
+  if (!e.valid()) return;
+  CHECK_TRUE(e.memory_bytes() > 0, "memory_bytes is 0");
+  Result sync1, sync2;
+  CHECK_OK(e.Compute(r.View(), d.View(), &sync1));
+  CHECK_OK(e.Compute(r.View(), d2.View(), &sync2));
+
+  // Asynchronous with Wait and with Query; the ticket limit.
+  cuda::Engine::Ticket t1 = 0, t2 = 0, t3 = 0;
+  CHECK_OK(e.ComputeAsync(r.View(), d.View(), &t1));
+  CHECK_OK(e.SetReference(r.View()));
+  CHECK_OK(e.ComputeAsync(d2.View(), &t2));
+  const Status over = e.ComputeAsync(d2.View(), &t3);
+  CHECK_TRUE(!over.ok(), "a third outstanding ticket with max_batch 2 was accepted");
+  Result a1, a2;
+  CHECK_OK(e.Wait(t1, &a1));
+  bool done = false;
+  while (!done) CHECK_OK(e.Query(t2, &done, &a2));
+  CHECK_TRUE(BitIdentical(a1, sync1), "async %.17g != sync %.17g", a1.score, sync1.score);
+  CHECK_TRUE(BitIdentical(a2, sync2), "async cached %.17g != sync %.17g", a2.score, sync2.score);
+  CHECK_TRUE(!e.Wait(t1, nullptr).ok(), "waiting twice for a ticket succeeded");
+  // Callbacks: each releases its ticket, so more than max_batch of them in a
+  // row need no Wait (only the stream to reach them).
+  CallbackBox box;
+  for (int i = 0; i < 5; ++i) {
+    cuda::Engine::Ticket t;
+    CHECK_OK(e.ComputeAsync(r.View(), d.View(), &t, OnResult, &box));
+    CHECK_OK(e.Synchronize());
+  }
+  CHECK_TRUE(box.calls == 5 && BitIdentical(box.result, sync1), "callback: %d calls, %.17g",
+             box.calls, box.result.score);
+  // Wait on a callback ticket blocks until the callback ran.
+  cuda::Engine::Ticket tc;
+  CHECK_OK(e.ComputeAsync(r.View(), d2.View(), &tc, OnResult, &box));
+  const Status wc = e.Wait(tc, nullptr);
+  CHECK_TRUE(box.calls == 6, "Wait returned (%s) before the callback ran", wc.message().c_str());
+
+  // Errors.
+  const Packed small = MakePacked(PixelFormat::kRGB8, w - 1, h, 4, 0);
+  Result dummy;
+  const Status mismatch = e.Compute(r.View(), small.View(), &dummy);
+  CHECK_TRUE(mismatch.code() == StatusCode::kSizeMismatch, "size mismatch gives %s",
+             StatusCodeName(mismatch.code()));
+  cuda::Engine tiny;
+  const Status too_small = cuda::Engine::Create(7, 8, opt, &tiny);
+  CHECK_TRUE(too_small.code() == StatusCode::kImageTooSmall, "7x8 gives %s",
+             StatusCodeName(too_small.code()));
+  cuda::Engine huge;
+  const Status oom = cuda::Engine::Create(200000, 200000, opt, &huge);
+  std::printf("   Create(200000x200000): %s: %s\n", StatusCodeName(oom.code()),
+              oom.message().c_str());
+  CHECK_TRUE(oom.code() == StatusCode::kOutOfMemory, "absurd size gives %s, not out of memory",
+             StatusCodeName(oom.code()));
+  CHECK_TRUE(!huge.valid(), "engine valid after a failed Create");
+  // Still usable afterwards.
+  Result again;
+  CHECK_OK(e.Compute(r.View(), d.View(), &again));
+  CHECK_TRUE(BitIdentical(again, sync1), "after OOM %.17g != %.17g", again.score, sync1.score);
+
+  // Caller's stream.
+  cudaStream_t stream = nullptr;
+  CHECK_TRUE(cudaStreamCreate(&stream) == cudaSuccess, "cudaStreamCreate");
+  {
+    cuda::EngineOptions so;
+    so.stream = stream;
+    cuda::Engine es;
+    CHECK_OK(cuda::Engine::Create(w, h, so, &es));
+    Result rs;
+    if (es.valid()) {
+      CHECK_TRUE(es.stream() == static_cast<void*>(stream), "engine does not use the stream");
+      CHECK_OK(es.Compute(r.View(), d.View(), &rs));
+      CHECK_TRUE(BitIdentical(rs, sync1), "caller stream %.17g != %.17g", rs.score, sync1.score);
+    }
+  }
+  cudaStreamDestroy(stream);
+
+  // Caller's context (the current one, as a CUcontext).
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  if (cudaFree(nullptr) == cudaSuccess &&
+      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &q) ==
+          cudaSuccess &&
+      q == cudaDriverEntryPointSuccess) {
+    void* ctx = nullptr;
+    reinterpret_cast<int (*)(void**)>(fn)(&ctx);
+    cuda::EngineOptions co;
+    co.context = ctx;
+    cuda::Engine ec;
+    CHECK_OK(cuda::Engine::Create(w, h, co, &ec));
+    Result rc;
+    if (ec.valid()) {
+      CHECK_OK(ec.Compute(r.View(), d.View(), &rc));
+      CHECK_TRUE(BitIdentical(rc, sync1), "caller context %.17g != %.17g", rc.score, sync1.score);
+    }
+  } else {
+    CHECK_TRUE(false, "cuCtxGetCurrent entry point not found");
+  }
+
+  // Move semantics.
+  cuda::Engine moved = std::move(e);
+  CHECK_TRUE(moved.valid() && !e.valid(), "move did not transfer the engine");
+  Result rm;
+  CHECK_OK(moved.Compute(r.View(), d.View(), &rm));
+  CHECK_TRUE(BitIdentical(rm, sync1), "moved engine %.17g != %.17g", rm.score, sync1.score);
+
+  // The Scorer interface picks the engine.
+  ScorerOptions so;
+  so.backend = Backend::kCuda;
+  std::unique_ptr<Scorer> scorer;
+  CHECK_OK(Scorer::Create(w, h, so, &scorer));
+  if (scorer) {
+    CHECK_TRUE(scorer->backend() == Backend::kCuda, "Scorer backend is not CUDA");
+    Result rs;
+    CHECK_OK(scorer->Compute(r.View(), d.View(), &rs));
+    CHECK_TRUE(std::fabs(rs.score - sync1.score) <= 1e-12, "Scorer %.17g vs engine %.17g",
+               rs.score, sync1.score);
+    std::printf("   %s, %zu bytes\n", scorer->description().c_str(), scorer->memory_bytes());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gputest::RequireDeviceOrSkip("test_gpu_formats");
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  PackedTests(67, 45);
+  YuvTests(67, 45);
+  if (!quick) {
+    PackedTests(130, 77);
+    YuvTests(321, 183);
+  }
+  ApiTests();
+  return gputest::Finish("test_gpu_formats");
+}

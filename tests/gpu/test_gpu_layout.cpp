@@ -1,0 +1,128 @@
+// Host-side planning of the CUDA engine (no device needed): regions do not
+// overlap, uploads fit, job tables cover exactly the maps the plan needs,
+// and the memory stays under 160 bytes per pixel.
+#include <cstdio>
+#include <vector>
+
+#include "gpu/layout.h"
+#include "gpu_test_util.h"
+
+using namespace ssim2;
+using namespace ssim2::gpu;
+
+namespace {
+
+struct Region {
+  std::size_t begin, end;
+  const char* name;
+};
+
+void CheckLayout(int w, int h, bool all) {
+  const Layout l = MakeLayout(w, h, all, 16);
+  std::vector<Region> regions;
+  for (int i = 0; i < 2; ++i)
+    for (int s = 0; s < l.plan.num_scales; ++s) {
+      regions.push_back({l.xyb[i][s], l.xyb[i][s] + 3 * l.geom[s].plane_bytes, "xyb"});
+      if (s > 0) regions.push_back({l.lin[i][s], l.lin[i][s] + 3 * l.geom[s].plane_bytes, "lin"});
+    }
+  for (int s = 0; s < l.plan.num_scales; ++s) {
+    regions.push_back({l.mu1[s], l.mu1[s] + 3 * l.geom[s].plane_bytes, "mu1"});
+    regions.push_back({l.s11[s], l.s11[s] + 3 * l.geom[s].plane_bytes, "s11"});
+  }
+  regions.push_back({l.temp, l.temp + l.temp_bytes, "temp"});
+  regions.push_back({l.partials, l.partials + l.max_partials * kNumSums * 8, "partials"});
+  regions.push_back({l.sums, l.sums + l.num_result_slots * kSumsPerResult * 8, "sums"});
+  regions.push_back({l.jobs, l.jobs + l.jobs_bytes, "jobs"});
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    CHECK_TRUE(regions[i].begin % kRegionAlign == 0, "%s not aligned", regions[i].name);
+    CHECK_TRUE(regions[i].end <= l.total_bytes, "%s past the end", regions[i].name);
+    for (std::size_t j = i + 1; j < regions.size(); ++j) {
+      const bool overlap = regions[i].begin < regions[j].end && regions[j].begin < regions[i].end;
+      CHECK_TRUE(!overlap, "%dx%d: %s overlaps %s", w, h, regions[i].name, regions[j].name);
+    }
+  }
+  // Temp planes: inside temp, disjoint, present exactly for needed maps.
+  std::vector<Region> planes;
+  for (int s = 0; s < l.plan.num_scales; ++s)
+    for (int c = 0; c < 3; ++c)
+      for (int m = 0; m < kNumMapSlots; ++m) {
+        const ChannelNeeds& n = l.plan.needs[s][c];
+        const bool needed = n.ssim || (n.edge && m < 2);
+        const std::size_t off = l.TempPlane(s, c, m);
+        CHECK_TRUE((off != Layout::kNoPlane) == needed, "%dx%d: temp plane s%d c%d m%d", w, h, s,
+                   c, m);
+        if (off == Layout::kNoPlane) continue;
+        CHECK_TRUE(off % 128 == 0, "temp plane not 128-byte aligned");
+        CHECK_TRUE(off >= l.temp && off + l.geom[s].plane_bytes <= l.temp + l.temp_bytes,
+                   "%dx%d: temp plane s%d c%d m%d outside temp", w, h, s, c, m);
+        planes.push_back({off, off + l.geom[s].plane_bytes, "temp plane"});
+      }
+  for (std::size_t i = 0; i < planes.size(); ++i)
+    for (std::size_t j = i + 1; j < planes.size(); ++j)
+      CHECK_TRUE(!(planes[i].begin < planes[j].end && planes[j].begin < planes[i].end),
+                 "%dx%d: temp planes overlap", w, h);
+  // The alpha reference's samples sit inside the cache region of scale 0.
+  CHECK_TRUE(l.raw_ref == l.mu1[0] && l.raw_ref + l.raw_ref_bytes <= l.mu1[0] + 3 * l.geom[0].plane_bytes,
+             "%dx%d: raw_ref does not fit the mu1 region", w, h);
+  // Largest host upload (linear float, 3 planes, 16-byte rows) fits in half of temp.
+  const std::size_t upload = 3 * ((static_cast<std::size_t>(w) * 4 + 15) / 16 * 16) * h;
+  CHECK_TRUE(upload <= l.UploadBytes(), "%dx%d: upload %zu > %zu", w, h, upload, l.UploadBytes());
+
+  // Job tables: every needed map appears once per mode.
+  char* base = reinterpret_cast<char*>(0x100000000ull);
+  const LaunchTables t = MakeTables(l, base);
+  for (int m = 0; m < kNumPassModes; ++m) {
+    int h_jobs = 0, v_jobs = 0, expect_h = 0, expect_v = 0, partial_end = 0;
+    for (int s = 0; s < l.plan.num_scales; ++s)
+      for (int c = 0; c < 3; ++c) {
+        const ChannelNeeds& n = l.plan.needs[s][c];
+        if (!n.any()) continue;
+        ++expect_v;
+        if (m == 0) expect_h += n.ssim ? 2 : 1;
+        if (m == 1) expect_h += n.ssim ? 3 : 1;
+        if (m == 2) expect_h += n.ssim ? 5 : 2;
+      }
+    for (int g = 0; g < kNumGroups; ++g) {
+      h_jobs += static_cast<int>(t.h[m][g].size());
+      v_jobs += static_cast<int>(t.v[m][g].size());
+      partial_end = std::max(partial_end, t.partial_base[m][g] + t.v_blocks[m][g]);
+      int blocks = 0;
+      for (const HJob& j : t.h[m][g]) {
+        CHECK_TRUE(j.first_block == blocks, "H job blocks not contiguous");
+        blocks += (j.height + kHBlockThreads - 1) / kHBlockThreads;
+        CHECK_TRUE(j.pitch % 4 == 0, "pitch not a multiple of 4 floats");
+      }
+      CHECK_TRUE(blocks == t.h_blocks[m][g], "H block count");
+    }
+    CHECK_TRUE(h_jobs == expect_h, "%dx%d mode %d: %d H jobs, expected %d", w, h, m, h_jobs,
+               expect_h);
+    CHECK_TRUE(v_jobs == expect_v, "%dx%d mode %d: %d V jobs, expected %d", w, h, m, v_jobs,
+               expect_v);
+    CHECK_TRUE(partial_end <= l.max_partials, "partials overflow");
+    if (m != 0) {
+      CHECK_TRUE(t.reduce[m].num_jobs == expect_v, "reduce jobs %d vs %d", t.reduce[m].num_jobs,
+                 expect_v);
+    }
+  }
+  CHECK_TRUE(t.blob.size() <= l.jobs_bytes, "job blob %zu > %zu", t.blob.size(), l.jobs_bytes);
+}
+
+}  // namespace
+
+int main() {
+  const int sizes[][2] = {{8, 8}, {9, 9}, {17, 33}, {64, 64}, {127, 255}, {1921, 1081}};
+  for (const auto& s : sizes) {
+    CheckLayout(s[0], s[1], false);
+    CheckLayout(s[0], s[1], true);
+  }
+  const int video[][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
+  for (const auto& s : video)
+  for (bool all : {false, true}) {
+    const Layout l = MakeLayout(s[0], s[1], all, 16);
+    const double bpp = static_cast<double>(l.total_bytes) / (static_cast<double>(s[0]) * s[1]);
+    std::printf("%dx%d%s: %zu bytes of device memory, %.1f bytes per pixel\n", s[0], s[1],
+                all ? " (all features)" : "", l.total_bytes, bpp);
+    CHECK_TRUE(bpp <= 160.0, "%dx%d: %.1f bytes per pixel > 160", s[0], s[1], bpp);
+  }
+  return gputest::Finish("test_gpu_layout");
+}

@@ -1,70 +1,94 @@
 #!/usr/bin/env bash
-# GPU checks of the ssim2compare element, run on the device machine from the
-# repository root with a build carried from the CPU machine (nothing is built
-# there). Needs the GStreamer kit (.gstkit, see ../shared/device/README.md)
-# and the clips made by scripts/make-device-clips.sh (.devrun/).
-#   bash scripts/device-gst-suite.sh BUILD_DIR
-# Writes logs to $OUT when set and ends with a table.
+# GPU checks of the ssim2compare element and of the ssim2 tool's video mode,
+# run on the device machine from the repository root against a build carried
+# from the CPU machine (nothing is built there).
+#   bash scripts/device-gst-suite.sh BUILD_DIR CLIPS_DIR
+# BUILD_DIR holds gst/libgstssim2.so and tools/ssim2; CLIPS_DIR the inputs made
+# by scripts/make-device-clips.sh on the CPU machine (H.264 clips, the CPU
+# path's scores of them, still pairs). Needs the GStreamer kit (.gstkit, see
+# ../shared/device/README.md). Logs go to $OUT (or /tmp/gst-suite); the last
+# lines are a table.
 set -uo pipefail
-BUILD=${1:-build}
-CLIPS=${CLIPS:-.devrun}
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR CLIPS_DIR}" && pwd)
+CLIPS=$(cd "${2:?usage: $0 BUILD_DIR CLIPS_DIR}" && pwd)
 LOG=${OUT:-/tmp}/gst-suite
 mkdir -p "$LOG"
-source .gstkit/env.sh
-export GST_PLUGIN_PATH_1_0=$PWD/$BUILD/gst
+source .gstkit/env.sh >/dev/null
+export GST_PLUGIN_PATH_1_0=$BUILD/gst
+export LD_LIBRARY_PATH=$CLIPS/lib:${LD_LIBRARY_PATH:-}
 declare -a ROWS=()
-row() { ROWS+=("$(printf '%-46s %s' "$1" "$2")"); }
+row() { ROWS+=("$(printf '| %-48s | %s |' "$1" "$2")"); echo "== $1: $2"; }
+now() { date +%s.%N; }
 
-gst-inspect-1.0 ssim2compare >"$LOG/inspect.txt" 2>&1 && row "gst-inspect ssim2compare" ok || row "gst-inspect ssim2compare" FAIL
-
-# 1. backend=cuda, zero-copy after nvh264dec, against the CPU path's scores of
-#    the same streams (decoded by avdec_h264 on the CPU machine).
-run_pair() {  # $1 ref clip, $2 dist clip, $3 csv out, $4 extra element props
-  gst-launch-1.0 -q filesrc location="$1" ! h264parse ! nvh264dec ! queue ! s.ref \
-    filesrc location="$2" ! h264parse ! nvh264dec ! queue ! s.dist \
-    ssim2compare name=s backend=cuda stats-file="$3" $4 ! fakesink sync=false
-}
-if run_pair $CLIPS/ref720.h264 $CLIPS/dist720.h264 "$LOG/cuda720.csv" "" >"$LOG/cuda720.log" 2>&1; then
-  md=$(python3 - "$CLIPS/cpu720.csv" "$LOG/cuda720.csv" <<'PY'
+# Max |a - b| over the score column (last) of two CSV files with a header.
+compare_csv() {
+  python3 - "$1" "$2" <<'PY'
 import csv, sys
-def scores(p):
-    rows = [r for r in csv.reader(open(p)) if r and r[0][0].isdigit()]
-    return [float(r[-1]) if len(r) < 3 else float(r[1]) for r in rows]
+def scores(path):
+    rows = [r for r in csv.reader(open(path)) if r and r[0].strip()[:1].isdigit()]
+    return [float(r[-1]) for r in rows]
 a, b = scores(sys.argv[1]), scores(sys.argv[2])
-print(f"{len(b)} frames, max |cuda-cpu| {max(abs(x-y) for x,y in zip(a,b)):.3g}" if len(a)==len(b) and a else f"frame counts {len(a)} vs {len(b)}")
+if not a or len(a) != len(b):
+    print(f"FAIL: {len(a)} vs {len(b)} frames")
+else:
+    d = max(abs(x - y) for x, y in zip(a, b))
+    print(f"{'ok' if d <= 1e-9 else 'FAIL'}: {len(b)} frames, max |diff| {d:.2g}")
 PY
-)
-  row "nvh264dec zero-copy, backend=cuda vs cpu" "$md"
-else
-  row "nvh264dec zero-copy, backend=cuda vs cpu" "FAIL (see cuda720.log)"
-fi
+}
 
-# 2. cudaupload from system memory: a still pair of the test data, against the
-#    reference tool's score.
-if [ -d shared/testdata ] || [ -d "$CLIPS/still" ]; then :; fi
-for pair in astronaut_256x256/jpeg_q30 seeding_1920x1080/jpeg_q10; do
-  d=${pair%%/*}
-  ref=$CLIPS/still/$d-reference.png; dist=$CLIPS/still/$(echo $pair | tr / -).png
-  [ -f "$ref" ] || continue
-  gst-launch-1.0 -q filesrc location="$ref" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=20 ! cudaupload ! s.ref \
-    filesrc location="$dist" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=20 ! cudaupload ! s.dist \
-    ssim2compare name=s backend=cuda alignment=sequence stats-file="$LOG/still-$d.csv" ! fakesink sync=false >"$LOG/still-$d.log" 2>&1 \
-    && row "cudaupload $pair" "$(tail -n +2 "$LOG/still-$d.csv" | head -1)" || row "cudaupload $pair" FAIL
-done
+gst-inspect-1.0 ssim2compare >"$LOG/inspect.txt" 2>&1 && row "gst-inspect-1.0 ssim2compare" ok || row "gst-inspect-1.0 ssim2compare" FAIL
 
-# 3. Throughput at 1080p: NVDEC alone, then NVDEC + ssim2compare on both pads.
-for i in $(seq 10); do cat $CLIPS/ref1080.h264; done >/tmp/ref1080x10.h264
-for i in $(seq 10); do cat $CLIPS/dist1080.h264; done >/tmp/dist1080x10.h264
-t0=$(date +%s.%N)
-gst-launch-1.0 -q filesrc location=/tmp/ref1080x10.h264 ! h264parse ! nvh264dec ! queue ! fakesink sync=false \
-  filesrc location=/tmp/dist1080x10.h264 ! h264parse ! nvh264dec ! queue ! fakesink sync=false >"$LOG/dec1080.log" 2>&1
-t1=$(date +%s.%N)
-run_pair /tmp/ref1080x10.h264 /tmp/dist1080x10.h264 "$LOG/cuda1080.csv" "" >"$LOG/cuda1080.log" 2>&1
-t2=$(date +%s.%N)
-frames=$(($(wc -l <"$LOG/cuda1080.csv") - 1))
-row "1080p decode only (2 x nvh264dec)" "$(python3 -c "print(f'{3000/($t1-$t0):.0f} pairs/s')")"
-row "1080p decode + ssim2compare cuda" "$(python3 -c "print(f'{$frames} frames, {$frames/($t2-$t1):.0f} pairs/s')")"
+# 1. Zero-copy after nvh264dec, backend=cuda, against the CPU path's scores of
+#    the same streams (avdec_h264 + backend=cpu on the CPU machine).
+pair() {  # pair REF DIST CSV [CAPS]
+  local caps=${4:-video/x-raw(memory:CUDAMemory)}
+  GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q \
+    filesrc location="$1" ! h264parse ! nvh264dec ! "$caps" ! queue ! s.ref \
+    filesrc location="$2" ! h264parse ! nvh264dec ! "$caps" ! queue ! s.dist \
+    ssim2compare name=s backend=cuda stats-file="$3" ! fakesink sync=false
+}
+pair "$CLIPS/ref720.h264" "$CLIPS/dist720.h264" "$LOG/cuda720.csv" >"$LOG/cuda720.log" 2>&1
+row "nvh264dec -> CUDA memory, backend=cuda vs cpu" "$(compare_csv "$CLIPS/cpu720.csv" "$LOG/cuda720.csv")"
+row "  frames read in place / uploaded" "$(grep -o 'CUDA input:.*' "$LOG/cuda720.log" | tail -1)"
+pair "$CLIPS/ref720.h264" "$CLIPS/dist720.h264" "$LOG/sys720.csv" "video/x-raw" >"$LOG/sys720.log" 2>&1
+row "nvh264dec -> system memory (upload), backend=cuda" "$(compare_csv "$CLIPS/cpu720.csv" "$LOG/sys720.csv")"
+row "  frames read in place / uploaded" "$(grep -o 'CUDA input:.*' "$LOG/sys720.log" | tail -1)"
+
+# 2. cudaupload of still pairs of the test data, against the reference tool.
+while IFS=, read -r name expected; do
+  gst-launch-1.0 -q \
+    filesrc location="$CLIPS/still/$name-ref.png" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=5 ! cudaupload ! s.ref \
+    filesrc location="$CLIPS/still/$name-dist.png" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=5 ! cudaupload ! s.dist \
+    ssim2compare name=s backend=cuda alignment=sequence stats-file="$LOG/still-$name.csv" ! fakesink sync=false >"$LOG/still-$name.log" 2>&1
+  got=$(awk -F, 'NR==2 {print $NF}' "$LOG/still-$name.csv" 2>/dev/null)
+  row "cudaupload $name (reference $expected)" "${got:-FAIL}"
+done <"$CLIPS/still/expected.csv"
+
+# 3. The tool's video mode (decodebin picks nvh264dec) against the CPU scores.
+"$BUILD/tools/ssim2" --alignment sequence --csv "$LOG/tool720.csv" "$CLIPS/ref720.h264" "$CLIPS/dist720.h264" >"$LOG/tool720.log" 2>&1
+row "ssim2 tool, video mode on the GPU" "$(compare_csv "$CLIPS/cpu720.csv" "$LOG/tool720.csv") ($(grep throughput "$LOG/tool720.log"))"
+
+# 4. Errors: a device that does not exist.
+gst-launch-1.0 videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.ref videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.dist \
+  ssim2compare name=s backend=cuda cuda-device-id=7 ! fakesink >"$LOG/baddevice.log" 2>&1
+row "backend=cuda cuda-device-id=7" "exit $? : $(grep -m1 -o 'ERROR.*' "$LOG/baddevice.log" | cut -c1-90)"
+
+# 5. Throughput at 1080p: NVDEC on both pads alone, then with ssim2compare.
+for i in $(seq 10); do cat "$CLIPS/ref1080.h264"; done >/tmp/ref1080x10.h264
+for i in $(seq 10); do cat "$CLIPS/dist1080.h264"; done >/tmp/dist1080x10.h264
+t0=$(now)
+gst-launch-1.0 -q filesrc location=/tmp/ref1080x10.h264 ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! queue ! fakesink sync=false \
+  filesrc location=/tmp/dist1080x10.h264 ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! queue ! fakesink sync=false >"$LOG/dec1080.log" 2>&1
+t1=$(now)
+pair /tmp/ref1080x10.h264 /tmp/dist1080x10.h264 "$LOG/cuda1080.csv" >"$LOG/cuda1080.log" 2>&1
+t2=$(now)
+frames=$(($(grep -c '^[0-9]' "$LOG/cuda1080.csv") ))
+row "1080p, 2 x nvh264dec only (3000 frames each)" "$(python3 -c "print(f'{3000/($t1-$t0):.0f} frames/s per stream')")"
+row "1080p, 2 x nvh264dec + ssim2compare cuda" "$(python3 -c "print(f'{$frames} pairs scored, {$frames/($t2-$t1):.0f} pairs/s')")"
 
 echo
-echo "== ssim2compare on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) =="
+echo "## ssim2compare on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
+echo
+echo "| check | result |"
+echo "|---|---|"
 printf '%s\n' "${ROWS[@]}"

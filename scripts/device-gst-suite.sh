@@ -64,6 +64,27 @@ while IFS=, read -r name expected; do
   row "cudaupload $name (reference $expected)" "${got:-FAIL}"
 done <"$CLIPS/still/expected.csv"
 
+# 2b. The test data's reference clip itself (its first 10 frames as raw I420,
+#     since NVDEC cannot read its 4:4:4 profile) through cudaupload, against
+#     the distorted clip after nvh264dec: the reference tool's own scores.
+if [ -f "$CLIPS/ref10.i420.gz" ]; then
+  gunzip -c "$CLIPS/ref10.i420.gz" >/tmp/ref10.i420
+  gst-launch-1.0 -q filesrc location=/tmp/ref10.i420 \
+      ! rawvideoparse format=i420 width=1280 height=720 framerate=30/1 colorimetry=bt709 ! cudaupload ! s.ref \
+    filesrc location="$CLIPS/dist720.h264" ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! s.dist \
+    ssim2compare name=s backend=cuda alignment=sequence stats-file="$LOG/video10.csv" ! fakesink sync=false \
+    >"$LOG/video10.log" 2>&1
+  row "test clip frames 0-9, cuda vs video_scores.csv" "$(python3 - "$CLIPS/video_scores_10.csv" "$LOG/video10.csv" <<'PY'
+import csv, sys
+ref = [float(r[1]) for r in list(csv.reader(open(sys.argv[1])))[1:]]
+got = [float(r[-1]) for r in csv.reader(open(sys.argv[2])) if r and r[0][:1].isdigit()]
+n = min(len(ref), len(got))
+d = max(abs(a - b) for a, b in zip(ref[:n], got[:n])) if n else float("nan")
+print(f"{'ok' if n == 10 and d <= 1e-3 else 'FAIL'}: {n} frames, max |diff| {d:.3g}")
+PY
+)"
+fi
+
 # 3. The tool's video mode (decodebin picks nvh264dec) against the CPU scores.
 "$BUILD/tools/ssim2" --alignment sequence --csv "$LOG/tool720.csv" "$CLIPS/ref720.h264" "$CLIPS/dist720.h264" >"$LOG/tool720.log" 2>&1
 row "ssim2 tool, video mode on the GPU" "$(compare_csv "$CLIPS/cpu720.csv" "$LOG/tool720.csv") ($(grep throughput "$LOG/tool720.log"))"

@@ -8,6 +8,8 @@
 # - cpu720.csv: the CPU path's per-frame scores of that pair (avdec_h264)
 # - ref1080/dist1080.h264: a generated 1080p pair (4 Mbit/s vs 0.6 Mbit/s)
 # - still/: two PNG pairs of the test data and the reference tool's scores
+# - ref10.i420.gz: the first 10 decoded frames of the test data's reference
+#   clip (raw I420, for cudaupload; compared with video_scores.csv)
 # - lib/: libjpeg.so.62 (the tool needs it; the device image lacks it)
 set -euo pipefail
 OUTDIR=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
@@ -37,4 +39,9 @@ for pair in astronaut_256x256/jpeg_q30 seeding_1920x1080/jpeg_q10 chelsea_127x25
   cp "$T/images/$pair.png" "still/$name-dist.png"
   echo "$name,$(grep "images/$pair.png" "$T/scores.csv" | cut -d, -f5)" >>still/expected.csv
 done
+enc filesrc location=$T/video/reference.mkv ! matroskademux ! avdec_h264 ! video/x-raw,format=I420 \
+  ! filesink location=ref30.i420
+head -c $((1280 * 720 * 3 / 2 * 10)) ref30.i420 | gzip -6 >ref10.i420.gz
+rm ref30.i420
+head -11 "$T/video_scores.csv" >video_scores_10.csv
 cp -L /usr/lib/x86_64-linux-gnu/libjpeg.so.62 lib/

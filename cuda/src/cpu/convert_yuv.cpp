@@ -1,6 +1,6 @@
 // Y'CbCr video frames to the linear-light RGB planes the metric reads.
 //
-// The recipe (the CUDA engine implements exactly the same; keep both in step):
+// The recipe (the per-pixel math is yuv.h, which the CUDA kernels use too):
 //
 // 1. Chroma siting: nearest sample, no interpolation. In 4:2:0 formats luma
 //    pixel (x, y) uses the chroma sample (x / 2, y / 2) (integer division);
@@ -44,6 +44,7 @@
 #include "arith.h"
 #include "convert.h"
 #include "thread_pool.h"
+#include "yuv.h"
 
 namespace ssim2 {
 namespace cpu {
@@ -103,25 +104,6 @@ inline void ReadYuv(const ImageView& im, const Layout& l, int x, int y, int* Y, 
   }
 }
 
-// Steps 3 and 4: R'G'B' in double, unclamped.
-inline void YuvToRgbDouble(const YuvCoefficients& k, int Y, int U, int V, double rgb[3]) {
-  const double yn = (static_cast<double>(Y) - k.y_offset) / k.y_range;
-  const double cb = (static_cast<double>(U) - k.c_offset) / k.c_range;
-  const double cr = (static_cast<double>(V) - k.c_offset) / k.c_range;
-  rgb[0] = yn + k.cr_to_r * cr;
-  rgb[1] = (yn - k.cb_to_g * cb) - k.cr_to_g * cr;
-  rgb[2] = yn + k.cb_to_b * cb;
-}
-
-inline int Quantize8(double v) {
-  const double q = std::floor(255.0 * v + 0.5);
-  return static_cast<int>(std::min(255.0, std::max(0.0, q)));
-}
-
-inline float ClampUnit(double v) {
-  return static_cast<float>(std::min(1.0, std::max(0.0, v)));
-}
-
 Status Check(const ImageView& image, Layout* l) {
   if (image.location != MemoryLocation::kHost) {
     return Status(StatusCode::kInvalidArgument,
@@ -138,32 +120,9 @@ constexpr int kRowsPerTask = 16;
 
 }  // namespace
 
-YuvCoefficients YuvCoefficientsFor(const YuvColorimetry& yuv, int bits) {
-  double kr = 0.2126, kb = 0.0722;
-  switch (yuv.matrix) {
-    case YuvMatrix::kBT601: kr = 0.299; kb = 0.114; break;
-    case YuvMatrix::kBT709: kr = 0.2126; kb = 0.0722; break;
-    case YuvMatrix::kBT2020: kr = 0.2627; kb = 0.0593; break;
-  }
-  const double kg = 1.0 - kr - kb;
-  YuvCoefficients k;
-  const bool ten = bits == 10;
-  if (yuv.range == YuvRange::kLimited) {
-    k.y_offset = ten ? 64.0 : 16.0;
-    k.y_range = ten ? 876.0 : 219.0;
-    k.c_offset = ten ? 512.0 : 128.0;
-    k.c_range = ten ? 896.0 : 224.0;
-  } else {
-    k.y_offset = 0.0;
-    k.y_range = ten ? 1023.0 : 255.0;
-    k.c_offset = ten ? 512.0 : 128.0;
-    k.c_range = ten ? 1023.0 : 255.0;
-  }
-  k.cr_to_r = 2.0 * (1.0 - kr);
-  k.cb_to_g = 2.0 * kb * (1.0 - kb) / kg;
-  k.cr_to_g = 2.0 * kr * (1.0 - kr) / kg;
-  k.cb_to_b = 2.0 * (1.0 - kb);
-  return k;
+yuv::Coeffs CoefficientsFor(const YuvColorimetry& colorimetry, int bits) {
+  return yuv::MakeCoeffs(static_cast<int>(colorimetry.matrix),
+                         colorimetry.range == YuvRange::kFull, bits == 10);
 }
 
 Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t stride) {
@@ -172,15 +131,15 @@ Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t strid
   if (l.bits != 8) {
     return Status(StatusCode::kUnsupportedFormat, "YuvToRgb8 takes 8-bit formats only");
   }
-  const YuvCoefficients k = YuvCoefficientsFor(image.yuv, 8);
+  const yuv::Coeffs k = CoefficientsFor(image.yuv, 8);
   for (int y = 0; y < image.height; ++y) {
     std::uint8_t* out = rgb + stride * y;
     for (int x = 0; x < image.width; ++x) {
       int Y, U, V;
       double v[3];
       ReadYuv(image, l, x, y, &Y, &U, &V);
-      YuvToRgbDouble(k, Y, U, V, v);
-      for (int c = 0; c < 3; ++c) out[3 * x + c] = static_cast<std::uint8_t>(Quantize8(v[c]));
+      yuv::ToRgbDouble(k, Y, U, V, v);
+      for (int c = 0; c < 3; ++c) out[3 * x + c] = static_cast<std::uint8_t>(yuv::Quantize8(v[c]));
     }
   }
   return Status::Ok();
@@ -189,17 +148,17 @@ Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t strid
 Status YuvToRgbFloat(const ImageView& image, float* rgb, std::ptrdiff_t stride) {
   Layout l;
   if (Status s = Check(image, &l); !s.ok()) return s;
-  const YuvCoefficients k = YuvCoefficientsFor(image.yuv, l.bits);
+  const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
   for (int y = 0; y < image.height; ++y) {
     float* out = rgb + stride * y;
     for (int x = 0; x < image.width; ++x) {
       int Y, U, V;
       double v[3];
       ReadYuv(image, l, x, y, &Y, &U, &V);
-      YuvToRgbDouble(k, Y, U, V, v);
+      yuv::ToRgbDouble(k, Y, U, V, v);
       for (int c = 0; c < 3; ++c) {
-        out[3 * x + c] = l.bits == 8 ? static_cast<float>(Quantize8(v[c])) / 255.0f
-                                     : ClampUnit(v[c]);
+        out[3 * x + c] = l.bits == 8 ? static_cast<float>(yuv::Quantize8(v[c])) / 255.0f
+                                     : yuv::ToFloat01(v[c]);
       }
     }
   }
@@ -210,7 +169,7 @@ Status YuvToLinearRgb(const ImageView& image, Image3* out, ThreadPool* pool) {
   Layout l;
   if (Status s = Check(image, &l); !s.ok()) return s;
   out->Resize(image.width, image.height);
-  const YuvCoefficients k = YuvCoefficientsFor(image.yuv, l.bits);
+  const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
   const float* table8 = Srgb8ToLinearTable();
   const int tasks = (image.height + kRowsPerTask - 1) / kRowsPerTask;
   ParallelFor(pool, tasks, [&](int task) {
@@ -221,11 +180,11 @@ Status YuvToLinearRgb(const ImageView& image, Image3* out, ThreadPool* pool) {
         int Y, U, V;
         double v[3];
         ReadYuv(image, l, x, y, &Y, &U, &V);
-        YuvToRgbDouble(k, Y, U, V, v);
+        yuv::ToRgbDouble(k, Y, U, V, v);
         if (l.bits == 8) {
-          for (int c = 0; c < 3; ++c) dst[c][x] = table8[Quantize8(v[c])];
+          for (int c = 0; c < 3; ++c) dst[c][x] = table8[yuv::Quantize8(v[c])];
         } else {
-          for (int c = 0; c < 3; ++c) dst[c][x] = arith::SrgbToLinear(ClampUnit(v[c]));
+          for (int c = 0; c < 3; ++c) dst[c][x] = arith::SrgbToLinear(yuv::ToFloat01(v[c]));
         }
       }
     }

@@ -110,7 +110,7 @@ struct EmuEngine {
       const int hn = static_cast<int>(tables.h[m][g].size());
       const int vn = static_cast<int>(tables.v[m][g].size());
       if (hn) {
-        emu::Launch(dim3(tables.h_blocks[m][g]), dim3(kHBlockThreads), false,
+        emu::Launch(dim3(tables.h_blocks[m][g]), dim3(kHBlockThreads), true,
                     [&] { HBlurKernel(hj, hn, blur); });
       }
       double* part = partials + static_cast<std::size_t>(tables.partial_base[m][g]) * kNumSums;

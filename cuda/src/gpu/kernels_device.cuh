@@ -204,28 +204,34 @@ __global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __rest
   // Cooperative tile copies: load i moves row 4i + lr, quad lq of the tile.
   const int lr = lane >> 3;
   const int lq = lane & 7;
-  float4 pre[8];
+  // The loads of a tile are only issued here; nothing reads their registers
+  // before stash() eight steps later (the products are formed there), so no
+  // step waits for memory. Out-of-range quads load a valid address (the
+  // plane's first quad) and are zeroed in stash().
+  float4 pre_a[8], pre_b[8];
+  bool pre_ok[8];
+  const bool two = source == kRowAB;
   auto fetch = [&](int tile) {
     const int q = tile * (kHTile / 4) + lq;
     const bool in_width = 4 * q < width;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const int r = 4 * i + lr;
-      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      if (in_width && r < rows) {
-        const long long off = (row0 + r) * pitch;
-        x = __ldg(reinterpret_cast<const float4*>(a + off) + q);
-        if (source != kRowA) {
-          x = Mul4(x, source == kRowAA ? x : __ldg(reinterpret_cast<const float4*>(b + off) + q));
-        }
-      }
-      pre[i] = x;
+      pre_ok[i] = in_width && r < rows;
+      const long long off = pre_ok[i] ? (row0 + r) * pitch + 4 * q : 0;
+      pre_a[i] = __ldg(reinterpret_cast<const float4*>(a + off));
+      if (two) pre_b[i] = __ldg(reinterpret_cast<const float4*>(b + off));
     }
   };
   auto stash = [&](int buf) {
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-      *reinterpret_cast<float4*>(&s_in[buf][4 * i + lr][4 * lq]) = pre[i];
+      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (pre_ok[i]) {
+        x = pre_a[i];
+        if (source != kRowA) x = Mul4(x, two ? pre_b[i] : x);
+      }
+      *reinterpret_cast<float4*>(&s_in[buf][4 * i + lr][4 * lq]) = x;
     }
   };
   auto flush = [&](int tile) {
@@ -245,17 +251,19 @@ __global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __rest
   };
 
   const int m_end = (width + 3) / 4;
-  const int num_tiles = ((m_end + 1) >> 3) + 1;  // tiles holding quads 0 .. m_end + 1
+  const int num_tiles = ((m_end + 2) >> 3) + 1;  // tiles holding quads 0 .. m_end + 2
   fetch(0);
   stash(0);
   __syncthreads();
-  if (num_tiles > 1) fetch(1);
+  fetch(1);
 
   float prev[3] = {0.0f, 0.0f, 0.0f};
   float prev2[3] = {0.0f, 0.0f, 0.0f};
   // w[i] = Q(m - 2 + i)
   const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   float4 w[4] = {zero, zero, zero, *reinterpret_cast<const float4*>(&s_in[0][lane][0])};
+  // The quad after w[3], read from shared memory a step before it is used.
+  float4 wn = *reinterpret_cast<const float4*>(&s_in[0][lane][4]);
   float* my_out = s_out[lane];
 
   for (int m = -1; m < m_end; ++m) {
@@ -317,17 +325,18 @@ __global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __rest
     w[0] = w[1];
     w[1] = w[2];
     w[2] = w[3];
-    const int jn = m + 2;  // the quad entering the window
+    w[3] = wn;  // Q(m + 2)
+    const int jn = m + 3;  // the quad read ahead
     if ((jn & 7) == 0) {
       const int t = jn >> 3;
       if (t < num_tiles) {
         __syncthreads();
         stash(t & 1);
         __syncthreads();
-        if (t + 1 < num_tiles) fetch(t + 1);
+        fetch(t + 1);  // past the last tile: all quads out of range
       }
     }
-    w[3] = *reinterpret_cast<const float4*>(&s_in[(jn >> 3) & 1][lane][4 * (jn & 7)]);
+    wn = *reinterpret_cast<const float4*>(&s_in[(jn >> 3) & 1][lane][4 * (jn & 7)]);
   }
 }
 

@@ -41,7 +41,7 @@ cudaError_t LaunchHBlur(const HJob* jobs, int num_jobs, int num_blocks, const Bl
 cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
                         double* partials, cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  emu::Launch(dim3(num_blocks), dim3(kVColumns, kNumMapSlots), true,
+  emu::Launch(dim3(num_blocks), dim3(kVColumns, kVWarps), true,
               [&] { VBlurKernel(jobs, num_jobs, blur, partials); });
   return cudaSuccess;
 }

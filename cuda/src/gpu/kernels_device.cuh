@@ -32,8 +32,16 @@ __device__ __forceinline__ std::uint16_t Word(const unsigned char* row, int inde
 }
 
 // Linear RGB of input pixel (x, y), as cpu/convert.cpp computes it.
-__device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8, int x, int y) {
+__device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8,
+                          const float* srgb8, int x, int y) {
   Rgb out;
+  if (srgb8 && in.kind == kInPacked8 && in.a < 0) {
+    const unsigned char* row = RowPtr(in, 0, y);
+    out.v[0] = __ldg(srgb8 + row[x * in.channels + in.r]);
+    out.v[1] = __ldg(srgb8 + row[x * in.channels + in.g]);
+    out.v[2] = __ldg(srgb8 + row[x * in.channels + in.b]);
+    return out;
+  }
   switch (in.kind) {
     case kInPacked8:
     case kInPacked16: {
@@ -130,7 +138,7 @@ __global__ void PrepareKernel(const PrepareParams p) {
     for (int dx = 0; dx < 2; ++dx) {
       const int x = min(2 * ox + dx, p.width - 1);
       const int y = min(2 * oy + dy, p.height - 1);
-      const Rgb v = p.from_input ? LoadLinear(in, yc, p.mul8, x, y) : LoadLinearPlanes(st, x, y);
+      const Rgb v = p.from_input ? LoadLinear(in, yc, p.mul8, p.srgb8, x, y) : LoadLinearPlanes(st, x, y);
       lin[dy][dx][0] = v.v[0];
       lin[dy][dx][1] = v.v[1];
       lin[dy][dx][2] = v.v[2];
@@ -349,15 +357,26 @@ __device__ __forceinline__ double WarpSum(double v) {
   return v;
 }
 
-__global__ void __launch_bounds__(kVColumns* kNumMapSlots)
+// A block is 32 columns of one (scale, channel) and two groups of 5 warps:
+// warps 0..4 run the column recursions of the 5 map slots (one batch of
+// kVRows rows per iteration, into shared memory), warps 5..9 turn the
+// previous batch into SSIM / edge errors and their float64 sums. The two
+// groups work on consecutive batches at the same time (one barrier per
+// batch), so the error maps' float/double divisions no longer sit on the
+// recursion's critical path. Each error thread handles rows e and e + 5 of a
+// batch (e = warp - 5), as one thread of the former single group did, so the
+// sums (and their order) are unchanged.
+__global__ void __launch_bounds__(kVColumns* kVWarps)
     VBlurKernel(const VJob* __restrict__ jobs, int num_jobs, const BlurParams bp,
                 double* __restrict__ partials) {
+  static_assert(kVWarps == 2 * kNumMapSlots, "recursion warps + error warps");
+  static_assert(kVRows == 2 * kNumMapSlots, "two error pixels per error thread and batch");
   __shared__ int s_job;
   __shared__ float buf[2][kVRows][kNumMapSlots][kVColumns];
   __shared__ double red[kNumMapSlots][kNumSums];
   const int lane = threadIdx.x;
-  const int slot = threadIdx.y;
-  const int tid = slot * kVColumns + lane;
+  const int warp = threadIdx.y;
+  const int tid = warp * kVColumns + lane;
   if (tid == 0) {
     int j = 0;
     while (j + 1 < num_jobs && jobs[j + 1].first_block <= static_cast<int>(blockIdx.x)) ++j;
@@ -371,12 +390,21 @@ __global__ void __launch_bounds__(kVColumns* kNumMapSlots)
   const int col0 = (blockIdx.x - job.first_block) * kVColumns;
   const int col = col0 + lane;
   const bool col_ok = col < width;
+  const bool sums = job.ssim || job.edge;
+  const int batches = (height + kVRows - 1) / kVRows;
+
+  // Both roles run the same loop and meet at one __syncthreads call site per
+  // batch (a barrier reached from two code paths is undefined, and
+  // compute-sanitizer synccheck reports it).
+  const bool rec = warp < kNumMapSlots;
+  if (!rec && !sums) return;  // only the blurred planes are wanted: no error work
+
+  // ---- recursion warps' state
+  const int slot = rec ? warp : 0;
   const int mode = job.mode[slot];
   const float* src = job.src[slot];
   float* dst = job.dst[slot];
-  const bool sums = job.ssim || job.edge;
   const int lim = min(6, height);  // min(N + 1, height): rows with one input
-
   float y1[3] = {0.0f, 0.0f, 0.0f};
   float y2[3] = {0.0f, 0.0f, 0.0f};
   auto step = [&](float sum) {
@@ -388,32 +416,21 @@ __global__ void __launch_bounds__(kVColumns* kNumMapSlots)
     }
     return y1[0] + (y1[1] + y1[2]);
   };
-  // Rows 0..3 enter before the first output (n = -4..-1); they leave at the
-  // top of rows 6..9.
-  float head[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  if (mode == kSlotBlur && col_ok) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      if (i < height) head[i] = src[i * pitch + col];
-    }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) step(head[i]);
-  }
-
   // bot[i]: the row entering at the bottom (or the plane itself for
   // kSlotLoad), loaded one batch ahead. The row leaving at the top of row n,
   // n - 6, entered at the bottom of row n - 10 = n - kVRows: the same lane of
-  // the previous batch, kept in registers instead of being read again.
+  // the previous batch, kept in registers instead of read again.
   static_assert(kVRows == 10, "top rows are the previous batch's bottom rows");
-  static_assert(kVRows * kVColumns == 2 * kVColumns * kNumMapSlots, "two epilogue pixels per thread");
   float next_bot[kVRows];
-  // The edge map's XYB samples of this thread's epilogue pixels (rows
-  // n0 + slot and n0 + slot + 5, column col), also loaded one batch ahead.
-  float next_e1[2], next_e2[2];
-  const bool edge = job.edge != 0;
-  const float* img1 = job.img1;
-  const float* img2 = job.img2;
+  float prev_bot[kVRows];
   auto load_batch = [&](int n0) {
+    if (mode == kSlotBlur && col_ok && n0 + kVRows + 4 <= height) {
+      // Interior batch: every row's bottom input exists.
+      const float* p = src + (n0 + 4) * pitch + col;
+#pragma unroll
+      for (int i = 0; i < kVRows; ++i) next_bot[i] = p[i * pitch];
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kVRows; ++i) {
       const int n = n0 + i;
@@ -425,9 +442,21 @@ __global__ void __launch_bounds__(kVColumns* kNumMapSlots)
         next_bot[i] = src[n * pitch + col];
       }
     }
+  };
+
+  // ---- error warps' state
+  const int e = rec ? 0 : warp - kNumMapSlots;
+  const bool edge = job.edge != 0;
+  const bool ssim = job.ssim != 0;
+  const float* img1 = job.img1;
+  const float* img2 = job.img2;
+  // The edge map's XYB samples of this thread's pixels (rows e and e + 5 of
+  // a batch), loaded a batch ahead.
+  float next_e1[2], next_e2[2];
+  auto load_edge = [&](int n0) {
 #pragma unroll
     for (int rep = 0; rep < 2; ++rep) {
-      const int n = n0 + slot + kNumMapSlots * rep;
+      const int n = n0 + e + kNumMapSlots * rep;
       next_e1[rep] = 0.0f;
       next_e2[rep] = 0.0f;
       if (edge && col_ok && n < height) {
@@ -436,78 +465,118 @@ __global__ void __launch_bounds__(kVColumns* kNumMapSlots)
       }
     }
   };
-  load_batch(0);
-  float prev_bot[kVRows];
-#pragma unroll
-  for (int i = 0; i < kVRows; ++i) prev_bot[i] = i >= 6 ? head[i - 6] : 0.0f;
   double acc[kNumSums] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-  const int batches = (height + kVRows - 1) / kVRows;
-  for (int bi = 0; bi < batches; ++bi) {
-    const int n0 = bi * kVRows;
-    float bot[kVRows], top[kVRows];
+
+  if (rec) {
+    // Rows 0..3 enter before the first output (n = -4..-1); they leave at
+    // the top of rows 6..9.
+    float head[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (mode == kSlotBlur && col_ok) {
 #pragma unroll
-    for (int i = 0; i < kVRows; ++i) {
-      bot[i] = next_bot[i];
-      top[i] = prev_bot[i];
-      prev_bot[i] = bot[i];
-    }
-    float e1[2], e2[2];
-#pragma unroll
-    for (int rep = 0; rep < 2; ++rep) {
-      e1[rep] = next_e1[rep];
-      e2[rep] = next_e2[rep];
-    }
-    if (bi + 1 < batches) load_batch(n0 + kVRows);
-    float (*out)[kNumMapSlots][kVColumns] = buf[bi & 1];
-#pragma unroll
-    for (int i = 0; i < kVRows; ++i) {
-      const int n = n0 + i;
-      float v = 0.0f;
-      if (mode == kSlotBlur) {
-        if (n < height) v = step(n < lim ? bot[i] : top[i] + bot[i]);
-      } else {
-        v = bot[i];
+      for (int i = 0; i < 4; ++i) {
+        if (i < height) head[i] = src[i * pitch + col];
       }
-      out[i][slot][lane] = v;
-      if (dst && col_ok && n < height) dst[n * pitch + col] = v;
-    }
-    if (!sums) continue;
-    __syncthreads();
 #pragma unroll
-    for (int rep = 0; rep < 2; ++rep) {
-      const int r = slot + kNumMapSlots * rep;
-      const int n = n0 + r;
-      if (n >= height || !col_ok) continue;
-      const float mu1 = out[r][kMapMu1][lane];
-      const float mu2 = out[r][kMapMu2][lane];
-      if (job.ssim) {
-        const double d = arith::SsimError(mu1, mu2, out[r][kMapS11][lane], out[r][kMapS22][lane],
-                                          out[r][kMapS12][lane]);
-        acc[0] += d;
-        acc[1] += arith::ToThe4th(d);
+      for (int i = 0; i < 4; ++i) step(head[i]);
+    }
+    load_batch(0);
+#pragma unroll
+    for (int i = 0; i < kVRows; ++i) prev_bot[i] = i >= 6 ? head[i - 6] : 0.0f;
+  } else {
+    load_edge(0);
+  }
+
+  for (int bi = 0; bi <= batches; ++bi) {
+    if (rec) {
+      if (bi < batches) {
+        const int n0 = bi * kVRows;
+        float bot[kVRows], top[kVRows];
+#pragma unroll
+        for (int i = 0; i < kVRows; ++i) {
+          bot[i] = next_bot[i];
+          top[i] = prev_bot[i];
+          prev_bot[i] = bot[i];
+        }
+        if (bi + 1 < batches) load_batch(n0 + kVRows);
+        float (*out)[kNumMapSlots][kVColumns] = buf[bi & 1];
+        if (mode == kSlotBlur && n0 >= lim && n0 + kVRows <= height) {
+          // Interior batch: every row exists and has both inputs.
+          float v[kVRows];
+#pragma unroll
+          for (int i = 0; i < kVRows; ++i) {
+            v[i] = step(top[i] + bot[i]);
+            out[i][slot][lane] = v[i];
+          }
+          if (dst && col_ok) {
+            float* p = dst + n0 * pitch + col;
+#pragma unroll
+            for (int i = 0; i < kVRows; ++i) p[i * pitch] = v[i];
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < kVRows; ++i) {
+            const int n = n0 + i;
+            float v = 0.0f;
+            if (mode == kSlotBlur) {
+              if (n < height) v = step(n < lim ? bot[i] : top[i] + bot[i]);
+            } else {
+              v = bot[i];
+            }
+            out[i][slot][lane] = v;
+            if (dst && col_ok && n < height) dst[n * pitch + col] = v;
+          }
+        }
       }
-      if (edge) {
-        const double d1 = arith::EdgeDiff(e1[rep], mu1, e2[rep], mu2);
-        const double artifact = d1 < 0.0 ? 0.0 : d1;      // std::max(d1, 0.0)
-        const double detail_lost = -d1 < 0.0 ? 0.0 : -d1;  // std::max(-d1, 0.0)
-        acc[2] += artifact;
-        acc[3] += arith::ToThe4th(artifact);
-        acc[4] += detail_lost;
-        acc[5] += arith::ToThe4th(detail_lost);
+    } else if (bi >= 1) {
+      const int b = bi - 1;  // the batch the recursion warps finished
+      const int n0 = b * kVRows;
+      float e1[2], e2[2];
+#pragma unroll
+      for (int rep = 0; rep < 2; ++rep) {
+        e1[rep] = next_e1[rep];
+        e2[rep] = next_e2[rep];
+      }
+      if (bi < batches) load_edge(n0 + kVRows);
+      float (*out)[kNumMapSlots][kVColumns] = buf[b & 1];
+#pragma unroll
+      for (int rep = 0; rep < 2; ++rep) {
+        const int r = e + kNumMapSlots * rep;
+        const int n = n0 + r;
+        if (n >= height || !col_ok) continue;
+        const float mu1 = out[r][kMapMu1][lane];
+        const float mu2 = out[r][kMapMu2][lane];
+        if (ssim) {
+          const double d = arith::SsimError(mu1, mu2, out[r][kMapS11][lane],
+                                            out[r][kMapS22][lane], out[r][kMapS12][lane]);
+          acc[0] += d;
+          acc[1] += arith::ToThe4th(d);
+        }
+        if (edge) {
+          const double d1 = arith::EdgeDiff(e1[rep], mu1, e2[rep], mu2);
+          const double artifact = d1 < 0.0 ? 0.0 : d1;      // std::max(d1, 0.0)
+          const double detail_lost = -d1 < 0.0 ? 0.0 : -d1;  // std::max(-d1, 0.0)
+          acc[2] += artifact;
+          acc[3] += arith::ToThe4th(artifact);
+          acc[4] += detail_lost;
+          acc[5] += arith::ToThe4th(detail_lost);
+        }
       }
     }
+    if (sums) __syncthreads();
   }
   if (!sums) return;
+  if (!rec) {
 #pragma unroll
-  for (int k = 0; k < kNumSums; ++k) {
-    const double v = WarpSum(acc[k]);
-    if (lane == 0) red[slot][k] = v;
+    for (int k = 0; k < kNumSums; ++k) {
+      const double v = WarpSum(acc[k]);
+      if (lane == 0) red[e][k] = v;
+    }
   }
   __syncthreads();
-  if (tid < kNumSums) {
+  if (warp == kNumMapSlots && lane < kNumSums) {
     double total = 0.0;
-    for (int s = 0; s < kNumMapSlots; ++s) total += red[s][tid];
-    partials[static_cast<long long>(blockIdx.x) * kNumSums + tid] = total;
+    for (int s = 0; s < kNumMapSlots; ++s) total += red[s][lane];
+    partials[static_cast<long long>(blockIdx.x) * kNumSums + lane] = total;
   }
 }
 

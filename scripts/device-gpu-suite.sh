@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the GPU tests, compute-sanitizer (memcheck + racecheck) and the
+# Runs the GPU tests, compute-sanitizer (memcheck, racecheck, synccheck) and the
 # benchmark on a GPU machine against a build made elsewhere (nothing is
 # built here), then prints a short summary table.
 #
@@ -68,6 +68,10 @@ if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_stages" --quick
   step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_formats" --quick
   step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_gpu_stages" --quick
+  # Barriers: a __syncthreads reached from different code paths of one block
+  # (e.g. warp-specialised kernels) runs fine on the H200 but is undefined;
+  # synccheck reports it as "Barrier error detected. Divergent thread(s)".
+  step synccheck-stages 60 "$SANITIZER" --tool synccheck --error-exitcode 1 "$T/test_gpu_stages" --quick
 else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi

@@ -26,6 +26,7 @@
 #endif
 
 inline float4 __ldg(const float4* p) { return *p; }
+inline float __ldg(const float* p) { return *p; }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 

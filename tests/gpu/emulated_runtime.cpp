@@ -33,7 +33,7 @@ cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t) {
 cudaError_t LaunchHBlur(const HJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
                         cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  emu::Launch(dim3(num_blocks), dim3(kHBlockThreads), false,
+  emu::Launch(dim3(num_blocks), dim3(kHBlockThreads), true,
               [&] { HBlurKernel(jobs, num_jobs, blur); });
   return cudaSuccess;
 }
@@ -41,7 +41,7 @@ cudaError_t LaunchHBlur(const HJob* jobs, int num_jobs, int num_blocks, const Bl
 cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
                         double* partials, cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  emu::Launch(dim3(num_blocks), dim3(kVColumns, kNumMapSlots), true,
+  emu::Launch(dim3(num_blocks), dim3(kVColumns, kVWarps), true,
               [&] { VBlurKernel(jobs, num_jobs, blur, partials); });
   return cudaSuccess;
 }
@@ -134,6 +134,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* pt
   if (inside(g_pinned)) attr->type = cudaMemoryTypeHost;
   return cudaSuccess;
 }
+cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind) {
   std::memcpy(dst, src, n);
   return cudaSuccess;

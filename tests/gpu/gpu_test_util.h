@@ -100,6 +100,11 @@ struct DeviceCopy {
       return;
     }
     cudaMemcpy(ptr, host, bytes, cudaMemcpyHostToDevice);
+    // From pageable memory cudaMemcpy may return before the DMA has landed,
+    // and the engine's stream is non-blocking (no implicit ordering with the
+    // legacy default stream): without this the engine could read the buffer
+    // early (seen on the H200: device-input scores differing from host-input).
+    cudaDeviceSynchronize();
   }
   ~DeviceCopy() {
     if (ptr) cudaFree(ptr);

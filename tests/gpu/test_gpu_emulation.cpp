@@ -86,6 +86,7 @@ struct EmuEngine {
       p.from_input = s == 0;
       p.neg_cbrt_bias = neg_cbrt_bias;
       p.mul8 = static_cast<float>(1.0 / 255);
+      p.srgb8 = reinterpret_cast<const float*>(base + layout.jobs + tables.srgb8_offset);
       int count = 0;
       auto add = [&](const InputDesc* in, int image) {
         if (s == 0) {
@@ -110,12 +111,12 @@ struct EmuEngine {
       const int hn = static_cast<int>(tables.h[m][g].size());
       const int vn = static_cast<int>(tables.v[m][g].size());
       if (hn) {
-        emu::Launch(dim3(tables.h_blocks[m][g]), dim3(kHBlockThreads), false,
+        emu::Launch(dim3(tables.h_blocks[m][g]), dim3(kHBlockThreads), true,
                     [&] { HBlurKernel(hj, hn, blur); });
       }
       double* part = partials + static_cast<std::size_t>(tables.partial_base[m][g]) * kNumSums;
       if (vn) {
-        emu::Launch(dim3(tables.v_blocks[m][g]), dim3(kVColumns, kNumMapSlots), true,
+        emu::Launch(dim3(tables.v_blocks[m][g]), dim3(kVColumns, kVWarps), true,
                     [&] { VBlurKernel(vj, vn, blur, part); });
       }
     }

@@ -499,6 +499,7 @@ struct Engine::Impl {
       p.from_input = s == 0 ? 1 : 0;
       p.neg_cbrt_bias = neg_cbrt_bias;
       p.mul8 = static_cast<float>(1.0 / 255);
+      p.srgb8 = reinterpret_cast<const float*>(base() + layout.jobs + tables.srgb8_offset);
       int count = 0;
       auto add = [&](const InputDesc* in, int image) {
         if (s == 0) {

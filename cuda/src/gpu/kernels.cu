@@ -30,7 +30,7 @@ cudaError_t LaunchHBlur(const HJob* jobs_device, int num_jobs, int num_blocks,
 cudaError_t LaunchVBlur(const VJob* jobs_device, int num_jobs, int num_blocks,
                         const BlurParams& blur, double* partials, cudaStream_t stream) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  VBlurKernel<<<num_blocks, dim3(kVColumns, kNumMapSlots), 0, stream>>>(jobs_device, num_jobs,
+  VBlurKernel<<<num_blocks, dim3(kVColumns, kVWarps), 0, stream>>>(jobs_device, num_jobs,
                                                                          blur, partials);
   return cudaGetLastError();
 }

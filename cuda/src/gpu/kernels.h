@@ -79,7 +79,15 @@ struct PrepareParams {
   PyramidStep steps[2];
   float neg_cbrt_bias;
   float mul8;  // (float)(1.0 / 255), for 8-bit Y'CbCr
+  // Optional (null: computed per sample): SrgbToLinear((float)(1.0 / 255) * v)
+  // for v = 0..255, the linear value of every 8-bit sRGB sample (packed 8-bit
+  // inputs without alpha look their samples up instead of evaluating the
+  // rational polynomial and its division three times per pixel).
+  const float* srgb8;
 };
+constexpr int kSrgb8Entries = 256;
+// The table's values, computed on the host with the same arithmetic.
+void FillSrgb8Table(float* table);
 
 cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t stream);
 
@@ -111,7 +119,7 @@ cudaError_t LaunchHBlur(const HJob* jobs_device, int num_jobs, int num_blocks,
 
 // ---------------------------------------------------------------------------
 // Vertical blur fused with the error maps and their sums. A block is 32
-// columns x 5 map slots of one (scale, channel); slot m either blurs the
+// columns x (5 map slots + 5 error-map warps) of one (scale, channel); slot m either blurs the
 // horizontally blurred plane src[m] (kSlotBlur), reads an already blurred
 // plane (kSlotLoad, the cached mu1 / sigma11), or is unused.
 
@@ -130,6 +138,7 @@ struct VJob {
 
 constexpr int kVColumns = 32;
 constexpr int kVRows = 10;        // rows per batch between the blur and the error phase
+constexpr int kVWarps = 2 * kNumMapSlots;  // 5 recursion warps + 5 error-map warps
 constexpr int kNumSums = 6;       // d, d^4 (ssim); artifact, ^4; detail lost, ^4
 
 // Partial sums: kNumSums doubles per block at partials + block * kNumSums.

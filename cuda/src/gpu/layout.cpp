@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "arith.h"
+
 namespace ssim2 {
 namespace gpu {
 namespace {
@@ -106,10 +108,18 @@ Layout MakeLayout(int width, int height, bool all_features, int result_slots) {
   const std::size_t h_max = kMaxScales * kNumChannels * kNumMapSlots;
   const std::size_t v_max = kMaxScales * kNumChannels;
   l.jobs_bytes = kNumPassModes * kNumGroups *
-                 (AlignUp(h_max * sizeof(HJob), 64) + AlignUp(v_max * sizeof(VJob), 64));
+                     (AlignUp(h_max * sizeof(HJob), 64) + AlignUp(v_max * sizeof(VJob), 64)) +
+                 kSrgb8Entries * sizeof(float);
   l.jobs = take(l.jobs_bytes);
   l.total_bytes = off;
   return l;
+}
+
+void FillSrgb8Table(float* table) {
+  const float mul = static_cast<float>(1.0 / 255);  // InputDesc::mul of 8-bit samples
+  for (int v = 0; v < kSrgb8Entries; ++v) {
+    table[v] = arith::SrgbToLinear(mul * static_cast<float>(v));
+  }
 }
 
 LaunchTables MakeTables(const Layout& l, char* base) {
@@ -230,7 +240,14 @@ LaunchTables MakeTables(const Layout& l, char* base) {
       off += AlignUp(t.v[m][g].size() * sizeof(VJob), 64);
     }
   }
+  t.srgb8_offset = off;
+  off += kSrgb8Entries * sizeof(float);
   t.blob.assign(off, 0);
+  {
+    float table[kSrgb8Entries];
+    FillSrgb8Table(table);
+    std::memcpy(t.blob.data() + t.srgb8_offset, table, sizeof table);
+  }
   for (int m = 0; m < kNumPassModes; ++m) {
     for (int g = 0; g < kNumGroups; ++g) {
       if (!t.h[m][g].empty()) {

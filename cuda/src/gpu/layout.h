@@ -97,6 +97,9 @@ struct LaunchTables {
   ReduceParams reduce[kNumPassModes] = {};
   // The bytes to copy to base + Layout::jobs once at creation.
   std::vector<unsigned char> blob;
+  // The 8-bit sRGB table (kSrgb8Entries floats), part of the blob: bytes
+  // from Layout::jobs.
+  std::size_t srgb8_offset = 0;
 };
 
 LaunchTables MakeTables(const Layout& layout, char* base);

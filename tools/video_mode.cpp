@@ -113,6 +113,7 @@ struct Run {
   std::string missing_plugin;  // description of the last missing decoder
   std::chrono::steady_clock::time_point start;
   double last_score_s = 0.0;
+  double last_bus_message_s = 0.0;  // for the stall watchdog
   ProgressLine* progress = nullptr;
 
   double Elapsed() const {
@@ -491,6 +492,7 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
 gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
   Run* run = static_cast<Run*>(data);
   if (run->failed) return TRUE;
+  run->last_bus_message_s = run->Elapsed();
   switch (GST_MESSAGE_TYPE(msg)) {
     case GST_MESSAGE_ERROR:
       HandleError(run, msg);
@@ -599,9 +601,21 @@ std::uint64_t ExpectedScores(Run* run) {
   return total;
 }
 
+// A pipeline that posts nothing for this long (no frame scored, no state
+// change, no error) is stuck, e.g. on a damaged file whose demuxer neither
+// errors nor ends: the tool gives up with one line instead of hanging.
+constexpr double kStallSeconds = 30.0;
+
 gboolean OnProgressTick(gpointer data) {
   Run* run = static_cast<Run*>(data);
-  if (run->progress && run->progress->enabled() && !run->failed) {
+  if (run->failed) return G_SOURCE_CONTINUE;
+  if (run->Elapsed() - run->last_bus_message_s > kStallSeconds) {
+    Fail(run, "no progress for " + std::to_string(static_cast<int>(kStallSeconds)) +
+                  " s reading " + Quoted(run->ref) + " and " + Quoted(run->dist) +
+                  ": giving up (a damaged file or a stalled decoder)");
+    return G_SOURCE_CONTINUE;
+  }
+  if (run->progress && run->progress->enabled()) {
     run->progress->Update(run->frames.size(), ExpectedScores(run), run->Elapsed());
   }
   return G_SOURCE_CONTINUE;

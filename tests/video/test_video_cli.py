@@ -12,6 +12,8 @@ import io
 import json
 import math
 import os
+import time
+import threading
 import pty
 import select
 import subprocess
@@ -494,6 +496,31 @@ def case_still_images(exe, data, tmp):
     rc, out, err = ssim2(exe, os.path.join(data, row["reference"]),
                          os.path.join(data, row["distorted"]))
     check(rc == 0 and out == row["score"] + "\n", f"image mode: {out!r} vs {row['score']}")
+
+
+def case_stall(exe, data, tmp):
+    """A distorted input that never delivers more than its first bytes (a
+    FIFO whose writer stays open) must end with one line and exit 1 after the
+    tool's 30 s no-progress watchdog, not hang."""
+    p = generated_pair(tmp, frames=4)
+    fifo = os.path.join(tmp, "stall.mkv")
+    os.mkfifo(fifo)
+    with open(p["good"], "rb") as f:
+        head = f.read(2000)
+
+    def writer():
+        with open(fifo, "wb") as w:
+            w.write(head)
+            w.flush()
+            time.sleep(40)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    rc, out, err = ssim2(exe, p["ref"], fifo, timeout=90)
+    lines = [l for l in err.splitlines() if l.strip()]
+    check(rc == 1, f"stall: exit {rc}, expected 1")
+    check(len(lines) == 1 and "no progress for 30 s" in lines[0] and fifo in lines[0],
+          f"stall: stderr {lines!r}")
 
 
 def main():

@@ -31,15 +31,32 @@ Status CudaStatus(cudaError_t error, const char* call, const char* file, int lin
     if (!ssim2_status_.ok()) return ssim2_status_;        \
   } while (0)
 
-class DeviceBuffer {
+// How CudaBuffer allocates and frees: device memory or pinned host memory.
+struct DeviceMemory {
+  static cudaError_t Allocate(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+  static void Free(void* p) { cudaFree(p); }
+  static constexpr const char* kCall = "cudaMalloc";
+  static constexpr const char* kOutOfMemory = " failed: out of device memory";
+};
+
+struct PinnedMemory {
+  static cudaError_t Allocate(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+  static void Free(void* p) { cudaFreeHost(p); }
+  static constexpr const char* kCall = "cudaMallocHost";
+  static constexpr const char* kOutOfMemory = " failed";
+};
+
+// Move-only owner of one CUDA allocation.
+template <class Memory>
+class CudaBuffer {
  public:
-  DeviceBuffer() = default;
-  ~DeviceBuffer() { Reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+  CudaBuffer() = default;
+  ~CudaBuffer() { Reset(); }
+  CudaBuffer(CudaBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
     o.ptr_ = nullptr;
     o.bytes_ = 0;
   }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  CudaBuffer& operator=(CudaBuffer&& o) noexcept {
     if (this != &o) {
       Reset();
       std::swap(ptr_, o.ptr_);
@@ -47,68 +64,21 @@ class DeviceBuffer {
     }
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  CudaBuffer(const CudaBuffer&) = delete;
+  CudaBuffer& operator=(const CudaBuffer&) = delete;
 
   Status Allocate(std::size_t bytes) {
     Reset();
     void* p = nullptr;
-    const cudaError_t e = cudaMalloc(&p, bytes);
+    const cudaError_t e = Memory::Allocate(&p, bytes);
     if (e != cudaSuccess) {
       cudaGetLastError();  // allocation errors are not sticky; clear it
       if (e == cudaErrorMemoryAllocation) {
-        return Status(StatusCode::kOutOfMemory,
-                      "cudaMalloc of " + std::to_string(bytes) + " bytes failed: out of device memory");
+        return Status(StatusCode::kOutOfMemory, std::string(Memory::kCall) + " of " +
+                                                    std::to_string(bytes) + " bytes" +
+                                                    Memory::kOutOfMemory);
       }
-      return CudaStatus(e, "cudaMalloc", __FILE__, __LINE__);
-    }
-    ptr_ = static_cast<char*>(p);
-    bytes_ = bytes;
-    return Status::Ok();
-  }
-  void Reset() {
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = nullptr;
-    bytes_ = 0;
-  }
-  char* get() const { return ptr_; }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  char* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  ~PinnedBuffer() { Reset(); }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
-    o.ptr_ = nullptr;
-    o.bytes_ = 0;
-  }
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      Reset();
-      std::swap(ptr_, o.ptr_);
-      std::swap(bytes_, o.bytes_);
-    }
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  Status Allocate(std::size_t bytes) {
-    Reset();
-    void* p = nullptr;
-    const cudaError_t e = cudaMallocHost(&p, bytes);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      if (e == cudaErrorMemoryAllocation) {
-        return Status(StatusCode::kOutOfMemory,
-                      "cudaMallocHost of " + std::to_string(bytes) + " bytes failed");
-      }
-      return CudaStatus(e, "cudaMallocHost", __FILE__, __LINE__);
+      return CudaStatus(e, Memory::kCall, __FILE__, __LINE__);
     }
     ptr_ = static_cast<char*>(p);
     bytes_ = bytes;
@@ -117,7 +87,7 @@ class PinnedBuffer {
   // Grows only.
   Status Reserve(std::size_t bytes) { return bytes <= bytes_ ? Status::Ok() : Allocate(bytes); }
   void Reset() {
-    if (ptr_) cudaFreeHost(ptr_);
+    if (ptr_) Memory::Free(ptr_);
     ptr_ = nullptr;
     bytes_ = 0;
   }
@@ -128,6 +98,9 @@ class PinnedBuffer {
   char* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+using DeviceBuffer = CudaBuffer<DeviceMemory>;
+using PinnedBuffer = CudaBuffer<PinnedMemory>;
 
 class Event {
  public:

@@ -20,13 +20,22 @@ declare -a ROWS=()
 row() { ROWS+=("$(printf '| %-48s | %s |' "$1" "$2")"); echo "== $1: $2"; }
 now() { date +%s.%N; }
 
-# Max |a - b| over the score column (last) of two CSV files with a header.
+# Max |a - b| over the "score" column of two CSV files with a header (the
+# last column when no header names it).
 compare_csv() {
   python3 - "$1" "$2" <<'PY'
 import csv, sys
 def scores(path):
-    rows = [r for r in csv.reader(open(path)) if r and r[0].strip()[:1].isdigit()]
-    return [float(r[-1]) for r in rows]
+    try:
+        rows = [r for r in csv.reader(open(path)) if r and not r[0].startswith("#")]
+    except OSError:
+        return []
+    col = -1
+    for r in rows:
+        if "score" in r:
+            col = r.index("score")
+            break
+    return [float(r[col]) for r in rows if r[0].strip()[:1].isdigit()]
 a, b = scores(sys.argv[1]), scores(sys.argv[2])
 if not a or len(a) != len(b):
     print(f"FAIL: {len(a)} vs {len(b)} frames")
@@ -88,6 +97,57 @@ fi
 # 3. The tool's video mode (decodebin picks nvh264dec) against the CPU scores.
 "$BUILD/tools/ssim2" --alignment sequence --csv "$LOG/tool720.csv" "$CLIPS/ref720.h264" "$CLIPS/dist720.h264" >"$LOG/tool720.log" 2>&1
 row "ssim2 tool, video mode on the GPU" "$(compare_csv "$CLIPS/cpu720.csv" "$LOG/tool720.csv") ($(grep throughput "$LOG/tool720.log"))"
+
+# 3b. What users run by default: pipelines without any NVIDIA element (the
+#     CUDA library's allocator is then only set up if the element does it),
+#     default properties (backend=auto) and backend=cuda, each against
+#     backend=cpu on the same frames, which must agree to the printed digits.
+default_pair() {  # default_pair NAME BACKEND SRC_REF SRC_DIST: stats in $LOG/default-NAME-BACKEND.csv
+  local name=$1 backend=$2 out="$LOG/default-$1-$2"
+  local prop="backend=$backend"
+  [ "$backend" = default ] && prop=""
+  # shellcheck disable=SC2086
+  eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $3 ! s.ref $4 ! s.dist ssim2compare name=s alignment=sequence $prop stats-file=$out.csv ! fakesink sync=false" \
+    >"$out.log" 2>&1
+  echo $?
+}
+default_row() {  # default_row NAME SRC_REF SRC_DIST
+  local cpu_rc auto_rc cuda_rc
+  cpu_rc=$(default_pair "$1" cpu "$2" "$3")
+  auto_rc=$(default_pair "$1" default "$2" "$3")
+  cuda_rc=$(default_pair "$1" cuda "$2" "$3")
+  local ran_on
+  ran_on=$(grep -o 'backend: [a-z]*' "$LOG/default-$1-default.log" | tail -1)
+  row "default $1: auto (exit $auto_rc, ${ran_on:-backend unknown})" "$(compare_csv "$LOG/default-$1-cpu.csv" "$LOG/default-$1-default.csv")"
+  row "default $1: cuda (exit $cuda_rc)" "$(compare_csv "$LOG/default-$1-cpu.csv" "$LOG/default-$1-cuda.csv")"
+  [ "$cpu_rc" = 0 ] || row "default $1: cpu" "FAIL (exit $cpu_rc)"
+}
+for size in ${DEFAULT_MATRIX_SIZES:-1280x720 3840x2160 7680x4320}; do
+  w=${size%x*}; h=${size#*x}
+  n=3; [ "$w" -gt 4000 ] && n=2
+  for fmt in RGBA I420 NV12 P010_10LE; do
+    caps="video/x-raw,format=$fmt,width=$w,height=$h,framerate=30/1"
+    default_row "videotestsrc-$fmt-$size" \
+      "videotestsrc pattern=pinwheel num-buffers=$n ! $caps" \
+      "videotestsrc pattern=pinwheel horizontal-speed=3 num-buffers=$n ! $caps"
+  done
+done
+while IFS=, read -r name expected; do
+  default_row "pngdec-$name" \
+    "filesrc location=$CLIPS/still/$name-ref.png ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=2" \
+    "filesrc location=$CLIPS/still/$name-dist.png ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=2"
+  row "  pngdec-$name auto vs reference $expected" "$(compare_csv <(printf 'index,score\n0,%s\n' "$expected") <(grep -v '^#' "$LOG/default-pngdec-$name-default.csv" | head -2) | sed 's/1 frames, //')"
+done <"$CLIPS/still/expected.csv"
+if [ -f "$CLIPS/ref10.i420.gz" ] && [ -f "$CLIPS/dist10.i420.gz" ]; then
+  # Frames decoded in software on the CPU machine (avdec_h264), carried raw.
+  gunzip -c "$CLIPS/dist10.i420.gz" >/tmp/dist10.i420
+  [ -f /tmp/ref10.i420 ] || gunzip -c "$CLIPS/ref10.i420.gz" >/tmp/ref10.i420
+  raw="rawvideoparse format=i420 width=1280 height=720 framerate=30/1 colorimetry=bt709"
+  default_row "software-h264-raw-I420" "filesrc location=/tmp/ref10.i420 ! $raw" "filesrc location=/tmp/dist10.i420 ! $raw"
+fi
+# (appsrc pushes system memory exactly as filesrc ! rawvideoparse above does;
+# the element's GstHarness tests in CI check that the element sets up the
+# CUDA allocator itself.)
 
 # 4. Errors: a device that does not exist.
 gst-launch-1.0 videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.ref videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.dist \

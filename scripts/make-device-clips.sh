@@ -10,6 +10,7 @@
 # - still/: two PNG pairs of the test data and the reference tool's scores
 # - ref10.i420.gz: the first 10 decoded frames of the test data's reference
 #   clip (raw I420, for cudaupload; compared with video_scores.csv)
+# - dist10.i420.gz: the first 10 frames of dist720.h264 decoded on the CPU
 # - lib/: libjpeg.so.62 (the tool needs it; the device image lacks it)
 set -euo pipefail
 OUTDIR=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
@@ -43,5 +44,11 @@ enc filesrc location=$T/video/reference.mkv ! matroskademux ! avdec_h264 ! video
   ! filesink location=ref30.i420
 head -c $((1280 * 720 * 3 / 2 * 10)) ref30.i420 | gzip -6 >ref10.i420.gz
 rm ref30.i420
+# The distorted clip decoded in software (avdec_h264) for the device's
+# default-pipeline rows, which must not contain an NVIDIA element.
+enc filesrc location=dist720.h264 ! h264parse ! avdec_h264 ! video/x-raw,format=I420 \
+  ! filesink location=dist30.i420
+head -c $((1280 * 720 * 3 / 2 * 10)) dist30.i420 | gzip -6 >dist10.i420.gz
+rm dist30.i420
 head -11 "$T/video_scores.csv" >video_scores_10.csv
 cp -L /usr/lib/x86_64-linux-gnu/libjpeg.so.62 lib/

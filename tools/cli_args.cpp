@@ -143,7 +143,8 @@ gboolean OnBackend(const gchar* name, const gchar* value, gpointer data, GError*
   if (std::strcmp(value, "auto") == 0) backend = Backend::kAuto;
   else if (std::strcmp(value, "cpu") == 0) backend = Backend::kCpu;
   else if (std::strcmp(value, "cuda") == 0) backend = Backend::kCuda;
-  else return Reject(error, std::string(name) + ": expected auto, cpu or cuda, got '" + value + "'");
+  else
+    return Reject(error, std::string(name) + ": expected auto, cpu or cuda, got '" + value + "'");
   return TRUE;
 }
 
@@ -280,6 +281,11 @@ const HelpStrings& Strings() {
   return strings;
 }
 
+// Values reach the callbacks as the bytes given: without this flag GLib
+// converts them from the locale's charset, which fails on non-ASCII file
+// names in the C locale the tool runs in.
+constexpr int kRawValue = G_OPTION_FLAG_FILENAME;
+
 template <typename Callback>
 gpointer CallbackData(Callback callback) {
   return reinterpret_cast<gpointer>(static_cast<GOptionArgFunc>(callback));
@@ -297,30 +303,35 @@ GOptionGroup* NewGroup(const char* name, const char* title, const char* help_lin
 GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_group) {
   const HelpStrings& s = Strings();
   const GOptionEntry scoring[] = {
-      {"backend", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnBackend),
+      {"backend", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnBackend),
        "where to compute (default auto: CUDA when usable)", "auto|cpu|cuda"},
-      {"device", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnDevice), s.device.c_str(), "N"},
-      {"threads", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnThreads), s.threads.c_str(), "N"},
+      {"device", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnDevice), s.device.c_str(),
+       "N"},
+      {"threads", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnThreads),
+       s.threads.c_str(), "N"},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   const GOptionEntry video[] = {
-      {"alignment", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnAlignment),
+      {"alignment", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnAlignment),
        "running-time (default): pair frames by timestamp; sequence: by order", "MODE"},
-      {"offset", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnOffset), s.offset.c_str(), "N"},
-      {"every", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnEvery), s.every.c_str(), "N"},
-      {"frames", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnFrames), s.frames.c_str(), "N"},
+      {"offset", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOffset), s.offset.c_str(),
+       "N"},
+      {"every", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnEvery), s.every.c_str(), "N"},
+      {"frames", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFrames), s.frames.c_str(),
+       "N"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &state->quiet, "no progress line", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   const GOptionEntry output[] = {
-      {"json", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, CallbackData(OnJson),
+      {"json", 0, kRawValue | G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+       CallbackData(OnJson),
        "JSON on stdout instead of the score line or summary; =FILE: into FILE",
        "[FILE]"},
-      {"csv", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnCsv),
+      {"csv", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnCsv),
        "video: per-frame scores and summary as CSV", "FILE"},
-      {"plot", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnPlot),
+      {"plot", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnPlot),
        "video: score-over-time plot (SVG)", "FILE"},
-      {"output", 'o', 0, G_OPTION_ARG_CALLBACK, CallbackData(OnOutput),
+      {"output", 'o', kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOutput),
        "write the scores to FILE, as --csv or --json=FILE by its extension", "FILE"},
-      {"format", 0, 0, G_OPTION_ARG_CALLBACK, CallbackData(OnFormat), s.format.c_str(),
+      {"format", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFormat), s.format.c_str(),
        s.format_values.c_str()},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   const GOptionEntry help[] = {

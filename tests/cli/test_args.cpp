@@ -210,6 +210,25 @@ TEST(Args, OutputFormatFromExtension) {
   EXPECT_EQ(p.options.csv_path, "s.csv");
 }
 
+// File names are bytes: GLib must not convert them from the locale's charset
+// (the C locale's ASCII refuses anything else).
+TEST(Args, FileNamesKeepTheirBytes) {
+  const std::string utf8 = "sc\xc3\xb6re";    // UTF-8
+  const std::string latin1 = "sc\xf6re";       // not UTF-8
+  for (const std::string& name : {utf8, latin1}) {
+    Parsed p = Parse({"-o", name + ".json", "--csv", name + ".csv", "--plot=" + name + ".svg",
+                      name + ".png", "b.png"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.json_path, name + ".json");
+    EXPECT_EQ(p.options.csv_path, name + ".csv");
+    EXPECT_EQ(p.options.plot_path, name + ".svg");
+    EXPECT_EQ(p.options.reference_path, name + ".png");
+    p = Parse({"--json=" + name + ".json", "a", "b"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.json_path, name + ".json");
+  }
+}
+
 TEST(Args, ExplicitFormatWins) {
   Parsed p = Parse({"-o", "scores.json", "--format", "csv", "a", "b"});
   ASSERT_TRUE(p.ok) << p.error;

@@ -199,6 +199,11 @@ def test_options(exe, data, tmp, with_video):
     check(rc == 0 and out == plain and err == "", f"-o FILE.JSON: rc {rc}, {out!r} {err!r}")
     with open(by_option) as f1, open(by_o) as f2:
         check(json.load(f1) == json.load(f2), "-o FILE.json differs from --json=FILE")
+    # A non-ASCII file name is taken as it is (the tool runs in the C locale).
+    accented = os.path.join(tmp, "sc\u00f6re.json")
+    rc, out, err = run(exe, "--backend", "cpu", "-o", accented, ref, dist, cwd=data)
+    check(rc == 0 and out == plain and err == "" and os.path.isfile(accented),
+          f"-o with a non-ASCII name: rc {rc}, stderr {err!r}")
     forced = os.path.join(tmp, "scores.dat")
     rc, out, _ = run(exe, "--backend", "cpu", "--format", "json", "-o", forced, ref, dist, cwd=data)
     check(rc == 0 and out == plain and os.path.isfile(forced), "--format json -o FILE.dat")

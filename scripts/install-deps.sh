@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   meson ninja-build pkg-config g++ python3
-  libpng-dev libjpeg-dev libgtest-dev
+  libpng-dev libjpeg-dev libgtest-dev libglib2.0-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav

@@ -1,92 +1,408 @@
 #include "cli_args.h"
 
+#include <glib.h>
+#ifdef SSIM2_WITH_GST_OPTIONS
+#include <gst/gst.h>
+#endif
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace ssim2 {
 namespace cli {
 namespace {
 
-bool ParseUnsigned(const std::string& text, std::uint64_t* value) {
-  if (text.empty() || text[0] < '0' || text[0] > '9') return false;  // no sign, no space
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0') return false;
-  *value = v;
-  return true;
-}
-
-bool ParseBackend(const std::string& text, Backend* backend) {
-  if (text == "auto") *backend = Backend::kAuto;
-  else if (text == "cpu") *backend = Backend::kCpu;
-  else if (text == "cuda") *backend = Backend::kCuda;
-  else return false;
-  return true;
-}
-
-bool ParseAlignment(const std::string& text, Alignment* alignment) {
-  if (text == "running-time") *alignment = Alignment::kRunningTime;
-  else if (text == "sequence") *alignment = Alignment::kSequence;
-  else return false;
-  return true;
-}
-
-// Options that take a value, as `--name VALUE` or `--name=VALUE`.
-bool TakesValue(const std::string& name) {
-  return name == "--backend" || name == "--device" || name == "--csv" || name == "--plot" ||
-         name == "--alignment" || name == "--offset" || name == "--every" ||
-         name == "--frames";
-}
-
-bool ApplyValue(const std::string& name, const std::string& value, Options* o,
-                std::string* error) {
-  std::uint64_t n = 0;
-  auto number = [&](std::uint64_t* dst, std::uint64_t min) {
-    if (!ParseUnsigned(value, &n) || n < min) {
-      *error = name + ": expected a whole number" + (min > 0 ? " >= 1" : "") + ", got '" +
-               value + "'";
-      return false;
-    }
-    *dst = n;
-    return true;
-  };
-  if (name == "--backend") {
-    if (ParseBackend(value, &o->backend)) return true;
-    *error = "--backend: expected auto, cpu or cuda, got '" + value + "'";
-    return false;
-  }
-  if (name == "--alignment") {
-    if (ParseAlignment(value, &o->alignment)) return true;
-    *error = "--alignment: expected running-time or sequence, got '" + value + "'";
-    return false;
-  }
-  if (name == "--device") {
-    std::uint64_t device = 0;
-    if (!number(&device, 0)) return false;
-    if (device > 1024) {
-      *error = "--device: no such device number '" + value + "'";
-      return false;
-    }
-    o->cuda_device = static_cast<int>(device);
-    return true;
-  }
-  if (name == "--offset") return number(&o->offset, 0);
-  if (name == "--every") return number(&o->every, 1);
-  if (name == "--frames") return number(&o->frames, 0);
-  if (value.empty()) {
-    *error = name + ": expected a file name";
-    return false;
-  }
-  if (name == "--csv") o->csv_path = value;
-  if (name == "--plot") o->plot_path = value;
-  return true;
-}
-
-struct Word {
-  std::string text;
-  bool after_bare_json;  // directly follows a bare --json: may be its file
+// Ranges of the numeric options: the one place they are stated; the help
+// text and the error messages are made from them.
+struct Range {
+  std::uint64_t min, max;
 };
+// --every is the element's frame-step, a 32-bit property; the other frame
+// counts share its range.
+constexpr Range kEveryRange{1, G_MAXUINT32};
+constexpr Range kFrameCountRange{0, G_MAXUINT32};
+constexpr Range kDeviceRange{0, 1024};
+// More threads than cores only adds overhead; the cap keeps a typo from
+// starting millions of threads.
+constexpr Range kThreadsRange{0, 1024};
+
+// Score-file formats: names for --format, extensions for -o.
+struct FormatName {
+  OutputFormat format;
+  const char* name;
+  const char* extension;  // nullptr: only chosen with --format
+};
+constexpr FormatName kFormats[] = {
+    {OutputFormat::kCsv, "csv", ".csv"},
+    {OutputFormat::kJson, "json", ".json"},
+    {OutputFormat::kVmafJson, "vmaf-json", nullptr},  // libvmaf's log layout, also *.json
+};
+
+std::string FormatList(const char* separator) {
+  std::string out;
+  for (const FormatName& f : kFormats) out += std::string(out.empty() ? "" : separator) + f.name;
+  return out;
+}
+
+const char* FormatNameOf(OutputFormat format) {
+  for (const FormatName& f : kFormats)
+    if (f.format == format) return f.name;
+  return "?";
+}
+
+bool EndsWithNoCase(const std::string& text, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  if (text.size() <= n) return false;  // a bare ".csv" is no name
+  return g_ascii_strcasecmp(text.c_str() + text.size() - n, suffix) == 0;
+}
+
+// The one place that maps a score-file format to its writer: each format
+// fills the Options field that the image and video modes hand to the writer
+// of that format. A new format's writer is plugged in here.
+bool AssignOutput(OutputFormat format, const std::string& path, Options* o, std::string* error) {
+  std::string* field = nullptr;
+  switch (format) {
+    case OutputFormat::kCsv:
+      field = &o->csv_path;
+      break;
+    case OutputFormat::kJson:
+      if (path == "-") {  // as --json=-
+        o->json = true;
+        return true;
+      }
+      field = &o->json_path;
+      break;
+    case OutputFormat::kVmafJson:
+      *error = "vmaf-json output is not available in this build";
+      return false;
+  }
+  if (path.empty()) {
+    *error = std::string(FormatNameOf(format)) + " output: expected a file name";
+    return false;
+  }
+  if (!field->empty() && *field != path) {
+    *error = std::string("two ") + FormatNameOf(format) + " files given ('" + *field + "' and '" +
+             path + "'); name one";
+    return false;
+  }
+  *field = path;
+  return true;
+}
+
+// What the option callbacks fill in, besides Options.
+struct ParseState {
+  Options* options = nullptr;
+  bool bare_json = false;  // --json without a value
+  bool output_given = false;
+  std::string output_path;  // -o FILE
+  bool format_given = false;
+  OutputFormat format = OutputFormat::kCsv;
+  gboolean quiet = FALSE;
+  gboolean help = FALSE;
+  gboolean help_all = FALSE;
+  gboolean help_gst = FALSE;
+  gboolean version = FALSE;
+};
+
+ParseState* StateOf(gpointer data) { return static_cast<ParseState*>(data); }
+
+gboolean Reject(GError** error, const std::string& message) {
+  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, message.c_str());
+  return FALSE;
+}
+
+std::string RangeText(Range r) {
+  return std::to_string(r.min) + " to " + std::to_string(r.max);
+}
+
+// Decimal digits only (no sign, no space, no hex), inside `range`.
+gboolean TakeNumber(const gchar* name, const gchar* value, Range range, std::uint64_t* out,
+                    GError** error) {
+  bool ok = value[0] >= '0' && value[0] <= '9';
+  unsigned long long v = 0;
+  if (ok) {
+    errno = 0;
+    char* end = nullptr;
+    v = std::strtoull(value, &end, 10);
+    ok = errno == 0 && *end == '\0' && v >= range.min && v <= range.max;
+  }
+  if (!ok) {
+    return Reject(error, std::string(name) + ": expected a whole number from " +
+                             RangeText(range) + ", got '" + value + "'");
+  }
+  *out = v;
+  return TRUE;
+}
+
+gboolean OnBackend(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  Backend& backend = StateOf(data)->options->backend;
+  if (std::strcmp(value, "auto") == 0) backend = Backend::kAuto;
+  else if (std::strcmp(value, "cpu") == 0) backend = Backend::kCpu;
+  else if (std::strcmp(value, "cuda") == 0) backend = Backend::kCuda;
+  else
+    return Reject(error, std::string(name) + ": expected auto, cpu or cuda, got '" + value + "'");
+  return TRUE;
+}
+
+gboolean OnDevice(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  std::uint64_t n = 0;
+  if (!TakeNumber(name, value, kDeviceRange, &n, error)) return FALSE;
+  StateOf(data)->options->cuda_device = static_cast<int>(n);
+  return TRUE;
+}
+
+gboolean OnThreads(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  std::uint64_t n = 0;
+  if (!TakeNumber(name, value, kThreadsRange, &n, error)) return FALSE;
+  StateOf(data)->options->cpu_threads = static_cast<int>(n);
+  return TRUE;
+}
+
+gboolean OnAlignment(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  Alignment& alignment = StateOf(data)->options->alignment;
+  if (std::strcmp(value, "running-time") == 0) alignment = Alignment::kRunningTime;
+  else if (std::strcmp(value, "sequence") == 0) alignment = Alignment::kSequence;
+  else {
+    return Reject(error,
+                  std::string(name) + ": expected running-time or sequence, got '" + value + "'");
+  }
+  return TRUE;
+}
+
+gboolean OnOffset(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  return TakeNumber(name, value, kFrameCountRange, &StateOf(data)->options->offset, error);
+}
+
+gboolean OnEvery(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  return TakeNumber(name, value, kEveryRange, &StateOf(data)->options->every, error);
+}
+
+gboolean OnFrames(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  return TakeNumber(name, value, kFrameCountRange, &StateOf(data)->options->frames, error);
+}
+
+gboolean OnOutputOfFormat(OutputFormat format, const gchar* name, const gchar* value,
+                          gpointer data, GError** error) {
+  std::string message;
+  if (!AssignOutput(format, value, StateOf(data)->options, &message))
+    return Reject(error, std::string(name) + ": " + message);
+  return TRUE;
+}
+
+// A bare --json arrives as "--json=" (see ParseArgs); whether it names a
+// file is decided once all words are known.
+gboolean OnJson(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (value == nullptr || value[0] == '\0') {
+    StateOf(data)->bare_json = true;
+    return TRUE;
+  }
+  return OnOutputOfFormat(OutputFormat::kJson, name, value, data, error);
+}
+
+gboolean OnCsv(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  return OnOutputOfFormat(OutputFormat::kCsv, name, value, data, error);
+}
+
+gboolean OnPlot(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a file name");
+  StateOf(data)->options->plot_path = value;
+  return TRUE;
+}
+
+gboolean OnOutput(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  ParseState* state = StateOf(data);
+  if (state->output_given) {
+    return Reject(error, std::string(name) +
+                             ": given twice; for two files use --csv FILE and --json=FILE");
+  }
+  if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a file name");
+  state->output_given = true;
+  state->output_path = value;
+  return TRUE;
+}
+
+gboolean OnFormat(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  for (const FormatName& f : kFormats) {
+    if (std::strcmp(value, f.name) == 0) {
+      StateOf(data)->format_given = true;
+      StateOf(data)->format = f.format;
+      return TRUE;
+    }
+  }
+  return Reject(error, std::string(name) + ": expected " + FormatList(", ") + ", got '" + value +
+                           "'");
+}
+
+// -o FILE: the format named by --format, else the one of FILE's extension.
+bool ResolveOutput(const ParseState& state, Options* options, std::string* error) {
+  if (!state.output_given) {
+    if (state.format_given) *error = "--format: names the format of -o FILE, and no -o was given";
+    return !state.format_given;
+  }
+  const std::string& path = state.output_path;
+  const FormatName* chosen = nullptr;
+  for (const FormatName& f : kFormats) {
+    if (state.format_given ? f.format == state.format
+                           : f.extension != nullptr && EndsWithNoCase(path, f.extension)) {
+      chosen = &f;
+      break;
+    }
+  }
+  if (chosen == nullptr) {
+    *error = "-o " + path + ": cannot tell the format from the name; end it in .csv or .json, "
+             "or add --format " + FormatList("|");
+    return false;
+  }
+  if (AssignOutput(chosen->format, path, options, error)) return true;
+  *error = "-o " + path + ": " + *error;
+  return false;
+}
+
+// Texts of the help output that are made at run time (ranges, format list).
+// GLib keeps pointers to them while a context lives, hence one static copy.
+struct HelpStrings {
+  std::string device = "CUDA device number (" + RangeText(kDeviceRange) + ")";
+  std::string threads = "threads of the CPU path (" + RangeText(kThreadsRange) +
+                        "; default 0: all cores)";
+  std::string offset = "skip the first N distorted frames (" + RangeText(kFrameCountRange) + ")";
+  std::string every = "score every Nth frame pair (" + RangeText(kEveryRange) + ", default 1)";
+  std::string frames =
+      "stop after N scored pairs (" + RangeText(kFrameCountRange) + "; default 0: all)";
+  std::string format_values = FormatList("|");
+  std::string format = "format of -o FILE (default: from its extension, .csv or .json)";
+};
+
+const HelpStrings& Strings() {
+  static const HelpStrings strings;
+  return strings;
+}
+
+// Values reach the callbacks as the bytes given: without this flag GLib
+// converts them from the locale's charset, which fails on non-ASCII file
+// names in the C locale the tool runs in.
+constexpr int kRawValue = G_OPTION_FLAG_FILENAME;
+
+template <typename Callback>
+gpointer CallbackData(Callback callback) {
+  return reinterpret_cast<gpointer>(static_cast<GOptionArgFunc>(callback));
+}
+
+GOptionGroup* NewGroup(const char* name, const char* title, const char* help_line,
+                       const GOptionEntry* entries, ParseState* state) {
+  GOptionGroup* group = g_option_group_new(name, title, help_line, state, nullptr);
+  g_option_group_add_entries(group, entries);
+  return group;
+}
+
+// Our option groups, and GStreamer's when `with_gst` (returned in `gst_group`
+// when asked).
+GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_group) {
+  const HelpStrings& s = Strings();
+  const GOptionEntry scoring[] = {
+      {"backend", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnBackend),
+       "where to compute (default auto: CUDA when usable)", "auto|cpu|cuda"},
+      {"device", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnDevice), s.device.c_str(),
+       "N"},
+      {"threads", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnThreads),
+       s.threads.c_str(), "N"},
+      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+  const GOptionEntry video[] = {
+      {"alignment", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnAlignment),
+       "running-time (default): pair frames by timestamp; sequence: by order", "MODE"},
+      {"offset", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOffset), s.offset.c_str(),
+       "N"},
+      {"every", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnEvery), s.every.c_str(), "N"},
+      {"frames", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFrames), s.frames.c_str(),
+       "N"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &state->quiet, "no progress line", nullptr},
+      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+  const GOptionEntry output[] = {
+      {"json", 0, kRawValue | G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+       CallbackData(OnJson),
+       "JSON on stdout instead of the score line or summary; =FILE: into FILE",
+       "[FILE]"},
+      {"csv", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnCsv),
+       "video: per-frame scores and summary as CSV", "FILE"},
+      {"plot", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnPlot),
+       "video: score-over-time plot (SVG)", "FILE"},
+      {"output", 'o', kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOutput),
+       "write the scores to FILE, as --csv or --json=FILE by its extension", "FILE"},
+      {"format", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFormat), s.format.c_str(),
+       s.format_values.c_str()},
+      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+  const GOptionEntry help[] = {
+      {"help", 'h', 0, G_OPTION_ARG_NONE, &state->help, "this text", nullptr},
+#ifdef SSIM2_WITH_GST_OPTIONS
+      {"help-all", 0, 0, G_OPTION_ARG_NONE, &state->help_all,
+       "all options, GStreamer's included", nullptr},
+      {"help-gst", 0, 0, G_OPTION_ARG_NONE, &state->help_gst,
+       "GStreamer's options (--gst-debug-level, --gst-plugin-path, ...)", nullptr},
+#endif
+      {"version", 0, 0, G_OPTION_ARG_NONE, &state->version, "version and metric", nullptr},
+      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+
+  GOptionContext* context = g_option_context_new("REFERENCE DISTORTED");
+  // Help is ours: GLib's would exit() from inside the parser.
+  g_option_context_set_help_enabled(context, FALSE);
+  g_option_context_set_summary(
+      context,
+      "SSIMULACRA 2.1 perceptual image/video quality score (gst-ssim2).\n"
+      "REFERENCE, DISTORTED: PNG or JPEG images of the same size (at least 8x8),\n"
+      "or two videos (any other file is handed to the GStreamer video mode).\n"
+      "Prints the score with 8 decimals, as the reference ssimulacra2 tool does.\n"
+      "\n"
+      "Score scale (higher is better, 100 at most):\n"
+      "  below 0   extremely poor: the distortion dominates the image\n"
+      "       10   very low quality\n"
+      "       30   low quality: artifacts are obvious\n"
+      "       50   medium quality\n"
+      "       70   high quality: artifacts hard to see without the original beside it\n"
+      "       90   visually lossless: not told apart even when flicking between them\n"
+      "      100   the pixels are identical");
+  g_option_context_set_description(
+      context,
+      "'--json FILE' (with a space) names a file only when both inputs follow it.\n"
+      "-o FILE.csv is --csv FILE.csv, -o FILE.json is --json=FILE.json; --format wins over\n"
+      "the extension.\n"
+      "\n"
+      "Exit status: 0 on success, 1 on any error (one line on stderr).\n");
+  g_option_context_add_group(context, NewGroup("scoring", "Scoring options (images and videos):",
+                                               "Show scoring options", scoring, state));
+  g_option_context_add_group(
+      context, NewGroup("video", "Video options:", "Show video options", video, state));
+  g_option_context_add_group(
+      context, NewGroup("output", "Output options:", "Show output options", output, state));
+  g_option_context_add_group(
+      context, NewGroup("help", "Help options:", "Show help options", help, state));
+  if (gst_group != nullptr) *gst_group = nullptr;
+#ifdef SSIM2_WITH_GST_OPTIONS
+  if (with_gst) {
+    GOptionGroup* gst = gst_init_get_option_group();
+    if (gst_group != nullptr) *gst_group = gst;
+    g_option_context_add_group(context, gst);
+  }
+#else
+  (void)with_gst;
+#endif
+  return context;
+}
+
+void SetProgramName() {
+  if (g_get_prgname() == nullptr) g_set_prgname("ssim2");
+}
+
+// GLib's own messages ("Unknown option --x") in the style of ours.
+std::string MessageLine(const char* message) {
+  std::string line = message;
+  if (!line.empty() && line[0] >= 'A' && line[0] <= 'Z' &&
+      !(line.size() > 1 && line[1] >= 'A' && line[1] <= 'Z'))
+    line[0] = static_cast<char>(line[0] - 'A' + 'a');
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  return line;
+}
 
 }  // namespace
 
@@ -94,67 +410,82 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
                std::string* error) {
   *command = Command::kScore;
   error->clear();
-  std::vector<Word> words;
-  bool bare_json = false;
-  bool options_done = false;
+  SetProgramName();
+
+  // GLib would take the word after a bare --json as its value; the rule of
+  // cli_args.h needs to see all words first. So a bare --json becomes
+  // "--json=" and the word after it is remembered.
+  std::vector<std::string> argv_text = args;
+  std::vector<bool> after_bare_json(args.size(), false);
+  std::size_t end_of_options = args.size();  // index of the first "--"
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    const bool follows_json = i > 0 && args[i - 1] == "--json";
-    if (options_done || arg.size() < 2 || arg[0] != '-') {
-      words.push_back({arg, follows_json});
-      continue;
+    if (args[i] == "--") {
+      end_of_options = i;
+      break;
     }
-    if (arg == "--") {
-      options_done = true;
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      *command = Command::kHelp;
-      return true;
-    }
-    if (arg == "--version") {
-      *command = Command::kVersion;
-      return true;
-    }
-    if (arg == "--quiet" || arg == "-q") {
-      options->quiet = true;
-      continue;
-    }
-    if (arg == "--json") {
-      bare_json = true;
-      continue;
-    }
-    const std::size_t eq = arg.find('=');
-    const std::string name = arg.substr(0, eq);
-    if (name == "--json") {
-      const std::string value = arg.substr(eq + 1);
-      if (value.empty() || value == "-") options->json = true;
-      else options->json_path = value;
-      continue;
-    }
-    if (!TakesValue(name)) {
-      *error = "unknown option '" + arg + "'";
-      return false;
-    }
-    std::string value;
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      *error = name + ": missing value";
-      return false;
-    }
-    if (!ApplyValue(name, value, options, error)) return false;
+    if (args[i] != "--json") continue;
+    argv_text[i] = "--json=";
+    if (i + 1 < args.size() && (args[i + 1].size() < 2 || args[i + 1][0] != '-'))
+      after_bare_json[i + 1] = true;
+  }
+
+  // GLib removes what it parsed from argv and keeps the pointers of the rest,
+  // which tells where each remaining word came from.
+  std::string program = "ssim2";
+  std::vector<char*> argv;
+  argv.push_back(&program[0]);
+  for (std::string& a : argv_text) argv.push_back(&a[0]);
+  const std::vector<char*> original = argv;
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(original.size());
+  char** argv_data = argv.data();
+
+  ParseState state;
+  state.options = options;
+  GOptionContext* context = NewContext(&state, true, nullptr);
+  GError* gerror = nullptr;
+  const gboolean parsed = g_option_context_parse(context, &argc, &argv_data, &gerror);
+  g_option_context_free(context);
+  if (!parsed) {
+    *error = MessageLine(gerror != nullptr ? gerror->message : "cannot parse the options");
+    g_clear_error(&gerror);
+    return false;
+  }
+  if (state.help || state.help_all || state.help_gst) {
+    *command = state.help_gst ? Command::kHelpGst
+               : state.help_all ? Command::kHelpAll
+                                : Command::kHelp;
+    return true;
+  }
+  if (state.version) {
+    *command = Command::kVersion;
+    return true;
+  }
+  options->quiet = options->quiet || state.quiet;
+  if (!ResolveOutput(state, options, error)) return false;
+
+  struct Word {
+    std::string text;
+    bool after_bare_json;
+  };
+  std::vector<Word> words;
+  for (int k = 1; k < argc; ++k) {
+    const auto at = std::find(original.begin() + 1, original.end(), argv_data[k]);
+    const std::size_t index = static_cast<std::size_t>(at - original.begin()) - 1;
+    if (at == original.end() || index == end_of_options) continue;
+    words.push_back({args[index], after_bare_json[index]});
   }
   // A bare --json owns the word after it only when that leaves exactly the
   // two inputs; `ssim2 --json a.png b.png` prints JSON for a.png vs b.png.
-  if (bare_json) {
+  if (state.bare_json) {
     bool took_file = false;
     if (words.size() == 3) {
       for (std::size_t i = 0; i < words.size(); ++i) {
         if (!words[i].after_bare_json) continue;
-        options->json_path = words[i].text;
+        if (!AssignOutput(OutputFormat::kJson, words[i].text, options, error)) {
+          *error = "--json: " + *error;
+          return false;
+        }
         words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
         took_file = true;
         break;
@@ -168,42 +499,20 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   return true;
 }
 
-std::string UsageText(const std::string& program) {
-  return "SSIMULACRA 2.1 perceptual image/video quality score (gst-ssim2)\n"
-         "Usage: " + program + " [options] REFERENCE DISTORTED\n"
-         "  REFERENCE, DISTORTED: PNG or JPEG images of the same size (at least 8x8),\n"
-         "  or two videos (any other file is handed to the GStreamer video mode).\n"
-         "Prints the score with 8 decimals, as the reference ssimulacra2 tool does.\n"
-         "\n"
-         "Score scale (higher is better, 100 at most):\n"
-         "  below 0   extremely poor: the distortion dominates the image\n"
-         "       10   very low quality\n"
-         "       30   low quality: artifacts are obvious\n"
-         "       50   medium quality\n"
-         "       70   high quality: artifacts hard to see without the original beside it\n"
-         "       90   visually lossless: not told apart even when flicking between them\n"
-         "      100   the pixels are identical\n"
-         "\n"
-         "Options:\n"
-         "  --backend auto|cpu|cuda  where to compute (default auto: CUDA when usable)\n"
-         "  --device N               CUDA device number\n"
-         "  --json, --json=-         images: print JSON (score, scales, backend and the\n"
-         "                           108 sub-scores) on stdout instead of the score\n"
-         "  --json=FILE, --json FILE write that JSON to FILE (video: per-frame scores\n"
-         "                           and summary); '--json FILE' only when FILE is\n"
-         "                           followed by both inputs\n"
-         "  --csv FILE               video: per-frame scores and summary as CSV\n"
-         "  --plot FILE              video: score-over-time plot (SVG)\n"
-         "  --alignment running-time|sequence\n"
-         "                           video: pair frames by timestamp (default) or order\n"
-         "  --offset N               video: skip the first N distorted frames\n"
-         "  --every N                video: score every Nth frame pair (default 1)\n"
-         "  --frames N               video: stop after N scored pairs (default: all)\n"
-         "  --quiet, -q              video: no progress line\n"
-         "  --help, -h               this text\n"
-         "  --version                version and metric\n"
-         "\n"
-         "Exit status: 0 on success, 1 on any error (one line on stderr).\n";
+std::string HelpText(Command topic) {
+  SetProgramName();
+  ParseState state;
+  Options unused;
+  state.options = &unused;
+  GOptionGroup* gst_group = nullptr;
+  GOptionContext* context = NewContext(&state, topic != Command::kHelp, &gst_group);
+  gchar* text = g_option_context_get_help(
+      context, FALSE, topic == Command::kHelpGst ? gst_group : nullptr);
+  std::string help = text != nullptr ? text : "";
+  g_free(text);
+  g_option_context_free(context);
+  if (help.empty() || help.back() != '\n') help += '\n';
+  return help;
 }
 
 }  // namespace cli

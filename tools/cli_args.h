@@ -1,5 +1,10 @@
-// Command line of the ssim2 tool: parsing into cli::Options and the usage
+// Command line of the ssim2 tool: parsing into cli::Options and the help
 // text. Kept apart from main() so that tests can drive it directly.
+//
+// Parsing goes through GLib's GOptionContext; in builds with GStreamer the
+// context holds GStreamer's own option group (--gst-debug-level,
+// --gst-plugin-path, ...), so parsing also initialises GStreamer the way
+// gst-launch-1.0 does.
 #pragma once
 
 #include <string>
@@ -10,7 +15,9 @@
 namespace ssim2 {
 namespace cli {
 
-enum class Command { kScore, kHelp, kVersion };
+// kHelp: our option groups; kHelpAll: those and GStreamer's; kHelpGst:
+// GStreamer's only (builds with GStreamer).
+enum class Command { kScore, kHelp, kHelpAll, kHelpGst, kVersion };
 
 // Parses the arguments after the program name. On failure returns false and
 // sets `error` to one line ("" means: wrong number of inputs, print usage).
@@ -24,8 +31,11 @@ enum class Command { kScore, kHelp, kVersion };
 bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* command,
                std::string* error);
 
-// The full usage text (ends with a newline).
-std::string UsageText(const std::string& program);
+// The help text of kHelp, kHelpAll or kHelpGst (ends with a newline).
+std::string HelpText(Command topic);
+
+// The text printed for a wrong number of inputs: the kHelp text.
+inline std::string UsageText() { return HelpText(Command::kHelp); }
 
 }  // namespace cli
 }  // namespace ssim2

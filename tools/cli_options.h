@@ -11,15 +11,22 @@ namespace cli {
 
 enum class Alignment { kRunningTime, kSequence };
 
+// Formats of the score files (--format, -o FILE). Which Options field (and so
+// which writer) each one feeds is decided in one place: AssignOutput in
+// cli_args.cpp.
+enum class OutputFormat { kCsv, kJson, kVmafJson };
+
 struct Options {
   std::string reference_path;
   std::string distorted_path;
   Backend backend = Backend::kAuto;
   int cuda_device = -1;  // --device
+  int cpu_threads = 0;   // --threads: threads of the CPU path (0: all hardware threads)
   bool json = false;     // images: print JSON (score, scales, 108 sub-scores) on stdout
   // Video mode.
-  std::string csv_path;   // --csv FILE: per-frame scores + summary
-  std::string json_path;  // --json FILE (video): per-frame scores + summary
+  std::string csv_path;   // --csv FILE, -o FILE.csv: per-frame scores + summary
+  std::string json_path;  // --json=FILE, -o FILE.json (images: the JSON above; video:
+                          // per-frame scores + summary)
   std::string plot_path;  // --plot FILE.svg
   Alignment alignment = Alignment::kRunningTime;
   std::uint64_t offset = 0;  // --offset N: skip the first N distorted frames

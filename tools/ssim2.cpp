@@ -118,9 +118,15 @@ int LoadInput(const char* which, const std::string& path, io::Image* image) {
 }
 
 int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
+  // Score files of the video mode have no image counterpart: refuse them
+  // rather than write nothing.
+  if (!o.csv_path.empty() || !o.plot_path.empty())
+    return Fail("ssim2: CSV and plot output (--csv, -o FILE.csv, --plot) are for videos; "
+                "for images use --json=FILE or -o FILE.json");
   ScorerOptions so;
   so.backend = o.backend;
   so.cuda_device = o.cuda_device;
+  so.cpu_threads = o.cpu_threads;
   const bool want_json = o.json || !o.json_path.empty();
   so.all_features = want_json;  // the skipped maps' sub-scores are wanted too
   std::unique_ptr<Scorer> scorer;
@@ -164,21 +170,21 @@ int Run(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace ssim2::cli;
-  const std::string program = argc > 0 ? argv[0] : "ssim2";
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   Options options;
   Command command;
   std::string error;
   if (!ParseArgs(args, &options, &command, &error)) {
     if (error.empty()) {
-      std::fputs(UsageText(program).c_str(), stderr);
+      std::fputs(UsageText().c_str(), stderr);
     } else {
       std::fprintf(stderr, "ssim2: %s (see ssim2 --help)\n", error.c_str());
     }
     return 1;
   }
-  if (command == Command::kHelp) {
-    std::fputs(UsageText(program).c_str(), stdout);
+  if (command == Command::kHelp || command == Command::kHelpAll ||
+      command == Command::kHelpGst) {
+    std::fputs(HelpText(command).c_str(), stdout);
     return 0;
   }
   if (command == Command::kVersion) {

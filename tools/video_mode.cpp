@@ -728,6 +728,11 @@ bool Build(Run* run, std::string* error) {
   SetProperty(run->compare, "cuda-device-id", std::to_string(o.cuda_device).c_str());
   SetProperty(run->compare, "post-messages", "true");
   SetProperty(run->compare, "frame-step", std::to_string(o.every).c_str());
+  // Elements older than the threads property use all cores, as --threads 0.
+  if (!SetProperty(run->compare, "threads", std::to_string(o.cpu_threads).c_str()) &&
+      o.cpu_threads != 0) {
+    PrintLine(run, "warning: this ssim2compare has no threads property; --threads is ignored");
+  }
   GstElement* sink = gst_element_factory_make("fakesink", "sink");
   g_object_set(sink, "sync", FALSE, nullptr);
   gst_bin_add_many(GST_BIN(run->pipeline), run->compare, sink, nullptr);

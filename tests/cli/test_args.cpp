@@ -1,9 +1,13 @@
-// Command-line parsing of the ssim2 tool, in particular the two meanings of
-// --json (stdout for images, a file for either mode).
+// Command-line parsing of the ssim2 tool: the two meanings of --json (stdout
+// for images, a file for either mode), -o/--format, number ranges, the
+// grouped help and GStreamer's option group.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#ifdef SSIM2_WITH_GST_OPTIONS
+#include <gst/gst.h>
+#endif
 
 #include "cli_args.h"
 
@@ -99,9 +103,7 @@ TEST(Args, BadValuesGiveOneLineErrors) {
   }
 }
 
-TEST(Args, HelpAndVersion) {
-  EXPECT_EQ(Parse({"--help"}).command, Command::kHelp);
-  EXPECT_EQ(Parse({"a", "-h"}).command, Command::kHelp);
+TEST(Args, Version) {
   EXPECT_EQ(Parse({"--version"}).command, Command::kVersion);
 }
 
@@ -112,9 +114,208 @@ TEST(Args, DoubleDashEndsOptions) {
 }
 
 TEST(Args, UsageExplainsTheScoreScale) {
-  const std::string usage = UsageText("ssim2");
-  for (const char* word : {"Usage: ssim2", "100", " 90", " 70", " 50", " 30", " 10", "below 0"})
+  const std::string usage = UsageText();
+  for (const char* word : {"Usage:", "ssim2 [OPTION", "100", " 90", " 70", " 50", " 30", " 10",
+                           "below 0"})
     EXPECT_NE(usage.find(word), std::string::npos) << word;
+}
+
+bool Contains(const std::string& text, const std::string& word) {
+  return text.find(word) != std::string::npos;
+}
+
+TEST(Args, HelpIsGrouped) {
+  const std::string help = HelpText(Command::kHelp);
+  std::size_t last = 0;
+  for (const char* title : {"Scoring options", "Video options:", "Output options:",
+                            "Help options:"}) {
+    const std::size_t at = help.find(title);
+    ASSERT_NE(at, std::string::npos) << title;
+    EXPECT_GT(at, last) << title << " out of order";
+    last = at;
+  }
+  for (const char* option : {"--backend=", "--device=N", "--threads=N", "--alignment=",
+                             "--offset=N", "--every=N", "--frames=N", "-q, --quiet", "--json",
+                             "--csv=FILE", "--plot=FILE", "-o, --output=FILE",
+                             "--format=csv|json|vmaf-json", "-h, --help", "--version"})
+    EXPECT_TRUE(Contains(help, option)) << option;
+  // The ranges are in the help text.
+  EXPECT_TRUE(Contains(help, "1 to 4294967295")) << help;
+  // GStreamer's options only in --help-all / --help-gst.
+  EXPECT_FALSE(Contains(help, "--gst-debug-level=")) << help;
+}
+
+TEST(Args, HelpCommands) {
+  EXPECT_EQ(Parse({"--help"}).command, Command::kHelp);
+  EXPECT_EQ(Parse({"a", "-h"}).command, Command::kHelp);
+  EXPECT_EQ(Parse({"-qh"}).command, Command::kHelp);
+#ifdef SSIM2_WITH_GST_OPTIONS
+  EXPECT_EQ(Parse({"--help-all"}).command, Command::kHelpAll);
+  EXPECT_EQ(Parse({"--help-gst"}).command, Command::kHelpGst);
+#endif
+}
+
+#ifdef SSIM2_WITH_GST_OPTIONS
+TEST(Args, GStreamerOptionsAreParsed) {
+  const GstDebugLevel before = gst_debug_get_default_threshold();
+  const Parsed p = Parse({"--gst-debug-level=2", "a.png", "b.png"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.reference_path, "a.png");
+  EXPECT_EQ(p.options.distorted_path, "b.png");
+  EXPECT_EQ(gst_debug_get_default_threshold(), GST_LEVEL_WARNING);
+  EXPECT_TRUE(gst_is_initialized());
+  const Parsed spaced = Parse({"a.png", "--gst-debug-level", "1", "b.png"});
+  ASSERT_TRUE(spaced.ok) << spaced.error;
+  EXPECT_EQ(spaced.options.distorted_path, "b.png");
+  EXPECT_EQ(gst_debug_get_default_threshold(), GST_LEVEL_ERROR);
+  gst_debug_set_default_threshold(before);
+
+  const std::string all = HelpText(Command::kHelpAll);
+  EXPECT_TRUE(Contains(all, "--gst-debug-level=")) << all;
+  EXPECT_TRUE(Contains(all, "--gst-plugin-path=")) << all;
+  EXPECT_TRUE(Contains(all, "--threads=N")) << all;
+  const std::string gst_only = HelpText(Command::kHelpGst);
+  EXPECT_TRUE(Contains(gst_only, "--gst-debug-level=")) << gst_only;
+  EXPECT_FALSE(Contains(gst_only, "--threads=N")) << gst_only;
+}
+#else
+TEST(Args, NoGStreamerOptionsWithoutGStreamer) {
+  const Parsed p = Parse({"--gst-debug-level=2", "a.png", "b.png"});
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.error.rfind("unknown option", 0), 0u) << p.error;
+}
+#endif
+
+TEST(Args, Threads) {
+  EXPECT_EQ(Parse({"a", "b"}).options.cpu_threads, 0);
+  const Parsed p = Parse({"--threads", "3", "a", "b"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.cpu_threads, 3);
+  EXPECT_EQ(Parse({"--threads=1024", "a", "b"}).options.cpu_threads, 1024);
+}
+
+TEST(Args, OutputFormatFromExtension) {
+  Parsed p = Parse({"-o", "scores.csv", "a", "b"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.csv_path, "scores.csv");
+  EXPECT_TRUE(p.options.json_path.empty());
+  p = Parse({"a", "b", "--output=Scores.JSON"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.json_path, "Scores.JSON");
+  EXPECT_TRUE(p.options.csv_path.empty());
+  EXPECT_FALSE(p.options.json);
+  // The same file through -o and its long-standing option is one file.
+  p = Parse({"--csv", "s.csv", "-o", "s.csv", "a", "b"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.csv_path, "s.csv");
+}
+
+// File names are bytes: GLib must not convert them from the locale's charset
+// (the C locale's ASCII refuses anything else).
+TEST(Args, FileNamesKeepTheirBytes) {
+  const std::string utf8 = "sc\xc3\xb6re";    // UTF-8
+  const std::string latin1 = "sc\xf6re";       // not UTF-8
+  for (const std::string& name : {utf8, latin1}) {
+    Parsed p = Parse({"-o", name + ".json", "--csv", name + ".csv", "--plot=" + name + ".svg",
+                      name + ".png", "b.png"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.json_path, name + ".json");
+    EXPECT_EQ(p.options.csv_path, name + ".csv");
+    EXPECT_EQ(p.options.plot_path, name + ".svg");
+    EXPECT_EQ(p.options.reference_path, name + ".png");
+    p = Parse({"--json=" + name + ".json", "a", "b"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.json_path, name + ".json");
+  }
+}
+
+TEST(Args, ExplicitFormatWins) {
+  Parsed p = Parse({"-o", "scores.json", "--format", "csv", "a", "b"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.csv_path, "scores.json");
+  EXPECT_TRUE(p.options.json_path.empty());
+  p = Parse({"--format=json", "-o", "scores.txt", "a", "b"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.json_path, "scores.txt");
+  p = Parse({"--format=json", "-o", "-", "a", "b"});  // as --json=-
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_TRUE(p.options.json);
+  EXPECT_TRUE(p.options.json_path.empty());
+}
+
+TEST(Args, VmafJsonIsRefusedInThisBuild) {
+  for (auto args : {std::vector<std::string>{"--format", "vmaf-json", "-o", "v.json", "a", "b"},
+                    {"-o", "v.json", "--format=vmaf-json", "a", "b"}}) {
+    const Parsed p = Parse(args);
+    EXPECT_FALSE(p.ok);
+    EXPECT_TRUE(Contains(p.error, "vmaf-json output is not available in this build")) << p.error;
+  }
+}
+
+TEST(Args, OutputErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"-o", "scores.txt", "a", "b"}, "cannot tell the format"},
+           {{"-o", "scores", "a", "b"}, "cannot tell the format"},
+           {{"--format", "json", "a", "b"}, "no -o was given"},
+           {{"--format", "xml", "-o", "x.xml", "a", "b"}, "expected csv, json, vmaf-json"},
+           {{"-o", "a.csv", "-o", "b.json", "a", "b"}, "given twice"},
+           {{"--csv", "a.csv", "-o", "b.csv", "a", "b"}, "two csv files"},
+           {{"--json=a.json", "-o", "b.json", "a", "b"}, "two json files"},
+           {{"-o", "", "a", "b"}, "expected a file name"}}) {
+    const Parsed p = Parse(c.args);
+    EXPECT_FALSE(p.ok) << c.args[0];
+    EXPECT_TRUE(Contains(p.error, c.message)) << p.error;
+    EXPECT_EQ(p.error.find('\n'), std::string::npos) << p.error;
+  }
+}
+
+TEST(Args, NumbersOutOfRangeAreErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* range;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--every", "4294967296"}, "1 to 4294967295"},
+           {{"--every", "4294967297"}, "1 to 4294967295"},
+           {{"--every=18446744073709551616"}, "1 to 4294967295"},
+           {{"--every", "99999999999999999999999"}, "1 to 4294967295"},
+           {{"--every", "0"}, "1 to 4294967295"},
+           {{"--offset", "4294967296"}, "0 to 4294967295"},
+           {{"--frames", "4294967296"}, "0 to 4294967295"},
+           {{"--device", "1025"}, "0 to 1024"},
+           {{"--threads", "1025"}, "0 to 1024"},
+           {{"--threads", "-1"}, "0 to 1024"},
+           {{"--threads", "0x10"}, "0 to 1024"},
+           {{"--threads", " 4"}, "0 to 1024"}}) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"a", "b"});
+    const Parsed p = Parse(args);
+    EXPECT_FALSE(p.ok) << c.args[0] << " " << c.args.back();
+    EXPECT_EQ(p.error.rfind(c.args[0].substr(0, c.args[0].find('=')) + ": expected a whole number",
+                            0),
+              0u)
+        << p.error;
+    EXPECT_TRUE(Contains(p.error, c.range)) << p.error;
+    EXPECT_EQ(p.error.find('\n'), std::string::npos) << p.error;
+  }
+  // The largest values are taken as they are.
+  const Parsed p = Parse({"--every", "4294967295", "--offset", "4294967295", "--frames",
+                          "4294967295", "--device", "1024", "a", "b"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.every, 4294967295u);
+  EXPECT_EQ(p.options.offset, 4294967295u);
+  EXPECT_EQ(p.options.frames, 4294967295u);
+  EXPECT_EQ(p.options.cuda_device, 1024);
+}
+
+TEST(Args, UnknownOptionIsOneLine) {
+  const Parsed p = Parse({"--frobnicate", "a", "b"});
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.error, "unknown option --frobnicate");
 }
 
 }  // namespace

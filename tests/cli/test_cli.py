@@ -5,7 +5,8 @@ Usage: test_cli.py SSIM2_EXE TESTDATA_DIR --with-video|--without-video
 
 Checks scores printed like the reference, the JSON output, and every error
 case of errors.csv (exit code and the stderr line), plus a few more: missing
-files, a text file, a size mismatch and bad arguments. Fails loudly when the
+files, a text file, a size mismatch and bad arguments; the options (GStreamer's
+group, --threads, -o/--format, number ranges) and the grouped --help. Fails loudly when the
 test data is missing.
 """
 import csv
@@ -151,11 +152,80 @@ def test_json(exe, data, tmp):
         check(json.load(f)["score"] == doc["score"], "--json=FILE content differs")
 
 
-def test_help(exe):
+def test_help(exe, with_video):
     rc, out, err = run(exe, "--help")
     check(rc == 0 and "Usage:" in out and err == "", "--help: usage on stdout, exit 0")
+    positions = [out.find(t) for t in ("Scoring options", "Video options:", "Output options:",
+                                       "Help options:")]
+    check(-1 not in positions and positions == sorted(positions),
+          f"--help: groups missing or out of order: {positions}")
+    for option in ("--threads=N", "-o, --output=FILE", "--format=csv|json|vmaf-json"):
+        check(option in out, f"--help lacks {option}")
+    check("--gst-debug-level=" not in out, "--help lists GStreamer's options (--help-all does)")
+    rc, out, _ = run(exe, "--help-all")
+    if with_video:
+        check(rc == 0 and "--gst-debug-level=" in out and "--threads=N" in out,
+              "--help-all: ours and GStreamer's options")
+    else:
+        check(rc == 1 and out == "", "--help-all without GStreamer: unknown option")
     rc, out, _ = run(exe, "--version")
     check(rc == 0 and "SSIMULACRA 2.1" in out, f"--version: {out!r}")
+
+
+def test_options(exe, data, tmp, with_video):
+    """Options parsed the GStreamer way: GStreamer's group, --threads, -o/--format,
+    and one-line errors for numbers out of range."""
+    ref = "images/astronaut_256x256/reference.png"
+    dist = "images/astronaut_256x256/jpeg_q60.png"
+    rc, plain, _ = run(exe, "--backend", "cpu", ref, dist, cwd=data)
+    check(rc == 0, "plain score failed")
+    # GStreamer's own options, where the build has GStreamer.
+    for args in (["--gst-debug-level=1"], ["--gst-debug-level", "1"], ["--gst-debug=*:1"],
+                 ["--gst-disable-registry-update"]):
+        if with_video:
+            rc, out, err = run(exe, *args, "--backend", "cpu", ref, dist, cwd=data)
+            check(rc == 0 and out == plain, f"{args}: rc {rc}, stdout {out!r}, stderr {err!r}")
+        else:
+            expect_error(exe, args + [ref, dist], "ssim2: unknown option --gst-", data)
+    # --threads: the same score with one thread and with several.
+    for n in ("1", "3", "0"):
+        rc, out, err = run(exe, "--backend", "cpu", "--threads", n, ref, dist, cwd=data)
+        check(rc == 0 and out == plain and err == "", f"--threads {n}: rc {rc}, {out!r} {err!r}")
+    # -o FILE.json writes what --json=FILE writes; the score line stays.
+    by_option, by_o = os.path.join(tmp, "a.json"), os.path.join(tmp, "b.JSON")
+    rc, out, _ = run(exe, "--backend", "cpu", f"--json={by_option}", ref, dist, cwd=data)
+    check(rc == 0 and out == plain, "--json=FILE failed")
+    rc, out, err = run(exe, "--backend", "cpu", "-o", by_o, ref, dist, cwd=data)
+    check(rc == 0 and out == plain and err == "", f"-o FILE.JSON: rc {rc}, {out!r} {err!r}")
+    with open(by_option) as f1, open(by_o) as f2:
+        check(json.load(f1) == json.load(f2), "-o FILE.json differs from --json=FILE")
+    # A non-ASCII file name is taken as it is (the tool runs in the C locale).
+    accented = os.path.join(tmp, "sc\u00f6re.json")
+    rc, out, err = run(exe, "--backend", "cpu", "-o", accented, ref, dist, cwd=data)
+    check(rc == 0 and out == plain and err == "" and os.path.isfile(accented),
+          f"-o with a non-ASCII name: rc {rc}, stderr {err!r}")
+    forced = os.path.join(tmp, "scores.dat")
+    rc, out, _ = run(exe, "--backend", "cpu", "--format", "json", "-o", forced, ref, dist, cwd=data)
+    check(rc == 0 and out == plain and os.path.isfile(forced), "--format json -o FILE.dat")
+    # Formats this mode or build cannot write: one line, nothing written.
+    csv_out = os.path.join(tmp, "image.csv")
+    expect_error(exe, ["-o", csv_out, ref, dist], "ssim2: CSV and plot output", data)
+    check(not os.path.exists(csv_out), "-o FILE.csv for images created a file")
+    expect_error(exe, ["--format", "vmaf-json", "-o", os.path.join(tmp, "v.json"), ref, dist],
+                 f"ssim2: -o {os.path.join(tmp, 'v.json')}: vmaf-json output is not available "
+                 "in this build", data)
+    expect_error(exe, ["-o", os.path.join(tmp, "x.txt"), ref, dist], "ssim2: -o ", data)
+    expect_error(exe, ["--format", "json", ref, dist], "ssim2: --format", data)
+    # Numbers out of range: one line naming the option and its range.
+    for option, value, bounds in (("--every", "4294967296", "1 to 4294967295"),
+                                  ("--every", "4294967297", "1 to 4294967295"),
+                                  ("--offset", "4294967296", "0 to 4294967295"),
+                                  ("--frames", "18446744073709551616", "0 to 4294967295"),
+                                  ("--threads", "1025", "0 to 1024"),
+                                  ("--device", "1025", "0 to 1024")):
+        expect_error(exe, [option, value, ref, dist],
+                     f"ssim2: {option}: expected a whole number from {bounds}, got '{value}' "
+                     "(see ssim2 --help)", data, exact=True)
 
 
 def main():
@@ -167,7 +237,8 @@ def main():
         print(f"FAIL: test data not found at {data} (expected shared/testdata beside the repository)")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        test_help(exe)
+        test_help(exe, video_flag == "--with-video")
+        test_options(exe, data, tmp, video_flag == "--with-video")
         test_error_cases(exe, data)
         test_more_errors(exe, data, tmp)
         test_video_dispatch(exe, data, tmp, video_flag == "--with-video")

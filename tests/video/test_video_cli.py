@@ -523,6 +523,63 @@ def case_stall(exe, data, tmp):
           f"stall: stderr {lines!r}")
 
 
+def case_options(exe, data, tmp):
+    """-o FILE writes what --csv / --json=FILE write (format by extension, or
+    --format); --threads keeps the scores; numbers out of range stop the tool
+    with one line before any pipeline runs."""
+    p = generated_pair(tmp, frames=8)
+    by_csv = os.path.join(tmp, "by_csv.csv")
+    rc, out, err = ssim2(exe, "--backend", "cpu", "--csv", by_csv, p["ref"], p["good"])
+    check(rc == 0, f"--csv: exit {rc}")
+    rows, _ = read_csv(by_csv)
+    check(len(rows) == 8, f"--csv: {len(rows)} rows")
+    by_o = os.path.join(tmp, "by_o.csv")
+    rc, out, err = ssim2(exe, "--backend", "cpu", "-o", by_o, p["ref"], p["good"])
+    check(rc == 0 and err == "", f"-o FILE.csv: exit {rc}")
+    check([r[::2] for r in read_csv(by_o)[0]] == [r[::2] for r in rows],
+          "-o FILE.csv differs from --csv FILE")
+    forced = os.path.join(tmp, "scores.txt")
+    rc, out, err = ssim2(exe, "--backend", "cpu", "--format", "csv", "-o", forced,
+                         p["ref"], p["good"])
+    check(rc == 0, f"--format csv -o FILE.txt: exit {rc}")
+    check([r[2] for r in read_csv(forced)[0]] == [r[2] for r in rows], "--format csv scores")
+    as_json = os.path.join(tmp, "scores.json")
+    rc, out, err = ssim2(exe, "--backend", "cpu", "--output", as_json, p["ref"], p["good"])
+    check(rc == 0, f"--output FILE.json: exit {rc}")
+    with open(as_json) as f:
+        doc = json.load(f)
+    check([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
+          "-o FILE.json frames differ from the CSV")
+    # --threads: the CPU path gives the same scores with one thread.
+    rc, out, err = ssim2(exe, "--backend", "cpu", "--threads", 1, "--csv", by_o,
+                         p["ref"], p["good"])
+    check(rc == 0, f"--threads 1: exit {rc}")
+    check([r[2] for r in read_csv(by_o)[0]] == [r[2] for r in rows], "--threads 1 scores differ")
+    rc_i, inspect, _ = run(["gst-inspect-1.0", "ssim2compare"])
+    has_threads = rc_i == 0 and any(l.strip().startswith("threads ")
+                                    for l in inspect.splitlines())
+    if has_threads:
+        check(err == "", f"--threads 1: stderr {err!r}")
+    else:  # an element without the property says that --threads does nothing
+        check(err.strip() == "ssim2: warning: this ssim2compare has no threads property; "
+                             "--threads is ignored", f"--threads 1: stderr {err!r}")
+    # Out of range or not available: one line, exit 1, nothing written.
+    stopped = os.path.join(tmp, "never.csv")
+    for args, start in ((["--every", 4294967296], "ssim2: --every: expected a whole number"),
+                        (["--every", 4294967297], "ssim2: --every: expected a whole number"),
+                        (["--offset", 10 ** 20], "ssim2: --offset: expected a whole number"),
+                        (["--format", "vmaf-json", "-o", stopped],
+                         f"ssim2: -o {stopped}: vmaf-json output is not available in this "
+                         "build")):
+        t0 = time.monotonic()
+        rc, out, err = ssim2(exe, *args, "--csv", stopped, p["ref"], p["good"])
+        lines = err.splitlines()
+        check(rc == 1 and out == "" and len(lines) == 1 and lines[0].startswith(start),
+              f"{args}: exit {rc}, stderr {err!r}")
+        check(time.monotonic() - t0 < 10, f"{args}: took {time.monotonic() - t0:.1f} s")
+        check(not os.path.exists(stopped), f"{args}: wrote {stopped}")
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Runs examples/python/ssim2_meta.py: with the plugin, every frame's score
+arrives once as a bus message and once as buffer meta, with equal values;
+without the plugin the example fails with the pipeline's error message.
+
+Usage: test_python_example.py PYTHON_WITH_GI EXAMPLE PLUGIN_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FRAMES = 6
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def run_example(python, example, env):
+    return subprocess.run([python, example, "--frames", str(FRAMES)], env=env,
+                          capture_output=True, text=True, timeout=90)
+
+
+def main():
+    python, example, plugin_dir = sys.argv[1:4]
+
+    env = dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir)
+    proc = run_example(python, example, env)
+    if proc.returncode != 0:
+        fail(f"example exited {proc.returncode}:\n{proc.stdout}{proc.stderr}")
+    line = re.compile(r"^(message|meta) index=(\d+) score=(-?[0-9.]+)$")
+    seen = {"message": {}, "meta": {}}
+    for text in proc.stdout.splitlines():
+        m = line.match(text)
+        if m:
+            kind, index, score = m.group(1), int(m.group(2)), m.group(3)
+            if index in seen[kind]:
+                fail(f"{kind} for frame {index} printed twice")
+            seen[kind][index] = score
+    for kind, scores in seen.items():
+        if sorted(scores) != list(range(FRAMES)):
+            fail(f"{kind} lines for frames {sorted(scores)}, want 0..{FRAMES - 1}:\n{proc.stdout}")
+    for index in range(FRAMES):
+        if seen["message"][index] != seen["meta"][index]:
+            fail(f"frame {index}: message score {seen['message'][index]} != "
+                 f"meta score {seen['meta'][index]}")
+    scores = [float(s) for s in seen["meta"].values()]
+    if not all(s < 100.0 for s in scores):
+        fail(f"the scaled copy scores 100: {scores}")
+    if f"frames: {FRAMES} messages, {FRAMES} metas" not in proc.stdout:
+        fail(f"no summary line for {FRAMES} frames:\n{proc.stdout}")
+    print(f"python example: {FRAMES} frames, message and meta scores equal ({min(scores):.2f} .. "
+          f"{max(scores):.2f})")
+
+    # Without the plugin (a fresh registry that cannot contain it).
+    with tempfile.TemporaryDirectory(prefix="ssim2-py-") as tmp:
+        env = dict(os.environ, GST_PLUGIN_PATH_1_0="",
+                   GST_REGISTRY_1_0=os.path.join(tmp, "registry.bin"))
+        env.pop("GST_PLUGIN_PATH", None)
+        proc = run_example(python, example, env)
+    if proc.returncode == 0 or "ssim2compare" not in proc.stderr:
+        fail(f"without the plugin: want a non-zero exit naming ssim2compare, got "
+             f"{proc.returncode}: {proc.stderr!r}")
+    print(f"python example without the plugin: exit {proc.returncode}, {proc.stderr.strip()}")
+
+
+if __name__ == "__main__":
+    main()

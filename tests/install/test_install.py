@@ -117,6 +117,25 @@ def check_consumer(exe, in_tree, libdir, testdata):
     return got
 
 
+def check_meta_header(args, destdir, libdir, workdir):
+    """gstreamer-ssim2-1.0.pc leads a C compiler to the installed meta header."""
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"),
+               PKG_CONFIG_SYSROOT_DIR=destdir)
+    # The sysroot moves GStreamer's own include paths too: keep only those
+    # that exist in the DESTDIR, and take GStreamer's from the system.
+    cflags = [f for f in shlex.split(run([args.pkg_config, "--cflags-only-I",
+                                          "gstreamer-ssim2-1.0"], env=env).stdout)
+              if f.startswith("-I" + destdir) and os.path.isdir(f[2:])]
+    check(cflags, "pkg-config gstreamer-ssim2-1.0 gives no include path inside the DESTDIR")
+    cflags += shlex.split(run([args.pkg_config, "--cflags", "gstreamer-1.0"]).stdout)
+    source = os.path.join(workdir, "meta.c")
+    with open(source, "w") as f:
+        f.write("#include <gst/ssim2/gstssim2meta.h>\n"
+                "double score (GstBuffer * b) { GstSsim2Meta *m = gst_buffer_get_ssim2_meta (b);"
+                " return m ? m->score : 0.0; }\n")
+    run(args.cc + ["-fsyntax-only", source] + cflags)
+
+
 def check_plugin(args, destdir, libdir, soname, workdir):
     plugin_dir = destdir + os.path.join(args.prefix, args.plugin_dir)
     plugin = os.path.join(plugin_dir, "libgstssim2.so")
@@ -146,6 +165,7 @@ def main():
                 "example", "in-tree-example", "testdata", "plugin-dir", "gst-inspect"):
         parser.add_argument("--" + opt)
     parser.add_argument("--cxx", action="append", required=True)
+    parser.add_argument("--cc", action="append", required=True)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="ssim2-install-") as workdir:
@@ -162,6 +182,7 @@ def main():
         scores = check_consumer(exe, args.in_tree_example, libdir, args.testdata)
         print(f"install: consumer built with pkg-config scores {' '.join(scores)} (as scores.csv)")
         if args.gst_inspect:
+            check_meta_header(args, destdir, libdir, workdir)
             check_plugin(args, destdir, libdir, args.soname, workdir)
             print("install: gst-inspect-1.0 finds ssim2compare in the installed plugin directory")
 

@@ -2,6 +2,8 @@
 """Runs examples/python/ssim2_meta.py: with the plugin, every frame's score
 arrives once as a bus message and once as buffer meta, with equal values;
 without the plugin the example fails with the pipeline's error message.
+Also checks that loading the plugin registers both meta types, before any
+element exists.
 
 Usage: test_python_example.py PYTHON_WITH_GI EXAMPLE PLUGIN_DIR
 """
@@ -24,8 +26,28 @@ def run_example(python, example, env):
                           capture_output=True, text=True, timeout=90)
 
 
+# Run by PYTHON_WITH_GI: the meta types are unknown before the plugin is
+# loaded and known right after, without an element.
+REGISTRATION_CHECK = """
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import GObject, Gst
+Gst.init(None)
+assert Gst.meta_get_info("GstSsim2ScoreMeta") is None, "registered before the plugin was loaded"
+assert Gst.Plugin.load_by_name("ssim2") is not None, "plugin ssim2 not found"
+for name in ("GstSsim2Meta", "GstSsim2ScoreMeta"):
+    assert Gst.meta_get_info(name) is not None, name + " not registered by loading the plugin"
+GObject.type_from_name("GstSsim2MetaAPI")
+"""
+
+
 def main():
     python, example, plugin_dir = sys.argv[1:4]
+
+    proc = subprocess.run([python, "-c", REGISTRATION_CHECK], capture_output=True, text=True,
+                          env=dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir), timeout=60)
+    if proc.returncode != 0:
+        fail(f"meta registration at plugin load:\n{proc.stderr}")
 
     env = dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir)
     proc = run_example(python, example, env)

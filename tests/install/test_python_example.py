@@ -77,9 +77,11 @@ def main():
     print(f"python example: {FRAMES} frames, message and meta scores equal ({min(scores):.2f} .. "
           f"{max(scores):.2f})")
 
-    # Without the plugin (a fresh registry that cannot contain it).
+    # Without the plugin: a fresh registry, and only GStreamer's own modules
+    # may load plugins, so that a copy installed system-wide is not found.
     with tempfile.TemporaryDirectory(prefix="ssim2-py-") as tmp:
         env = dict(os.environ, GST_PLUGIN_PATH_1_0="",
+                   GST_PLUGIN_LOADING_WHITELIST="gstreamer:gst-plugins-base",
                    GST_REGISTRY_1_0=os.path.join(tmp, "registry.bin"))
         env.pop("GST_PLUGIN_PATH", None)
         proc = run_example(python, example, env)

@@ -8,7 +8,7 @@
  *
  * - #GstSsim2Meta, a C struct with `score` and `index`, for C and C++;
  * - a custom meta named #GST_SSIM2_SCORE_META_NAME carrying the same values
- *   in a #GstStructure, for language bindings (Python, Rust, JavaScript),
+ *   in a #GstStructure, for language bindings (Python and others),
  *   which cannot read C struct fields.
  *
  * This header is self-contained (static inline functions, nothing to link).

@@ -3,7 +3,7 @@
 arrives once as a bus message and once as buffer meta, with equal values;
 without the plugin the example fails with the pipeline's error message.
 Also checks that loading the plugin registers both meta types, before any
-element exists.
+element exists, and that the custom meta survives a scaling element.
 
 Usage: test_python_example.py PYTHON_WITH_GI EXAMPLE PLUGIN_DIR
 """
@@ -41,13 +41,47 @@ GObject.type_from_name("GstSsim2MetaAPI")
 """
 
 
+# Run by PYTHON_WITH_GI: videoscale after the element transforms the buffers
+# (a scale transform, not a copy); the meta keeps all its fields.
+SCALE_CHECK = """
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+pipeline = Gst.parse_launch(
+    "ssim2compare name=cmp ! videoscale ! video/x-raw,width=32,height=24"
+    " ! appsink name=sink sync=false"
+    " videotestsrc num-buffers=3 pattern=ball ! video/x-raw,width=64,height=48 ! tee name=t"
+    " t. ! queue ! cmp.ref t. ! queue ! cmp.dist")
+sink = pipeline.get_by_name("sink")
+pipeline.set_state(Gst.State.PLAYING)
+indices = []
+while True:
+    sample = sink.emit("pull-sample")
+    if sample is None:
+        break
+    meta = sample.get_buffer().get_custom_meta("GstSsim2ScoreMeta")
+    assert meta is not None, "videoscale dropped the meta"
+    s = meta.get_structure()
+    assert s.get_value("score") == 100.0, s.to_string()
+    indices.append(s.get_value("index"))
+pipeline.set_state(Gst.State.NULL)
+assert indices == [0, 1, 2], indices
+"""
+
+
+def check_snippet(python, plugin_dir, code, what):
+    proc = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir), timeout=60)
+    if proc.returncode != 0:
+        fail(f"{what}:\n{proc.stderr}")
+
+
 def main():
     python, example, plugin_dir = sys.argv[1:4]
 
-    proc = subprocess.run([python, "-c", REGISTRATION_CHECK], capture_output=True, text=True,
-                          env=dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir), timeout=60)
-    if proc.returncode != 0:
-        fail(f"meta registration at plugin load:\n{proc.stderr}")
+    check_snippet(python, plugin_dir, REGISTRATION_CHECK, "meta registration at plugin load")
+    check_snippet(python, plugin_dir, SCALE_CHECK, "meta after videoscale")
 
     env = dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir)
     proc = run_example(python, example, env)

@@ -61,6 +61,50 @@ gst_ssim2_meta_get_info (void)
   return info;
 }
 
+/* The custom meta: the same values in a GstStructure, for bindings. Like
+ * GstSsim2Meta it has no tags and survives every transform, copying all
+ * fields of the structure. */
+static gboolean
+copy_score_field (GQuark field, const GValue * value, gpointer dest)
+{
+  gst_structure_id_set_value ((GstStructure *) dest, field, value);
+  return TRUE;
+}
+
+static gboolean
+gst_ssim2_score_meta_transform (GstBuffer * dest, GstCustomMeta * meta,
+    GstBuffer *, GQuark, gpointer, gpointer)
+{
+  GstCustomMeta *copy = (GstCustomMeta *) gst_buffer_add_meta (dest,
+      ((GstMeta *) meta)->info, NULL);
+  if (!copy)
+    return FALSE;
+  gst_structure_foreach (gst_custom_meta_get_structure (meta),
+      copy_score_field, gst_custom_meta_get_structure (copy));
+  return TRUE;
+}
+
+const GstMetaInfo *
+gst_ssim2_score_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+  static const gchar *tags[] = { NULL };
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register_custom (GST_SSIM2_SCORE_META_NAME,
+        tags, gst_ssim2_score_meta_transform, NULL, NULL);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+void
+gst_ssim2_meta_register (void)
+{
+  gst_ssim2_meta_get_info ();
+  gst_ssim2_score_meta_get_info ();
+}
+
 GstSsim2Meta *
 gst_buffer_add_ssim2_meta (GstBuffer * buffer, gdouble score, guint64 index)
 {
@@ -72,5 +116,12 @@ gst_buffer_add_ssim2_meta (GstBuffer * buffer, gdouble score, guint64 index)
     return NULL;
   meta->score = score;
   meta->index = index;
+
+  GstCustomMeta *custom = (GstCustomMeta *) gst_buffer_add_meta (buffer,
+      gst_ssim2_score_meta_get_info (), NULL);
+  if (custom) {
+    gst_structure_set (gst_custom_meta_get_structure (custom),
+        "score", G_TYPE_DOUBLE, score, "index", G_TYPE_UINT64, index, NULL);
+  }
   return meta;
 }

@@ -2,11 +2,19 @@
  *
  * SPDX-License-Identifier: BSD-3-Clause
  *
- * The ssim2compare element attaches a #GstSsim2Meta to every output buffer it
- * scored. This header is self-contained (static inline functions, nothing to
- * link): the meta API type is registered by the "ssim2" plugin when it is
- * loaded, and looked up here by name. Before the plugin is loaded (no
- * ssim2compare element created yet) gst_buffer_get_ssim2_meta() returns NULL.
+ * The ssim2compare element attaches the score of every frame it scored to
+ * the buffer it pushes, twice over, so that every kind of application can
+ * read it:
+ *
+ * - #GstSsim2Meta, a C struct with `score` and `index`, for C and C++;
+ * - a custom meta named #GST_SSIM2_SCORE_META_NAME carrying the same values
+ *   in a #GstStructure, for language bindings (Python and others),
+ *   which cannot read C struct fields.
+ *
+ * This header is self-contained (static inline functions, nothing to link).
+ * Both meta types are registered when the "ssim2" plugin is loaded
+ * (gst_plugin_load_by_name ("ssim2") or creating an ssim2compare element);
+ * before that gst_buffer_get_ssim2_meta() returns NULL.
  *
  * |[<!-- language="C" -->
  * #include <gst/ssim2/gstssim2meta.h>
@@ -19,6 +27,13 @@
  *     g_print ("frame %" G_GUINT64_FORMAT ": %.6f\n", meta->index, meta->score);
  *   return GST_PAD_PROBE_OK;
  * }
+ * ]|
+ *
+ * |[<!-- language="Python" -->
+ * meta = buffer.get_custom_meta("GstSsim2ScoreMeta")
+ * if meta:
+ *     s = meta.get_structure()
+ *     print(s.get_value("index"), s.get_value("score"))
  * ]|
  */
 #ifndef __GST_SSIM2_META_H__
@@ -42,6 +57,15 @@ G_BEGIN_DECLS
  * Name of the #GstMetaInfo implementation, for gst_meta_get_info().
  */
 #define GST_SSIM2_META_IMPL_NAME "GstSsim2Meta"
+
+/**
+ * GST_SSIM2_SCORE_META_NAME:
+ *
+ * Name of the custom meta (gst_buffer_get_custom_meta()) that carries the
+ * score in its #GstStructure, with the fields of #GstSsim2Meta under the
+ * same names: `score` (G_TYPE_DOUBLE) and `index` (G_TYPE_UINT64).
+ */
+#define GST_SSIM2_SCORE_META_NAME "GstSsim2ScoreMeta"
 
 /**
  * GstSsim2Meta:

@@ -7,10 +7,14 @@
 #include <gst/gst.h>
 
 #include "gstssim2compare.h"
+#include "gstssim2meta-private.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
+  /* The meta types exist once the plugin is loaded, before any element is
+   * created: applications look them up by name. */
+  gst_ssim2_meta_register ();
   return GST_ELEMENT_REGISTER (ssim2compare, plugin);
 }
 

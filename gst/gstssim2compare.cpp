@@ -101,7 +101,14 @@
  * `min`, `p1`, `p5`, `p50`, `p95`, `p99` (percentiles interpolated linearly
  * between ranks, as numpy.percentile does), `max` and `harmonic-mean` (of
  * max(score, 0)), all G_TYPE_DOUBLE (NaN when no frame was scored), plus
- * `unmatched-ref` and `unmatched-dist` (G_TYPE_UINT64).
+ * `unmatched-ref` and `unmatched-dist` (G_TYPE_UINT64) and `ended-first`
+ * (G_TYPE_STRING: "ref" or "dist" when that pad ended while the other still
+ * had frames, else "").
+ *
+ * #GstSsim2Compare:stats-file writes the same rows and summary to a file, as
+ * CSV, JSON or libvmaf's JSON layout (#GstSsim2Compare:stats-format); the
+ * schema is in docs/LOGS.md. A file that cannot be created is an error; a
+ * write that fails later posts a RESOURCE/WRITE warning and scoring goes on.
  *
  * When a frame scores below #GstSsim2Compare:threshold a warning message is
  * posted; its details structure (gst_message_parse_warning_details()) holds
@@ -116,6 +123,11 @@
  *     filesrc location=distorted.mkv ! decodebin ! c.dist
  * ]| Scores two files frame by frame, writes the scores to scores.csv and posts
  * one `ssim2` message per frame (print them with `gst-launch-1.0 -m`).
+ |[
+ * gst-launch-1.0 ssim2compare name=c stats-file=vmaf.json stats-format=vmaf-json ! fakesink \
+ *     filesrc location=reference.mkv ! decodebin ! c.ref \
+ *     filesrc location=distorted.mkv ! decodebin ! c.dist
+ * ]| The same, with the scores in the JSON layout of libvmaf's log.
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 ! \
  *     tee name=t ! queue ! c.ref \

@@ -107,23 +107,36 @@ std::string EndedFirstMessage(Input first, const InputEnds& e, std::uint64_t pai
 
 // ---------------------------------------------------------------------------
 
+namespace {
+
+struct NamedFormat {
+  LogFormat format;
+  const char* name;
+};
+constexpr NamedFormat kFormats[] = {
+    {LogFormat::kCsv, "csv"}, {LogFormat::kJson, "json"}, {LogFormat::kVmafJson, "vmaf-json"}};
+
+}  // namespace
+
 const char* LogFormatName(LogFormat format) {
-  switch (format) {
-    case LogFormat::kCsv: return "csv";
-    case LogFormat::kJson: return "json";
-    case LogFormat::kVmafJson: return "vmaf-json";
+  for (const NamedFormat& f : kFormats) {
+    if (f.format == format) return f.name;
   }
   return "csv";
 }
 
 std::optional<LogFormat> ParseLogFormat(std::string_view name) {
-  for (LogFormat f : {LogFormat::kCsv, LogFormat::kJson, LogFormat::kVmafJson}) {
-    if (name == LogFormatName(f)) return f;
+  for (const NamedFormat& f : kFormats) {
+    if (name == f.name) return f.format;
   }
   return std::nullopt;
 }
 
-const char* LogFormatNames() { return "csv, json, vmaf-json"; }
+std::string LogFormatNames() {
+  std::string names;
+  for (const NamedFormat& f : kFormats) names += std::string(names.empty() ? "" : ", ") + f.name;
+  return names;
+}
 
 LogFormat LogFormatForPath(std::string_view path) {
   constexpr std::string_view kJsonSuffix = ".json";
@@ -172,37 +185,22 @@ std::string ToValidUtf8(std::string_view text) {
 std::string JsonEscape(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    const std::size_t n = Utf8SequenceLength(text.substr(i));
-    if (n == 0) {
-      out += kReplacementCharacter;
-      ++i;
-      continue;
+  for (char ch : ToValidUtf8(text)) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {  // other control characters
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += ch;  // bytes of valid UTF-8 sequences pass as they are
     }
-    if (n > 1) {
-      out.append(text.substr(i, n));
-      i += n;
-      continue;
-    }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
   }
   return out;
 }

@@ -208,7 +208,8 @@ TEST(ScoreLog, FormatFixed) {
 }
 
 TEST(JsonEscape, SpecialCharacters) {
-  EXPECT_EQ(JsonEscape("a\"b\\c\n\t\x01\x7f"), "a\\\"b\\\\c\\n\\t\\u0001\\u007f");
+  EXPECT_EQ(JsonEscape("a\"b\\c\n\t\r\x01\x7f"),
+            "a\\\"b\\\\c\\n\\t\\u000d\\u0001\\u007f");
 }
 
 TEST(JsonEscape, KeepsValidUtf8) {
@@ -283,6 +284,7 @@ TEST(LogFormat, NamesAndPaths) {
     EXPECT_EQ(ParseLogFormat(LogFormatName(f)), f);
   }
   EXPECT_FALSE(ParseLogFormat("xml"));
+  EXPECT_EQ(LogFormatNames(), "csv, json, vmaf-json");
   EXPECT_EQ(LogFormatForPath("a.json"), LogFormat::kJson);
   EXPECT_EQ(LogFormatForPath("A.JSON"), LogFormat::kJson);
   EXPECT_EQ(LogFormatForPath("a.csv"), LogFormat::kCsv);

@@ -102,7 +102,7 @@ const char* LogFormatName(LogFormat format);
 // The inverse of LogFormatName; no value for anything else.
 std::optional<LogFormat> ParseLogFormat(std::string_view name);
 // The accepted names for messages: "csv, json, vmaf-json".
-const char* LogFormatNames();
+std::string LogFormatNames();
 // The format a file name implies: JSON when it ends in ".json" (any case),
 // else CSV. vmaf-json is only ever chosen explicitly.
 LogFormat LogFormatForPath(std::string_view path);

@@ -163,6 +163,14 @@ std::string FormatFixed(double value, int decimals) {
   return std::string(buf, end);
 }
 
+std::string FormatShortest(double value) {
+  if (!std::isfinite(value)) return FormatFixed(value, 0);
+  char buf[32];  // the longest shortest form of a double is 24 characters
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  if (ec != std::errc()) return "nan";
+  return std::string(buf, end);
+}
+
 std::string FormatScore(double score) { return FormatFixed(score, 8); }
 
 std::string ToValidUtf8(std::string_view text) {

@@ -188,6 +188,7 @@ TEST(ScoreLog, NumbersIgnoreTheLocale) {
   ASSERT_TRUE(ssim2_test_use_de_locale());
   EXPECT_EQ(FormatFixed(1.5, 3), "1.500");
   EXPECT_EQ(FormatScore(-64.63488993), "-64.63488993");
+  EXPECT_EQ(FormatShortest(-64.5), "-64.5");
   for (LogFormat f : {LogFormat::kCsv, LogFormat::kJson, LogFormat::kVmafJson}) {
     LogRunInfo info;
     info.elapsed_s = 1.25;
@@ -205,6 +206,9 @@ TEST(ScoreLog, FormatFixed) {
   EXPECT_EQ(FormatFixed(1e20, 1), "100000000000000000000.0");
   EXPECT_EQ(FormatFixed(NAN, 3), "nan");
   EXPECT_EQ(FormatFixed(-INFINITY, 3), "-inf");
+  EXPECT_EQ(FormatShortest(0.1), "0.1");
+  EXPECT_EQ(std::stod(FormatShortest(2.0 / 3.0)), 2.0 / 3.0);
+  EXPECT_EQ(FormatShortest(-1e300), "-1e+300");
 }
 
 TEST(JsonEscape, SpecialCharacters) {

@@ -113,6 +113,9 @@ LogFormat LogFormatForPath(std::string_view path);
 // `value` with `decimals` digits after a '.', whatever the C locale; "nan",
 // "inf" or "-inf" when not finite.
 std::string FormatFixed(double value, int decimals);
+// The shortest text that reads back as exactly `value` ("nan"/"inf" when not
+// finite), whatever the C locale.
+std::string FormatShortest(double value);
 // The score as the reference tool prints it: 8 decimals.
 std::string FormatScore(double score);
 // `text` with every byte that is not part of a valid UTF-8 sequence replaced

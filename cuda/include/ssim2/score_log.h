@@ -79,7 +79,8 @@ struct LogSummary {
   std::optional<Input> ended_first;
 };
 
-// What was compared (JSON only; empty strings and zeros are written as null).
+// What was compared (JSON only; empty strings, a width or height of 0 and a
+// NaN elapsed time are written as null).
 struct LogRunInfo {
   std::string reference;
   std::string distorted;
@@ -145,7 +146,8 @@ class ScoreLog {
   // together.
   static std::unique_ptr<ScoreLog> Open(const std::string& path, const LogOptions& options,
                                         std::string* error);
-  // Into `text` instead of a file (never fails).
+  // Into `text` instead of a file (never fails; in vmaf-json a source is not
+  // written, where Open() refuses it).
   static std::unique_ptr<ScoreLog> ToString(std::string* text, const LogOptions& options);
 
   ~ScoreLog();  // closes the file if Close() was not called (no summary then)

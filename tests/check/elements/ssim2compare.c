@@ -1007,9 +1007,12 @@ static const gchar *csv_check =
     "assert abs(float(summary['mean']) - sum(want) / len(want)) < 1e-7\n"
     "assert summary['unmatched_ref'] == '0' and summary['ended_first'] == ''\n";
 
-/* The JSON schema, parsed by a strict parser. */
+/* The JSON schema, parsed by a strict parser (and accepted by
+ * `python3 -m json.tool`). */
 static const gchar *json_check =
-    "import json, sys\n"
+    "import json, subprocess, sys\n"
+    "subprocess.run([sys.executable, '-m', 'json.tool', sys.argv[1]], "
+    "stdout=subprocess.DEVNULL, check=True)\n"
     "want = [float(v) for v in sys.argv[2].split(',')]\n"
     "doc = json.load(open(sys.argv[1], encoding='utf-8'))\n"
     "assert [f['score'] for f in doc['frames']] == "

@@ -505,11 +505,14 @@ def case_bad_input(exe, data, tmp):
     else:
         check(rc == 1 and out == "" and len(lines) == 1, "no decoder: exit 1 and one line")
         check("no GStreamer plugin installed for H.264" in lines[0], f"no decoder: {lines[0]!r}")
-    for args, counts in (([p["ref"], short], ("12", "7")), ([short, p["ref"]], ("7", "12"))):
+    for args, counts, first in (([p["ref"], short], ("12", "7"), "dist"),
+                                ([short, p["ref"]], ("7", "12"), "ref")):
         c = os.path.join(tmp, "short.csv")
         rc, out, err = ssim2(exe, "--csv", c, *args)
         check(rc == 0, f"shorter stream: exit {rc}")
-        rows, _ = read_csv(c)
+        rows, summary = read_csv(c)
+        check(summary["ended_first"] == first,
+              f"shorter stream: ended_first {summary['ended_first']!r}, expected {first!r}")
         check(len(rows) == 7, f"shorter stream: {len(rows)} pairs scored, expected 7")
         warnings = [l for l in err.splitlines() if "warning" in l]
         check(len(warnings) >= 1, "shorter stream: no warning")

@@ -101,7 +101,14 @@
  * `min`, `p1`, `p5`, `p50`, `p95`, `p99` (percentiles interpolated linearly
  * between ranks, as numpy.percentile does), `max` and `harmonic-mean` (of
  * max(score, 0)), all G_TYPE_DOUBLE (NaN when no frame was scored), plus
- * `unmatched-ref` and `unmatched-dist` (G_TYPE_UINT64).
+ * `unmatched-ref` and `unmatched-dist` (G_TYPE_UINT64) and `ended-first`
+ * (G_TYPE_STRING: "ref" or "dist" when that pad ended while the other still
+ * had frames, else "").
+ *
+ * #GstSsim2Compare:stats-file writes the same rows and summary to a file, as
+ * CSV, JSON or libvmaf's JSON layout (#GstSsim2Compare:stats-format); the
+ * schema is in docs/LOGS.md. A file that cannot be created is an error; a
+ * write that fails later posts a RESOURCE/WRITE warning and scoring goes on.
  *
  * When a frame scores below #GstSsim2Compare:threshold a warning message is
  * posted; its details structure (gst_message_parse_warning_details()) holds
@@ -116,6 +123,11 @@
  *     filesrc location=distorted.mkv ! decodebin ! c.dist
  * ]| Scores two files frame by frame, writes the scores to scores.csv and posts
  * one `ssim2` message per frame (print them with `gst-launch-1.0 -m`).
+ |[
+ * gst-launch-1.0 ssim2compare name=c stats-file=vmaf.json stats-format=vmaf-json ! fakesink \
+ *     filesrc location=reference.mkv ! decodebin ! c.ref \
+ *     filesrc location=distorted.mkv ! decodebin ! c.dist
+ * ]| The same, with the scores in the JSON layout of libvmaf's log.
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 ! \
  *     tee name=t ! queue ! c.ref \
@@ -153,9 +165,11 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
 #include "ssim2/stats.h"
 
@@ -183,6 +197,7 @@ enum
   PROP_CUDA_DEVICE_ID,
   PROP_POST_MESSAGES,
   PROP_STATS_FILE,
+  PROP_STATS_FORMAT,
   PROP_THRESHOLD,
   PROP_FRAME_STEP,
 };
@@ -191,6 +206,7 @@ enum
 #define DEFAULT_BACKEND GST_SSIM2_COMPARE_BACKEND_AUTO
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_STATS_FORMAT GST_SSIM2_COMPARE_STATS_FORMAT_AUTO
 #define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
 #define DEFAULT_FRAME_STEP 1
 
@@ -221,6 +237,7 @@ struct Settings {
   gint device_id = DEFAULT_CUDA_DEVICE_ID;
   bool post_messages = DEFAULT_POST_MESSAGES;
   std::string stats_file;
+  GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
   gdouble threshold = DEFAULT_THRESHOLD;
   guint frame_step = DEFAULT_FRAME_STEP;
 };
@@ -243,9 +260,7 @@ struct GstSsim2ComparePrivate {
   bool ref_ended_first = false;
   guint64 passed_after_ref_eos = 0;
 
-  FILE *stats = nullptr;
-  bool stats_json = false;
-  bool stats_first_row = true;
+  std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
 
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context = nullptr;
@@ -297,6 +312,28 @@ gst_ssim2_compare_backend_get_type (void)
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstSsim2CompareBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_SSIM2_COMPARE_STATS_FORMAT \
+  (gst_ssim2_compare_stats_format_get_type ())
+static GType
+gst_ssim2_compare_stats_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_SSIM2_COMPARE_STATS_FORMAT_AUTO,
+        "JSON if the file name ends in .json, else CSV", "auto"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_CSV, "CSV", "csv"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_JSON, "JSON", "json"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON,
+        "JSON in the layout of libvmaf's log", "vmaf-json"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstSsim2CompareStatsFormat", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -392,8 +429,16 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   g_object_class_install_property (object_class, PROP_STATS_FILE,
       g_param_spec_string ("stats-file", "Stats file",
           "Write per-frame scores to this file as they come, completed with "
-          "the summary at the end: JSON if the name ends in .json, else CSV "
+          "the summary at the end, in the format of stats-format "
           "(NULL: no file)", NULL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  g_object_class_install_property (object_class, PROP_STATS_FORMAT,
+      g_param_spec_enum ("stats-format", "Stats format",
+          "Format of the stats-file: csv, json, vmaf-json (libvmaf's JSON "
+          "layout), or auto: json if the file name ends in .json, else csv",
+          GST_TYPE_SSIM2_COMPARE_STATS_FORMAT, DEFAULT_STATS_FORMAT,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
@@ -441,6 +486,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
       (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_BACKEND,
+      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_STATS_FORMAT,
       (GstPluginAPIFlags) 0);
 
   /* Register the meta API type now, so that applications can look it up by
@@ -504,6 +551,9 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
       s.stats_file = str ? str : "";
       break;
     }
+    case PROP_STATS_FORMAT:
+      s.stats_format = (GstSsim2CompareStatsFormat) g_value_get_enum (value);
+      break;
     case PROP_THRESHOLD:
       s.threshold = g_value_get_double (value);
       break;
@@ -541,6 +591,9 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     case PROP_STATS_FILE:
       g_value_set_string (value,
           s.stats_file.empty () ? NULL : s.stats_file.c_str ());
+      break;
+    case PROP_STATS_FORMAT:
+      g_value_set_enum (value, s.stats_format);
       break;
     case PROP_THRESHOLD:
       g_value_set_double (value, s.threshold);
@@ -632,51 +685,84 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 /* ------------------------------------------------------------------------ */
 /* start / stop */
 
-static bool
-ends_with_json (const std::string & name)
+/* The stats file could not be written: say so once, stop writing it and
+ * keep scoring (messages, meta and summary lose nothing). */
+static void
+stats_write_failed (GstSsim2Compare * self)
 {
-  if (name.size () < 5)
-    return false;
-  return g_ascii_strcasecmp (name.c_str () + name.size () - 5, ".json") == 0;
+  GstSsim2ComparePrivate *priv = self->priv;
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("Could not write the stats file (%s); scoring goes on without it.",
+          priv->stats->error ().c_str ()),
+      ("Free some space or choose another stats-file. The ssim2 messages "
+          "and the ssim2-summary message still carry every score."));
+  priv->stats.reset ();
 }
 
+/* Appends the summary and closes the stats file, if one is open. */
 static void
-stats_write_summary_and_close (GstSsim2Compare * self,
-    const ssim2::Summary * summary)
+stats_close (GstSsim2Compare * self, std::optional < ssim2::Input > ended_first)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   if (!priv->stats)
     return;
-  if (priv->stats_json) {
-    fprintf (priv->stats, "%s  ],\n", priv->stats_first_row ? "" : "\n");
-    if (summary) {
-      auto num =[](double v)->std::string {
-        if (!std::isfinite (v))
-          return "null";
-        char buf[64];
-        g_snprintf (buf, sizeof buf, "%.8f", v);
-        return buf;
-      };
-      fprintf (priv->stats,
-          "  \"summary\": {\"frames\": %" G_GUINT64_FORMAT
-          ", \"mean\": %s, \"stddev\": %s, \"min\": %s, \"p1\": %s, "
-          "\"p5\": %s, \"p50\": %s, \"p95\": %s, \"p99\": %s, \"max\": %s, "
-          "\"harmonic_mean\": %s, \"unmatched_ref\": %" G_GUINT64_FORMAT
-          ", \"unmatched_dist\": %" G_GUINT64_FORMAT "}\n",
-          (guint64) summary->frames, num (summary->mean).c_str (),
-          num (summary->stddev).c_str (), num (summary->min).c_str (),
-          num (summary->p1).c_str (), num (summary->p5).c_str (),
-          num (summary->p50).c_str (), num (summary->p95).c_str (),
-          num (summary->p99).c_str (), num (summary->max).c_str (),
-          num (summary->harmonic_mean).c_str (), priv->unmatched_ref,
-          priv->unmatched_dist);
-    } else {
-      fprintf (priv->stats, "  \"summary\": null\n");
-    }
-    fprintf (priv->stats, "}\n");
+  ssim2::LogSummary summary;
+  summary.scores = ssim2::Summarize (priv->scores);
+  summary.unmatched_ref = priv->unmatched_ref;
+  summary.unmatched_dist = priv->unmatched_dist;
+  summary.ended_first = ended_first;
+  ssim2::LogRunInfo info;
+  info.alignment =
+      priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE ?
+      "sequence" : "running-time";
+  info.every = MAX (priv->run.frame_step, 1u);
+  if (priv->dist.have_info) {
+    info.width = GST_VIDEO_INFO_WIDTH (&priv->dist.info);
+    info.height = GST_VIDEO_INFO_HEIGHT (&priv->dist.info);
   }
-  fclose (priv->stats);
-  priv->stats = nullptr;
+  if (!priv->stats->Close (summary, info))
+    stats_write_failed (self);
+  priv->stats.reset ();
+}
+
+/* Opens the stats file; FALSE (with an error posted) when it cannot be
+ * created. */
+static gboolean
+stats_open (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const std::string & path = priv->run.stats_file;
+  if (path.empty ())
+    return TRUE;
+  ssim2::LogOptions options;
+  switch (priv->run.stats_format) {
+    case GST_SSIM2_COMPARE_STATS_FORMAT_CSV:
+      options.format = ssim2::LogFormat::kCsv;
+      break;
+    case GST_SSIM2_COMPARE_STATS_FORMAT_JSON:
+      options.format = ssim2::LogFormat::kJson;
+      break;
+    case GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON:
+      options.format = ssim2::LogFormat::kVmafJson;
+      break;
+    default:
+      options.format = ssim2::LogFormatForPath (path);
+      break;
+  }
+  /* Rows go out as they are scored, for whoever reads the file live. */
+  options.flush_rows = true;
+  std::string error;
+  priv->stats = ssim2::ScoreLog::Open (path, options, &error);
+  if (!priv->stats) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not open stats-file \"%s\" for writing (%s).", path.c_str (),
+            error.c_str ()),
+        ("Check that the folder exists and is writable."));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "stats file %s (%s)", path.c_str (),
+      ssim2::LogFormatName (options.format));
+  return TRUE;
 }
 
 static gboolean
@@ -749,26 +835,11 @@ gst_ssim2_compare_start (GstAggregator * agg)
   }
   GST_INFO_OBJECT (self, "backend: %s", priv->use_cuda ? "cuda" : "cpu");
 
-  /* Stats file. */
-  if (!priv->run.stats_file.empty ()) {
-    priv->stats = fopen (priv->run.stats_file.c_str (), "w");
-    if (!priv->stats) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-          ("Could not open stats-file \"%s\" for writing: %s.",
-              priv->run.stats_file.c_str (), g_strerror (errno)),
-          ("Check that the folder exists and is writable."));
+  if (!stats_open (self)) {
 #ifdef HAVE_GST_CUDA
-      gst_ssim2_compare_release_cuda (self);
+    gst_ssim2_compare_release_cuda (self);
 #endif
-      return FALSE;
-    }
-    priv->stats_json = ends_with_json (priv->run.stats_file);
-    priv->stats_first_row = true;
-    if (priv->stats_json)
-      fprintf (priv->stats, "{\n  \"frames\": [\n");
-    else
-      fprintf (priv->stats, "index,timestamp,running_time,duration,score\n");
-    fflush (priv->stats);
+    return FALSE;
   }
   return TRUE;
 }
@@ -780,10 +851,7 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   GstSsim2ComparePrivate *priv = self->priv;
 
   /* Stopped before EOS: still leave a well-formed file. */
-  if (priv->stats) {
-    ssim2::Summary summary = ssim2::Summarize (priv->scores);
-    stats_write_summary_and_close (self, &summary);
-  }
+  stats_close (self, std::nullopt);
   priv->scorer.reset ();
 #ifdef HAVE_GST_CUDA
   gst_ssim2_compare_release_cuda (self);
@@ -1418,26 +1486,16 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
     }
 
     if (priv->stats) {
-      if (priv->stats_json) {
-        fprintf (priv->stats,
-            "%s    {\"index\": %" G_GUINT64_FORMAT ", \"timestamp\": %"
-            G_GINT64_FORMAT ", \"running_time\": %" G_GINT64_FORMAT
-            ", \"duration\": %" G_GINT64_FORMAT ", \"score\": %.8f}",
-            priv->stats_first_row ? "" : ",\n", index,
-            GST_CLOCK_TIME_IS_VALID (pts) ? (gint64) pts : (gint64) - 1,
-            GST_CLOCK_TIME_IS_VALID (rt) ? (gint64) rt : (gint64) - 1,
-            GST_CLOCK_TIME_IS_VALID (duration) ? (gint64) duration :
-            (gint64) - 1, *score);
-      } else {
-        fprintf (priv->stats, "%" G_GUINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
-            G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.8f\n", index,
-            GST_CLOCK_TIME_IS_VALID (pts) ? (gint64) pts : (gint64) - 1,
-            GST_CLOCK_TIME_IS_VALID (rt) ? (gint64) rt : (gint64) - 1,
-            GST_CLOCK_TIME_IS_VALID (duration) ? (gint64) duration :
-            (gint64) - 1, *score);
-      }
-      priv->stats_first_row = false;
-      fflush (priv->stats);
+      ssim2::ScoreRow row;
+      row.index = index;
+      row.frame = priv->dist.frames - 1;
+      row.pts = pts;
+      row.stream_time = st;
+      row.running_time = rt;
+      row.duration = duration;
+      row.score = *score;
+      if (!priv->stats->Append (row))
+        stats_write_failed (self);
     }
 
     gdouble threshold;
@@ -1476,27 +1534,26 @@ finish_stream (GstSsim2Compare * self)
     return GST_FLOW_EOS;
   priv->finished = true;
 
-  const guint64 nref = priv->ref.frames;
-  const guint64 ndist = priv->dist.frames;
-  if (!priv->ref.ended) {
+  /* The aggregator finishes when dist has ended; ref may still hold frames. */
+  ssim2::InputEnds ends;
+  ends.ref_frames = priv->ref.frames;
+  ends.dist_frames = priv->dist.frames;
+  ends.ref_ended = priv->ref.ended;
+  ends.dist_ended = true;
+  ends.dist_after_ref_end =
+      priv->ref_ended_first ? priv->passed_after_ref_eos : 0;
+  const std::optional < ssim2::Input > ended_first = ssim2::EndedFirst (ends);
+  if (ended_first) {
+    const std::string text = ssim2::EndedFirstMessage (*ended_first, ends,
+        priv->scores.size ());
     GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-        ("The dist stream ended first: dist after %" G_GUINT64_FORMAT
-            " frames, ref after %" G_GUINT64_FORMAT " frames so far (the "
-            "remaining ref frames are not scored).", ndist, nref),
+        ("%c%s (the other input's remaining frames are not scored).",
+            g_ascii_toupper (text[0]), text.c_str () + 1),
         ("Check that both inputs are the same clip; use alignment=sequence "
             "if their timestamps differ."),
-        ("ended-first", G_TYPE_STRING, "dist", "ref-frames", G_TYPE_UINT64,
-            nref, "dist-frames", G_TYPE_UINT64, ndist, NULL));
-  } else if (priv->ref_ended_first && priv->passed_after_ref_eos > 0) {
-    GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-        ("The ref stream ended first: ref after %" G_GUINT64_FORMAT
-            " frames, dist after %" G_GUINT64_FORMAT " frames (the last %"
-            G_GUINT64_FORMAT " dist frames were not scored).", nref, ndist,
-            priv->passed_after_ref_eos),
-        ("Check that both inputs are the same clip; use alignment=sequence "
-            "if their timestamps differ."),
-        ("ended-first", G_TYPE_STRING, "ref", "ref-frames", G_TYPE_UINT64,
-            nref, "dist-frames", G_TYPE_UINT64, ndist, NULL));
+        ("ended-first", G_TYPE_STRING, ssim2::InputName (*ended_first),
+            "ref-frames", G_TYPE_UINT64, (guint64) ends.ref_frames,
+            "dist-frames", G_TYPE_UINT64, (guint64) ends.dist_frames, NULL));
   }
 
   if (priv->use_cuda) {
@@ -1506,22 +1563,21 @@ finish_stream (GstSsim2Compare * self)
         priv->ref.uploaded, priv->dist.in_place, priv->dist.uploaded);
   }
 
-  ssim2::Summary sum = ssim2::Summarize (priv->scores);
+  const ssim2::Summary sum = ssim2::Summarize (priv->scores);
   GstStructure *s = gst_structure_new ("ssim2-summary",
-      "frames", G_TYPE_UINT64, (guint64) sum.frames,
-      "mean", G_TYPE_DOUBLE, sum.mean,
-      "stddev", G_TYPE_DOUBLE, sum.stddev,
-      "min", G_TYPE_DOUBLE, sum.min,
-      "p1", G_TYPE_DOUBLE, sum.p1,
-      "p5", G_TYPE_DOUBLE, sum.p5,
-      "p50", G_TYPE_DOUBLE, sum.p50,
-      "p95", G_TYPE_DOUBLE, sum.p95,
-      "p99", G_TYPE_DOUBLE, sum.p99,
-      "max", G_TYPE_DOUBLE, sum.max,
-      "harmonic-mean", G_TYPE_DOUBLE, sum.harmonic_mean,
+      "frames", G_TYPE_UINT64, (guint64) sum.frames, NULL);
+  for (const ssim2::SummaryField & field:ssim2::kSummaryFields) {
+    /* GStreamer field names use '-' where the files use '_'. */
+    gchar *name = g_strdelimit (g_strdup (field.name), "_", '-');
+    gst_structure_set (s, name, G_TYPE_DOUBLE, sum.*field.value, NULL);
+    g_free (name);
+  }
+  gst_structure_set (s,
       "unmatched-ref", G_TYPE_UINT64, priv->unmatched_ref,
-      "unmatched-dist", G_TYPE_UINT64, priv->unmatched_dist, NULL);
-  stats_write_summary_and_close (self, &sum);
+      "unmatched-dist", G_TYPE_UINT64, priv->unmatched_dist,
+      "ended-first", G_TYPE_STRING,
+      ended_first ? ssim2::InputName (*ended_first) : "", NULL);
+  stats_close (self, ended_first);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
   return GST_FLOW_EOS;

@@ -37,6 +37,24 @@ typedef enum
   GST_SSIM2_COMPARE_BACKEND_CPU = 2,
 } GstSsim2CompareBackend;
 
+/**
+ * GstSsim2CompareStatsFormat:
+ * @GST_SSIM2_COMPARE_STATS_FORMAT_AUTO: JSON when the stats-file name ends in
+ *   .json, else CSV
+ * @GST_SSIM2_COMPARE_STATS_FORMAT_CSV: CSV
+ * @GST_SSIM2_COMPARE_STATS_FORMAT_JSON: JSON
+ * @GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON: the JSON layout of libvmaf's log
+ *
+ * Formats of the stats file; the schemas are in docs/LOGS.md.
+ */
+typedef enum
+{
+  GST_SSIM2_COMPARE_STATS_FORMAT_AUTO = 0,
+  GST_SSIM2_COMPARE_STATS_FORMAT_CSV = 1,
+  GST_SSIM2_COMPARE_STATS_FORMAT_JSON = 2,
+  GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON = 3,
+} GstSsim2CompareStatsFormat;
+
 GST_ELEMENT_REGISTER_DECLARE (ssim2compare);
 
 G_END_DECLS

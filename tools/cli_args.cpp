@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+
+#include "ssim2/score_log.h"
 
 namespace ssim2 {
 namespace cli {
@@ -29,28 +32,27 @@ constexpr Range kDeviceRange{0, 1024};
 // starting millions of threads.
 constexpr Range kThreadsRange{0, 1024};
 
-// Score-file formats: names for --format, extensions for -o.
-struct FormatName {
-  OutputFormat format;
-  const char* name;
-  const char* extension;  // nullptr: only chosen with --format
+// The extensions -o FILE recognises (the format names themselves are the
+// score log's: ssim2::LogFormatName); vmaf-json is only chosen with --format.
+struct FormatExtension {
+  LogFormat format;
+  const char* extension;
 };
-constexpr FormatName kFormats[] = {
-    {OutputFormat::kCsv, "csv", ".csv"},
-    {OutputFormat::kJson, "json", ".json"},
-    {OutputFormat::kVmafJson, "vmaf-json", nullptr},  // libvmaf's log layout, also *.json
+constexpr FormatExtension kExtensions[] = {
+    {LogFormat::kCsv, ".csv"},
+    {LogFormat::kJson, ".json"},
 };
 
+// The score log's format names, with `separator` between them.
 std::string FormatList(const char* separator) {
-  std::string out;
-  for (const FormatName& f : kFormats) out += std::string(out.empty() ? "" : separator) + f.name;
-  return out;
-}
-
-const char* FormatNameOf(OutputFormat format) {
-  for (const FormatName& f : kFormats)
-    if (f.format == format) return f.name;
-  return "?";
+  std::string names = LogFormatNames(), out;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = names.find(", ", start);
+    out += names.substr(start, comma - start);
+    if (comma == std::string::npos) return out;
+    out += separator;
+    start = comma + 2;
+  }
 }
 
 bool EndsWithNoCase(const std::string& text, const char* suffix) {
@@ -62,29 +64,29 @@ bool EndsWithNoCase(const std::string& text, const char* suffix) {
 // The one place that maps a score-file format to its writer: each format
 // fills the Options field that the image and video modes hand to the writer
 // of that format. A new format's writer is plugged in here.
-bool AssignOutput(OutputFormat format, const std::string& path, Options* o, std::string* error) {
+bool AssignOutput(LogFormat format, const std::string& path, Options* o, std::string* error) {
   std::string* field = nullptr;
   switch (format) {
-    case OutputFormat::kCsv:
+    case LogFormat::kCsv:
       field = &o->csv_path;
       break;
-    case OutputFormat::kJson:
+    case LogFormat::kJson:
       if (path == "-") {  // as --json=-
         o->json = true;
         return true;
       }
       field = &o->json_path;
       break;
-    case OutputFormat::kVmafJson:
-      *error = "vmaf-json output is not available in this build";
-      return false;
+    case LogFormat::kVmafJson:
+      field = &o->vmaf_json_path;
+      break;
   }
   if (path.empty()) {
-    *error = std::string(FormatNameOf(format)) + " output: expected a file name";
+    *error = std::string(LogFormatName(format)) + " output: expected a file name";
     return false;
   }
   if (!field->empty() && *field != path) {
-    *error = std::string("two ") + FormatNameOf(format) + " files given ('" + *field + "' and '" +
+    *error = std::string("two ") + LogFormatName(format) + " files given ('" + *field + "' and '" +
              path + "'); name one";
     return false;
   }
@@ -99,7 +101,7 @@ struct ParseState {
   bool output_given = false;
   std::string output_path;  // -o FILE
   bool format_given = false;
-  OutputFormat format = OutputFormat::kCsv;
+  LogFormat format = LogFormat::kCsv;
   gboolean quiet = FALSE;
   gboolean help = FALSE;
   gboolean help_all = FALSE;
@@ -184,7 +186,7 @@ gboolean OnFrames(const gchar* name, const gchar* value, gpointer data, GError**
   return TakeNumber(name, value, kFrameCountRange, &StateOf(data)->options->frames, error);
 }
 
-gboolean OnOutputOfFormat(OutputFormat format, const gchar* name, const gchar* value,
+gboolean OnOutputOfFormat(LogFormat format, const gchar* name, const gchar* value,
                           gpointer data, GError** error) {
   std::string message;
   if (!AssignOutput(format, value, StateOf(data)->options, &message))
@@ -199,11 +201,11 @@ gboolean OnJson(const gchar* name, const gchar* value, gpointer data, GError** e
     StateOf(data)->bare_json = true;
     return TRUE;
   }
-  return OnOutputOfFormat(OutputFormat::kJson, name, value, data, error);
+  return OnOutputOfFormat(LogFormat::kJson, name, value, data, error);
 }
 
 gboolean OnCsv(const gchar* name, const gchar* value, gpointer data, GError** error) {
-  return OnOutputOfFormat(OutputFormat::kCsv, name, value, data, error);
+  return OnOutputOfFormat(LogFormat::kCsv, name, value, data, error);
 }
 
 gboolean OnPlot(const gchar* name, const gchar* value, gpointer data, GError** error) {
@@ -225,12 +227,10 @@ gboolean OnOutput(const gchar* name, const gchar* value, gpointer data, GError**
 }
 
 gboolean OnFormat(const gchar* name, const gchar* value, gpointer data, GError** error) {
-  for (const FormatName& f : kFormats) {
-    if (std::strcmp(value, f.name) == 0) {
-      StateOf(data)->format_given = true;
-      StateOf(data)->format = f.format;
-      return TRUE;
-    }
+  if (std::optional<LogFormat> format = ParseLogFormat(value)) {
+    StateOf(data)->format_given = true;
+    StateOf(data)->format = *format;
+    return TRUE;
   }
   return Reject(error, std::string(name) + ": expected " + FormatList(", ") + ", got '" + value +
                            "'");
@@ -243,20 +243,16 @@ bool ResolveOutput(const ParseState& state, Options* options, std::string* error
     return !state.format_given;
   }
   const std::string& path = state.output_path;
-  const FormatName* chosen = nullptr;
-  for (const FormatName& f : kFormats) {
-    if (state.format_given ? f.format == state.format
-                           : f.extension != nullptr && EndsWithNoCase(path, f.extension)) {
-      chosen = &f;
-      break;
-    }
-  }
-  if (chosen == nullptr) {
+  std::optional<LogFormat> chosen;
+  if (state.format_given) chosen = state.format;
+  for (const FormatExtension& f : kExtensions)
+    if (!chosen && EndsWithNoCase(path, f.extension)) chosen = f.format;
+  if (!chosen) {
     *error = "-o " + path + ": cannot tell the format from the name; end it in .csv or .json, "
              "or add --format " + FormatList("|");
     return false;
   }
-  if (AssignOutput(chosen->format, path, options, error)) return true;
+  if (AssignOutput(*chosen, path, options, error)) return true;
   *error = "-o " + path + ": " + *error;
   return false;
 }
@@ -482,7 +478,7 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     if (words.size() == 3) {
       for (std::size_t i = 0; i < words.size(); ++i) {
         if (!words[i].after_bare_json) continue;
-        if (!AssignOutput(OutputFormat::kJson, words[i].text, options, error)) {
+        if (!AssignOutput(LogFormat::kJson, words[i].text, options, error)) {
           *error = "--json: " + *error;
           return false;
         }

@@ -11,11 +11,6 @@ namespace cli {
 
 enum class Alignment { kRunningTime, kSequence };
 
-// Formats of the score files (--format, -o FILE). Which Options field (and so
-// which writer) each one feeds is decided in one place: AssignOutput in
-// cli_args.cpp.
-enum class OutputFormat { kCsv, kJson, kVmafJson };
-
 struct Options {
   std::string reference_path;
   std::string distorted_path;
@@ -27,6 +22,7 @@ struct Options {
   std::string csv_path;   // --csv FILE, -o FILE.csv: per-frame scores + summary
   std::string json_path;  // --json=FILE, -o FILE.json (images: the JSON above; video:
                           // per-frame scores + summary)
+  std::string vmaf_json_path;  // -o FILE --format vmaf-json: libvmaf's log layout (video)
   std::string plot_path;  // --plot FILE.svg
   Alignment alignment = Alignment::kRunningTime;
   std::uint64_t offset = 0;  // --offset N: skip the first N distorted frames

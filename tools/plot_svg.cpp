@@ -23,11 +23,8 @@ const char* const kWorstColor = "#d62728";
 const char* const kHalo =
     "stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"";
 
-std::string Num(double v, int decimals = 2) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-  return buf;
-}
+// Coordinates and labels: a '.' decimal separator whatever the locale.
+std::string Num(double v, int decimals = 2) { return FormatFixed(v, decimals); }
 
 std::string BaseName(const std::string& path) {
   std::size_t slash = path.find_last_of('/');
@@ -52,8 +49,8 @@ int DecimalsFor(double step) {
 
 }  // namespace
 
-std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& summary,
-                          const VideoRunInfo& info) {
+std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& summary,
+                          const LogRunInfo& info) {
   // Data ranges.
   double x_lo = 0, x_hi = 1;
   double y_lo = 0, y_hi = 100;
@@ -61,7 +58,7 @@ std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& 
     x_lo = static_cast<double>(frames.front().frame);
     x_hi = x_lo;
     y_lo = y_hi = frames.front().score;
-    for (const FrameScore& f : frames) {
+    for (const ScoreRow& f : frames) {
       x_lo = std::min(x_lo, static_cast<double>(f.frame));
       x_hi = std::max(x_hi, static_cast<double>(f.frame));
       if (std::isfinite(f.score)) {
@@ -197,7 +194,7 @@ std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& 
   if (frames.size() <= kMaxPointMarkers) {
     double r = frames.size() <= 200 ? 2.5 : 1.5;
     o += "<g id=\"points\" fill=\"" + std::string(kLineColor) + "\">\n";
-    for (const FrameScore& f : frames) {
+    for (const ScoreRow& f : frames) {
       o += "<circle class=\"point\" cx=\"" + Num(px(static_cast<double>(f.frame))) +
            "\" cy=\"" + Num(py(f.score)) + "\" r=\"" + Num(r, 1) + "\"><title>frame " +
            std::to_string(f.frame) + ": " + Num(f.score, 3) + "</title></circle>\n";
@@ -215,7 +212,7 @@ std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& 
   };
   std::vector<Box> placed;
   for (std::size_t rank = 0; rank < worst.size(); ++rank) {
-    const FrameScore& f = frames[worst[rank]];
+    const ScoreRow& f = frames[worst[rank]];
     const double cx = px(static_cast<double>(f.frame)), cy = py(f.score);
     const std::string label = "#" + std::to_string(f.frame) + " " + Num(f.score);
     const double w = 6.4 * static_cast<double>(label.size()), h = 12;
@@ -260,8 +257,8 @@ std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& 
   return o;
 }
 
-bool WriteSvgPlot(const std::string& path, const std::vector<FrameScore>& frames,
-                  const Summary& summary, const VideoRunInfo& info, std::string* error) {
+bool WriteSvgPlot(const std::string& path, const std::vector<ScoreRow>& frames,
+                  const Summary& summary, const LogRunInfo& info, std::string* error) {
   return WriteTextFile(path, RenderSvgPlot(frames, summary, info), error);
 }
 

@@ -26,11 +26,11 @@ namespace cli {
 
 constexpr std::size_t kMaxPointMarkers = 1000;
 
-std::string RenderSvgPlot(const std::vector<FrameScore>& frames, const Summary& summary,
-                          const VideoRunInfo& info);
+std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& summary,
+                          const LogRunInfo& info);
 
-bool WriteSvgPlot(const std::string& path, const std::vector<FrameScore>& frames,
-                  const Summary& summary, const VideoRunInfo& info, std::string* error);
+bool WriteSvgPlot(const std::string& path, const std::vector<ScoreRow>& frames,
+                  const Summary& summary, const LogRunInfo& info, std::string* error);
 
 }  // namespace cli
 }  // namespace ssim2

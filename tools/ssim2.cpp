@@ -10,6 +10,7 @@
 #include "cli_args.h"
 #include "cli_options.h"
 #include "image_io.h"
+#include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
 
 #ifndef SSIM2_VERSION
@@ -30,29 +31,10 @@ int LoadFailure(const char* which, const std::string& path, const std::string& r
   return Fail(std::string("Could not load ") + which + " image: " + path + " (" + reason + ")");
 }
 
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (const unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+std::string JsonString(const std::string& text) { return "\"" + JsonEscape(text) + "\""; }
 
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+// Every digit that tells the double apart, with '.' whatever the locale.
+std::string JsonNumber(double v) { return std::isfinite(v) ? FormatShortest(v) : "null"; }
 
 // Sub-scores as features.<channel>[scale].<map>.<norm>, e.g.
 // features.Y[2].artifact.l4; one entry per computed scale.
@@ -78,11 +60,9 @@ std::string JsonFeatures(const Result& r) {
 
 std::string JsonReport(const Options& o, const io::Image& ref, const Scorer& scorer,
                        const Result& r) {
-  char score[64];
-  std::snprintf(score, sizeof score, "%.8f", r.score);
   std::string out = "{\n";
   out += "  \"metric\": \"SSIMULACRA 2.1\",\n";
-  out += "  \"score\": " + std::string(score) + ",\n";
+  out += "  \"score\": " + FormatScore(r.score) + ",\n";
   out += "  \"score_exact\": " + JsonNumber(r.score) + ",\n";
   out += "  \"reference\": " + JsonString(o.reference_path) + ",\n";
   out += "  \"distorted\": " + JsonString(o.distorted_path) + ",\n";
@@ -120,8 +100,9 @@ int LoadInput(const char* which, const std::string& path, io::Image* image) {
 int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
   // Score files of the video mode have no image counterpart: refuse them
   // rather than write nothing.
-  if (!o.csv_path.empty() || !o.plot_path.empty())
-    return Fail("ssim2: CSV and plot output (--csv, -o FILE.csv, --plot) are for videos; "
+  if (!o.csv_path.empty() || !o.vmaf_json_path.empty() || !o.plot_path.empty())
+    return Fail("ssim2: CSV, vmaf-json and plot output (--csv, -o FILE.csv, --format vmaf-json, "
+                "--plot) are for videos; "
                 "for images use --json=FILE or -o FILE.json");
   ScorerOptions so;
   so.backend = o.backend;
@@ -144,7 +125,7 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
       return 0;
     }
   }
-  std::printf("%.8f\n", result.score);
+  std::printf("%s\n", FormatScore(result.score).c_str());
   return 0;
 }
 

@@ -39,6 +39,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,10 +103,11 @@ struct Run {
   std::mutex mutex;
   bool size_mismatch = false;  // under mutex
 
-  std::vector<FrameScore> frames;
+  std::vector<ScoreRow> frames;
   std::vector<std::string> warnings;
   bool element_warned = false;     // any warning from ssim2compare
-  bool short_stream_warned = false;  // ssim2compare: one stream ended first
+  std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
+  std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
   std::atomic<int> eos_count{0};
   bool failed = false;
   bool interrupted = false;
@@ -468,19 +470,27 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
     return;
   }
   if (GST_MESSAGE_SRC(msg) != GST_OBJECT(run->compare)) return;
-  if (!gst_structure_has_name(s, "ssim2")) return;  // ssim2-summary: recomputed
+  if (gst_structure_has_name(s, "ssim2-summary")) {
+    // The statistics are recomputed from the collected rows (--frames may
+    // stop early); the unmatched counts only the element knows.
+    guint64 n = 0;
+    if (gst_structure_get_uint64(s, "unmatched-ref", &n)) run->unmatched_ref = n;
+    if (gst_structure_get_uint64(s, "unmatched-dist", &n)) run->unmatched_dist = n;
+    return;
+  }
+  if (!gst_structure_has_name(s, "ssim2")) return;
   if (run->options.frames > 0 && run->frames.size() >= run->options.frames) return;
-  FrameScore f;
+  ScoreRow f;
   if (!gst_structure_get_double(s, "score", &f.score)) return;
   guint64 index = 0;
   if (!gst_structure_get_uint64(s, "index", &index)) index = run->frames.size() * run->options.every;
-  f.pair = index;
+  f.index = index;
   f.frame = index + run->options.offset;
-  guint64 t = GST_CLOCK_TIME_NONE;
-  if ((gst_structure_get_uint64(s, "stream-time", &t) && GST_CLOCK_TIME_IS_VALID(t)) ||
-      (gst_structure_get_uint64(s, "timestamp", &t) && GST_CLOCK_TIME_IS_VALID(t))) {
-    f.time = static_cast<double>(t) / GST_SECOND;
-  }
+  // Absent fields stay kNoTime (GST_CLOCK_TIME_NONE).
+  gst_structure_get_uint64(s, "timestamp", &f.pts);
+  gst_structure_get_uint64(s, "stream-time", &f.stream_time);
+  gst_structure_get_uint64(s, "running-time", &f.running_time);
+  gst_structure_get_uint64(s, "duration", &f.duration);
   run->frames.push_back(f);
   run->last_score_s = run->Elapsed();
   if (run->options.frames > 0 && run->frames.size() >= run->options.frames) {
@@ -500,6 +510,9 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
     case GST_MESSAGE_WARNING: {
       GError* err = nullptr;
       gst_message_parse_warning(msg, &err, nullptr);
+      const GstStructure* details = nullptr;
+      gst_message_parse_warning_details(msg, &details);
+      const char* ended_first = details ? gst_structure_get_string(details, "ended-first") : nullptr;
       std::string text = err ? err->message : "unknown warning";
       const bool resource_not_found =
           err && err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_NOT_FOUND;
@@ -515,8 +528,9 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
         if (resource_not_found && run->options.backend == Backend::kAuto) break;
         // One stream ended first: reported at the end with the tool's own
         // counts (the element only knows the frames it received so far).
-        if (stream_failed) {
-          run->short_stream_warned = true;
+        if (stream_failed && ended_first) {
+          run->element_ended_first =
+              std::strcmp(ended_first, "ref") == 0 ? Input::kRef : Input::kDist;
           break;
         }
       } else if (Branch* b = BranchOf(run, GST_MESSAGE_SRC(msg))) {
@@ -873,24 +887,33 @@ int RunVideoMode(const Options& options) {
   // One stream shorter than the other: the element says so (its warning is
   // replaced by this line, which has both complete counts); without its
   // word, one stream having ended and not the other tells.
-  const bool ended_early = !run.interrupted && !run.frames_reached;
-  if (ended_early && (run.short_stream_warned ||
-                      (!run.element_warned && run.ref.eos != run.dist.eos))) {
-    const bool ref_shorter =
-        ref_frames != dist_frames ? ref_frames < dist_frames : run.ref.eos && !run.dist.eos;
-    std::string w = std::string("the ") + (ref_shorter ? "reference" : "distorted") +
-                    " video is shorter: reference " + std::to_string(ref_frames) +
-                    " frames, distorted " + std::to_string(dist_frames) + " frames" + skipped +
-                    "; scored " + std::to_string(run.frames.size()) + " pairs";
+  InputEnds ends;
+  ends.ref_frames = ref_frames;
+  ends.dist_frames = dist_frames;
+  ends.ref_ended = run.ref.eos;
+  ends.dist_ended = run.dist.eos;
+  std::optional<Input> ended_first;
+  if (!run.interrupted && !run.frames_reached) {
+    ended_first = run.element_ended_first;
+    if (!ended_first && !run.element_warned) ended_first = EndedFirst(ends);
+  }
+  if (ended_first) {
+    std::string w = EndedFirstMessage(*ended_first, ends, run.frames.size(), true);
+    if (options.offset) w += " (distorted frames counted" + skipped + ")";
     run.warnings.push_back(w);
     PrintLine(&run, "warning: " + w);
   }
 
   std::vector<double> scores;
   scores.reserve(run.frames.size());
-  for (const FrameScore& f : run.frames) scores.push_back(f.score);
-  const Summary summary = Summarize(scores);
-  VideoRunInfo info;
+  for (const ScoreRow& f : run.frames) scores.push_back(f.score);
+  LogSummary log_summary;
+  log_summary.scores = Summarize(scores);
+  log_summary.ended_first = ended_first;
+  log_summary.unmatched_ref = run.unmatched_ref;
+  log_summary.unmatched_dist = run.unmatched_dist;
+  const Summary& summary = log_summary.scores;
+  LogRunInfo info;
   info.reference = options.reference_path;
   info.distorted = options.distorted_path;
   info.alignment = options.alignment == Alignment::kSequence ? "sequence" : "running-time";
@@ -906,19 +929,30 @@ int RunVideoMode(const Options& options) {
   Cleanup(&run);
 
   // --json / --json=-: the JSON document on stdout instead of the summary.
-  std::fputs(options.json ? RenderJson(run.frames, summary, info).c_str()
+  LogOptions json_log;
+  json_log.format = LogFormat::kJson;
+  std::fputs(options.json ? RenderScoreLog(json_log, run.frames, log_summary, info).c_str()
                           : RenderSummary(run.frames, summary, info).c_str(),
              stdout);
   std::fflush(stdout);
   int code = run.interrupted ? 130 : 0;
   std::string write_error;
+  LogOptions csv_log;
+  csv_log.format = LogFormat::kCsv;
   if (!options.csv_path.empty() &&
-      !WriteCsv(options.csv_path, run.frames, summary, info, &write_error)) {
+      !WriteScoreLog(options.csv_path, csv_log, run.frames, log_summary, info, &write_error)) {
     std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
     code = 1;
   }
   if (!options.json_path.empty() &&
-      !WriteJson(options.json_path, run.frames, summary, info, &write_error)) {
+      !WriteScoreLog(options.json_path, json_log, run.frames, log_summary, info, &write_error)) {
+    std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
+    code = 1;
+  }
+  LogOptions vmaf_log;
+  vmaf_log.format = LogFormat::kVmafJson;
+  if (!options.vmaf_json_path.empty() &&
+      !WriteScoreLog(options.vmaf_json_path, vmaf_log, run.frames, log_summary, info, &write_error)) {
     std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
     code = 1;
   }

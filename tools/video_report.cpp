@@ -13,44 +13,13 @@ namespace cli {
 
 namespace {
 
-std::string Printf(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), format, value);
-  return buf;
-}
-
-// A number for JSON: null when not finite.
-std::string JsonNumber(double value, const char* format = "%.8f") {
-  if (!std::isfinite(value)) return "null";
-  return Printf(format, value);
-}
-
-// A number for CSV/text: "nan" when not finite.
-std::string TextNumber(double value, const char* format = "%.8f") {
-  if (!std::isfinite(value)) return "nan";
-  return Printf(format, value);
-}
-
 double Throughput(std::size_t frames, double elapsed_s) {
   return elapsed_s > 0.0 ? static_cast<double>(frames) / elapsed_s : NAN;
 }
 
-struct SummaryField {
-  const char* name;
-  double value;
-};
-
-std::vector<SummaryField> SummaryFields(const Summary& s) {
-  return {{"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min},   {"p1", s.p1},
-          {"p5", s.p5},     {"p50", s.p50},       {"p95", s.p95},   {"p99", s.p99},
-          {"max", s.max},   {"harmonic_mean", s.harmonic_mean}};
-}
-
 }  // namespace
 
-std::string FormatScore(double score) { return TextNumber(score); }
-
-std::vector<std::size_t> WorstFrames(const std::vector<FrameScore>& frames,
+std::vector<std::size_t> WorstFrames(const std::vector<ScoreRow>& frames,
                                      std::size_t count) {
   std::vector<std::size_t> order(frames.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -67,54 +36,9 @@ std::size_t NumWorstToMark(std::size_t num_frames) {
   return std::min(n, num_frames);
 }
 
-std::string RenderCsv(const std::vector<FrameScore>& frames, const Summary& summary,
-                      const VideoRunInfo& info) {
-  (void)info;
-  std::string out = "frame,time,score\n";
-  for (const FrameScore& f : frames) {
-    out += std::to_string(f.frame);
-    out += ',';
-    out += f.time >= 0.0 ? Printf("%.6f", f.time) : std::string();
-    out += ',';
-    out += FormatScore(f.score);
-    out += '\n';
-  }
-  out += "# frames," + std::to_string(summary.frames) + "\n";
-  for (const SummaryField& field : SummaryFields(summary)) {
-    out += "# ";
-    out += field.name;
-    out += ',';
-    out += TextNumber(field.value);
-    out += '\n';
-  }
-  return out;
-}
-
-std::string JsonEscape(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
-
 std::string XmlEscape(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : ToValidUtf8(text)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -133,48 +57,8 @@ std::string XmlEscape(const std::string& text) {
   return out;
 }
 
-std::string RenderJson(const std::vector<FrameScore>& frames, const Summary& summary,
-                       const VideoRunInfo& info) {
-  std::string out = "{\n";
-  out += "  \"metric\": \"SSIMULACRA 2.1\",\n";
-  out += "  \"reference\": \"" + JsonEscape(info.reference) + "\",\n";
-  out += "  \"distorted\": \"" + JsonEscape(info.distorted) + "\",\n";
-  out += "  \"width\": " + std::to_string(info.width) + ",\n";
-  out += "  \"height\": " + std::to_string(info.height) + ",\n";
-  out += "  \"alignment\": \"" + JsonEscape(info.alignment) + "\",\n";
-  out += "  \"offset\": " + std::to_string(info.offset) + ",\n";
-  out += "  \"every\": " + std::to_string(info.every) + ",\n";
-  out += "  \"frames\": [";
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    const FrameScore& f = frames[i];
-    out += i == 0 ? "\n" : ",\n";
-    out += "    {\"frame\": " + std::to_string(f.frame) +
-           ", \"pair\": " + std::to_string(f.pair) +
-           ", \"time\": " + (f.time >= 0.0 ? JsonNumber(f.time, "%.6f") : "null") +
-           ", \"score\": " + JsonNumber(f.score) + "}";
-  }
-  out += frames.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"summary\": {\n    \"frames\": " + std::to_string(summary.frames);
-  for (const SummaryField& field : SummaryFields(summary)) {
-    out += ",\n    \"";
-    out += field.name;
-    out += "\": " + JsonNumber(field.value);
-  }
-  out += "\n  },\n";
-  out += "  \"elapsed_s\": " + JsonNumber(info.elapsed_s, "%.3f") + ",\n";
-  out += "  \"throughput_fps\": " +
-         JsonNumber(Throughput(frames.size(), info.elapsed_s), "%.2f") + ",\n";
-  out += "  \"warnings\": [";
-  for (std::size_t i = 0; i < info.warnings.size(); ++i) {
-    out += i == 0 ? "" : ", ";
-    out += "\"" + JsonEscape(info.warnings[i]) + "\"";
-  }
-  out += "]\n}\n";
-  return out;
-}
-
-std::string RenderSummary(const std::vector<FrameScore>& frames, const Summary& summary,
-                          const VideoRunInfo& info) {
+std::string RenderSummary(const std::vector<ScoreRow>& frames, const Summary& summary,
+                          const LogRunInfo& info) {
   std::string out;
   auto line = [&out](const char* key, const std::string& value) {
     char buf[32];
@@ -188,25 +72,22 @@ std::string RenderSummary(const std::vector<FrameScore>& frames, const Summary& 
   if (!frames.empty()) {
     auto [lo, hi] = std::minmax_element(
         frames.begin(), frames.end(),
-        [](const FrameScore& a, const FrameScore& b) { return a.score < b.score; });
+        [](const ScoreRow& a, const ScoreRow& b) { return a.score < b.score; });
     min_at = "  (frame " + std::to_string(lo->frame) + ")";
     max_at = "  (frame " + std::to_string(hi->frame) + ")";
   }
   line("frames", std::to_string(summary.frames));
-  line("mean", TextNumber(summary.mean));
-  line("stddev", TextNumber(summary.stddev));
-  line("min", TextNumber(summary.min) + min_at);
-  line("p1", TextNumber(summary.p1));
-  line("p5", TextNumber(summary.p5));
-  line("p50", TextNumber(summary.p50));
-  line("p95", TextNumber(summary.p95));
-  line("p99", TextNumber(summary.p99));
-  line("max", TextNumber(summary.max) + max_at);
-  line("harmonic mean", TextNumber(summary.harmonic_mean));
-  char buf[96];
-  std::snprintf(buf, sizeof(buf), "%.1f fps (%zu frames in %.2f s)",
-                Throughput(frames.size(), info.elapsed_s), frames.size(), info.elapsed_s);
-  line("throughput", buf);
+  for (const SummaryField& field : kSummaryFields) {
+    std::string key = field.name;
+    std::replace(key.begin(), key.end(), '_', ' ');
+    std::string value = FormatScore(summary.*field.value);
+    if (field.value == &Summary::min) value += min_at;
+    if (field.value == &Summary::max) value += max_at;
+    line(key.c_str(), value);
+  }
+  line("throughput", FormatFixed(Throughput(frames.size(), info.elapsed_s), 1) + " fps (" +
+                         std::to_string(frames.size()) + " frames in " +
+                         FormatFixed(info.elapsed_s, 2) + " s)");
   return out;
 }
 
@@ -224,16 +105,6 @@ bool WriteTextFile(const std::string& path, const std::string& text, std::string
   }
   if (!ok && error) *error = "cannot write " + path + ": " + std::strerror(saved_errno);
   return ok;
-}
-
-bool WriteCsv(const std::string& path, const std::vector<FrameScore>& frames,
-              const Summary& summary, const VideoRunInfo& info, std::string* error) {
-  return WriteTextFile(path, RenderCsv(frames, summary, info), error);
-}
-
-bool WriteJson(const std::string& path, const std::vector<FrameScore>& frames,
-               const Summary& summary, const VideoRunInfo& info, std::string* error) {
-  return WriteTextFile(path, RenderJson(frames, summary, info), error);
 }
 
 bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }

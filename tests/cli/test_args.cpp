@@ -243,13 +243,18 @@ TEST(Args, ExplicitFormatWins) {
   EXPECT_TRUE(p.options.json_path.empty());
 }
 
-TEST(Args, VmafJsonIsRefusedInThisBuild) {
+TEST(Args, VmafJsonIsChosenByFormatOnly) {
   for (auto args : {std::vector<std::string>{"--format", "vmaf-json", "-o", "v.json", "a", "b"},
                     {"-o", "v.json", "--format=vmaf-json", "a", "b"}}) {
     const Parsed p = Parse(args);
-    EXPECT_FALSE(p.ok);
-    EXPECT_TRUE(Contains(p.error, "vmaf-json output is not available in this build")) << p.error;
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.vmaf_json_path, "v.json");
+    EXPECT_TRUE(p.options.json_path.empty());
   }
+  const Parsed by_name = Parse({"-o", "v.json", "a", "b"});  // the extension means plain JSON
+  ASSERT_TRUE(by_name.ok) << by_name.error;
+  EXPECT_EQ(by_name.options.json_path, "v.json");
+  EXPECT_TRUE(by_name.options.vmaf_json_path.empty());
 }
 
 TEST(Args, OutputErrors) {

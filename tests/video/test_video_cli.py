@@ -117,22 +117,30 @@ def parse_summary(stdout):
     return values
 
 
+CSV_COLUMNS = ["index", "frame", "pts", "stream_time", "running_time", "duration", "score"]
+CSV_SUMMARY_EXTRA = ["unmatched_ref", "unmatched_dist", "ended_first"]
+
+
 def read_csv(path):
-    """(rows as (frame, time or None, score), summary dict) of a --csv file."""
-    with open(path) as f:
+    """(rows as (frame, time in s or None, score), summary dict) of a --csv
+    file, read as docs/LOGS.md describes it: a csv reader over the lines that
+    do not start with '#', then the '# key,value' summary lines."""
+    with open(path, encoding="utf-8") as f:
         text = f.read()
     lines = text.splitlines()
-    check(lines[0] == "frame,time,score", f"CSV header is {lines[0]!r}")
-    body = [l for l in lines[1:] if not l.startswith("#")]
+    check(lines[0] == ",".join(CSV_COLUMNS), f"CSV header is {lines[0]!r}")
+    body = [l for l in lines if not l.startswith("#")]
     rows = []
-    for r in csv.reader(io.StringIO("\n".join(body))):
-        rows.append((int(r[0]), float(r[1]) if r[1] else None, float(r[2])))
+    for r in csv.DictReader(io.StringIO("\n".join(body))):
+        check(None not in r and len(r) == len(CSV_COLUMNS), f"CSV row {r}")
+        t = r["stream_time"] or r["pts"]
+        rows.append((int(r["frame"]), int(t) / 1e9 if t else None, float(r["score"])))
     summary = {}
     for l in lines:
         if l.startswith("# "):
             key, value = l[2:].split(",")
-            summary[key] = float(value)
-    check(list(summary) == SUMMARY_KEYS, f"CSV summary keys {list(summary)}")
+            summary[key] = float(value) if key in SUMMARY_KEYS else value
+    check(list(summary) == SUMMARY_KEYS + CSV_SUMMARY_EXTRA, f"CSV summary keys {list(summary)}")
     # The summary comes after the rows only.
     first_comment = next(i for i, l in enumerate(lines) if l.startswith("#"))
     check(all(l.startswith("#") for l in lines[first_comment:]), "CSV rows after the summary")
@@ -246,7 +254,8 @@ def case_shared_clip(exe, data, tmp):
     element = {}
     for field in line.split("ssim2-summary,", 1)[1].rstrip(";").split(","):
         key, value = field.strip().split("=", 1)
-        element[key.replace("-", "_")] = float(value.split(")", 1)[1])
+        if key.replace("-", "_") in SUMMARY_KEYS:
+            element[key.replace("-", "_")] = float(value.split(")", 1)[1])
     for key in SUMMARY_KEYS:
         check(abs(element[key] - printed[key]) <= 5e-9,
               f"element's {key} {element[key]} vs the tool's {printed[key]}")
@@ -361,8 +370,8 @@ def case_files(exe, data, tmp):
     check_summary(summary, [r[2] for r in rows], "CSV")
     with open(c) as f:
         for line in f:
-            if not line.startswith("#") and not line.startswith("frame"):
-                check(len(line.strip().split(",")[2].split(".")[1]) == 8, "score not %.8f")
+            if not line.startswith("#") and not line.startswith("index"):
+                check(len(line.strip().split(",")[6].split(".")[1]) == 8, "score not %.8f")
     with open(j) as f:
         doc = json.load(f)
     for key in ("metric", "reference", "distorted", "width", "height", "alignment", "offset",
@@ -373,7 +382,9 @@ def case_files(exe, data, tmp):
           (W, H, "running-time", 0, 1), "JSON run description")
     check([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
           "JSON frames differ from CSV")
-    check(all(f["pair"] == f["frame"] for f in doc["frames"]), "pair != frame without offset")
+    check(all(f["index"] == f["frame"] for f in doc["frames"]), "index != frame without offset")
+    check(doc["summary"]["unmatched_ref"] == 0 and doc["summary"]["ended_first"] is None,
+          "JSON summary: unmatched frames or an input ended first")
     check_summary(doc["summary"], [r[2] for r in rows], "JSON")
     check(doc["throughput_fps"] > 0, "throughput")
     check_svg(s, rows)
@@ -387,6 +398,55 @@ def case_files(exe, data, tmp):
                          p["ref"], p["good"])
     check(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
           "unwritable CSV")
+    # A full disk: the failed writes are reported, not lost silently.
+    for option in ("--csv", "--json"):
+        rc, out, err = ssim2(exe, option, "/dev/full", p["ref"], p["good"])
+        check(rc == 1 and "cannot write /dev/full" in err, f"{option} /dev/full: exit {rc}")
+
+
+def de_locale_env(tmp):
+    """The environment of a German locale (',' as decimal separator):
+    de_DE.UTF-8 as installed, else generated with localedef (package
+    "locales") into a folder named by LOCPATH."""
+    env = dict(os.environ, LC_ALL="de_DE.UTF-8")
+    probe = ["python3", "-c", "import locale; locale.setlocale(locale.LC_ALL, '')"]
+    if subprocess.run(probe, env=env, stderr=subprocess.DEVNULL).returncode != 0:
+        locales = os.path.join(tmp, "locales")
+        os.mkdir(locales)
+        rc, out, err = run(["localedef", "-i", "de_DE", "-f", "UTF-8",
+                            os.path.join(locales, "de_DE.UTF-8")])
+        check(rc == 0, f"cannot generate de_DE.UTF-8 (install 'locales'): {err}")
+        env["LOCPATH"] = locales
+    rc, out, err = run(["printf", "%.1f", "1.5"], env=env)
+    check(out == "1,5", f"the German locale is not active: printf wrote {out!r}")
+    return env
+
+
+def case_locale(exe, data, tmp):
+    """Under LC_ALL=de_DE.UTF-8 the files keep '.' decimals: the CSV splits
+    into its documented columns, `python3 -m json.tool` accepts the JSON, the
+    SVG's coordinates parse, the printed summary parses; a file name that is
+    not UTF-8 still gives valid UTF-8 JSON."""
+    env = de_locale_env(tmp)
+    p = generated_pair(tmp, frames=6)
+    latin1 = os.path.join(os.fsencode(tmp), b"caf\xe9.mkv")
+    os.rename(p["good"], latin1)
+    c, j, s = (os.path.join(tmp, n) for n in ("de.csv", "de.json", "de.svg"))
+    rc, out, err = run([os.fsencode(exe), b"--csv", c.encode(), b"--json=" + j.encode(),
+                        b"--plot", s.encode(), p["ref"].encode(), latin1], env=env)
+    print(f"$ LC_ALL=de_DE.UTF-8 ssim2 --csv --json --plot ref caf\\xe9.mkv -> exit {rc}")
+    check(rc == 0, f"exit {rc}: {err}")
+    rows, summary = read_csv(c)
+    check(len(rows) == 6, f"{len(rows)} CSV rows")
+    check_summary(summary, [r[2] for r in rows], "CSV")
+    check_summary(parse_summary(out), [r[2] for r in rows], "stdout")
+    rc, _, err = run([sys.executable, "-m", "json.tool", j])
+    check(rc == 0, f"python3 -m json.tool rejects the JSON: {err}")
+    with open(j, encoding="utf-8", errors="strict") as f:
+        doc = json.load(f)
+    check(doc["distorted"].endswith("caf\ufffd.mkv"), f"distorted is {doc['distorted']!r}")
+    check([f["score"] for f in doc["frames"]] == [r[2] for r in rows], "JSON scores")
+    check_svg(s, rows)
 
 
 def case_bad_input(exe, data, tmp):
@@ -445,11 +505,14 @@ def case_bad_input(exe, data, tmp):
     else:
         check(rc == 1 and out == "" and len(lines) == 1, "no decoder: exit 1 and one line")
         check("no GStreamer plugin installed for H.264" in lines[0], f"no decoder: {lines[0]!r}")
-    for args, counts in (([p["ref"], short], ("12", "7")), ([short, p["ref"]], ("7", "12"))):
+    for args, counts, first in (([p["ref"], short], ("12", "7"), "dist"),
+                                ([short, p["ref"]], ("7", "12"), "ref")):
         c = os.path.join(tmp, "short.csv")
         rc, out, err = ssim2(exe, "--csv", c, *args)
         check(rc == 0, f"shorter stream: exit {rc}")
-        rows, _ = read_csv(c)
+        rows, summary = read_csv(c)
+        check(summary["ended_first"] == first,
+              f"shorter stream: ended_first {summary['ended_first']!r}, expected {first!r}")
         check(len(rows) == 7, f"shorter stream: {len(rows)} pairs scored, expected 7")
         warnings = [l for l in err.splitlines() if "warning" in l]
         check(len(warnings) >= 1, "shorter stream: no warning")
@@ -550,6 +613,20 @@ def case_options(exe, data, tmp):
         doc = json.load(f)
     check([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
           "-o FILE.json frames differ from the CSV")
+    # --format vmaf-json: libvmaf's layout, read the way vmaf's Python tools
+    # read their logs.
+    as_vmaf = os.path.join(tmp, "scores.vmaf.json")
+    rc, out, err = ssim2(exe, "--backend", "cpu", "--format", "vmaf-json", "-o", as_vmaf,
+                         p["ref"], p["good"])
+    check(rc == 0 and err == "", f"--format vmaf-json: exit {rc}, stderr {err!r}")
+    with open(as_vmaf) as f:
+        vmaf = json.load(f)
+    check([(fr["frameNum"], round(fr["metrics"]["ssimulacra2"], 8)) for fr in vmaf["frames"]]
+          == [(r[0], r[2]) for r in rows], "vmaf-json frames differ from the CSV")
+    pooled = vmaf["pooled_metrics"]["ssimulacra2"]
+    check(abs(pooled["min"] - min(r[2] for r in rows)) < 1e-8 and
+          abs(pooled["mean"] - sum(r[2] for r in rows) / len(rows)) < 1e-8 and
+          "harmonic_mean" in pooled and "max" in pooled, f"vmaf-json pooled metrics {pooled}")
     # --threads: the CPU path gives the same scores with one thread.
     rc, out, err = ssim2(exe, "--backend", "cpu", "--threads", 1, "--csv", by_o,
                          p["ref"], p["good"])
@@ -567,10 +644,7 @@ def case_options(exe, data, tmp):
     stopped = os.path.join(tmp, "never.csv")
     for args, start in ((["--every", 4294967296], "ssim2: --every: expected a whole number"),
                         (["--every", 4294967297], "ssim2: --every: expected a whole number"),
-                        (["--offset", 10 ** 20], "ssim2: --offset: expected a whole number"),
-                        (["--format", "vmaf-json", "-o", stopped],
-                         f"ssim2: -o {stopped}: vmaf-json output is not available in this "
-                         "build")):
+                        (["--offset", 10 ** 20], "ssim2: --offset: expected a whole number")):
         t0 = time.monotonic()
         rc, out, err = ssim2(exe, *args, "--csv", stopped, p["ref"], p["good"])
         lines = err.splitlines()

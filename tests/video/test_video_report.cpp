@@ -1,5 +1,6 @@
-// Unit tests of the video mode's writers (CSV, JSON, summary, progress line)
-// and of the SVG plot's structure. The SVG's well-formedness is checked by
+// Unit tests of the video mode's output (worst frames, summary, progress
+// line) and of the SVG plot's structure (the CSV and JSON files are the score
+// log's: tests/core/test_score_log.cpp). The SVG's well-formedness is checked by
 // check_svg.py, which parses what `test_video_report --svg FILE` writes.
 #include <cmath>
 #include <cstdio>
@@ -12,8 +13,8 @@
 #include "video_report.h"
 
 using ssim2::Summary;
-using ssim2::cli::FrameScore;
-using ssim2::cli::VideoRunInfo;
+using ssim2::LogRunInfo;
+using ssim2::ScoreRow;
 
 static int failures = 0;
 
@@ -35,28 +36,28 @@ static std::size_t Count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-static std::vector<FrameScore> MakeFrames(std::size_t n, std::uint64_t offset,
+static std::vector<ScoreRow> MakeFrames(std::size_t n, std::uint64_t offset,
                                           std::uint64_t every) {
-  std::vector<FrameScore> frames;
+  std::vector<ScoreRow> frames;
   for (std::size_t i = 0; i < n; ++i) {
-    FrameScore f;
-    f.pair = i * every;
-    f.frame = f.pair + offset;
-    f.time = static_cast<double>(f.frame) / 30.0;
+    ScoreRow f;
+    f.index = i * every;
+    f.frame = f.index + offset;
+    f.pts = f.frame * 1000000000 / 30;
     f.score = 60.0 + 20.0 * std::sin(0.3 * static_cast<double>(i)) - (i == 7 ? 40.0 : 0.0);
     frames.push_back(f);
   }
   return frames;
 }
 
-static std::vector<double> Scores(const std::vector<FrameScore>& frames) {
+static std::vector<double> Scores(const std::vector<ScoreRow>& frames) {
   std::vector<double> s;
-  for (const FrameScore& f : frames) s.push_back(f.score);
+  for (const ScoreRow& f : frames) s.push_back(f.score);
   return s;
 }
 
 static void TestWorstFrames() {
-  std::vector<FrameScore> frames = MakeFrames(30, 0, 1);
+  std::vector<ScoreRow> frames = MakeFrames(30, 0, 1);
   auto worst = ssim2::cli::WorstFrames(frames, 3);
   CHECK(worst.size() == 3);
   CHECK(worst[0] == 7);
@@ -69,50 +70,10 @@ static void TestWorstFrames() {
   CHECK(ssim2::cli::NumWorstToMark(100000) == 10);
 }
 
-static void TestCsv() {
-  std::vector<FrameScore> frames = MakeFrames(5, 2, 3);
-  frames[4].time = -1.0;  // unknown time: empty field
-  Summary summary = ssim2::Summarize(Scores(frames));
-  VideoRunInfo info;
-  std::string csv = ssim2::cli::RenderCsv(frames, summary, info);
-  CHECK(csv.rfind("frame,time,score\n2,0.066667,60.00000000\n5,0.166667,", 0) == 0);
-  CHECK(Count(csv, "\n") == 1 + 5 + 11);
-  CHECK(csv.find("\n14,,") != std::string::npos);
-  CHECK(csv.find("# frames,5\n") != std::string::npos);
-  CHECK(csv.find("# harmonic_mean,") != std::string::npos);
-  char mean[64];
-  std::snprintf(mean, sizeof(mean), "# mean,%.8f\n", summary.mean);
-  CHECK(csv.find(mean) != std::string::npos);
-}
-
-static void TestJson() {
-  std::vector<FrameScore> frames = MakeFrames(4, 0, 1);
-  Summary summary = ssim2::Summarize(Scores(frames));
-  VideoRunInfo info;
-  info.reference = "dir/ref \"a\".mkv";
-  info.distorted = "dist\\b.mkv";
-  info.width = 320;
-  info.height = 240;
-  info.elapsed_s = 2.0;
-  info.warnings.push_back("reference has 4 frames, distorted 5");
-  std::string json = ssim2::cli::RenderJson(frames, summary, info);
-  CHECK(json.find("\"reference\": \"dir/ref \\\"a\\\".mkv\"") != std::string::npos);
-  CHECK(json.find("\"distorted\": \"dist\\\\b.mkv\"") != std::string::npos);
-  CHECK(Count(json, "{\"frame\": ") == 4);
-  CHECK(json.find("\"throughput_fps\": 2.00") != std::string::npos);
-  CHECK(json.find("\"harmonic_mean\": ") != std::string::npos);
-  CHECK(json.find("\"warnings\": [\"reference has 4 frames, distorted 5\"]") !=
-        std::string::npos);
-  // Empty run: valid JSON with nulls for the undefined statistics.
-  std::string empty = ssim2::cli::RenderJson({}, ssim2::Summarize({}), VideoRunInfo{});
-  CHECK(empty.find("\"frames\": [],") != std::string::npos);
-  CHECK(empty.find("\"mean\": null") != std::string::npos);
-}
-
 static void TestSummaryText() {
-  std::vector<FrameScore> frames = MakeFrames(30, 0, 1);
+  std::vector<ScoreRow> frames = MakeFrames(30, 0, 1);
   Summary summary = ssim2::Summarize(Scores(frames));
-  VideoRunInfo info;
+  LogRunInfo info;
   info.elapsed_s = 1.5;
   std::string text = ssim2::cli::RenderSummary(frames, summary, info);
   CHECK(text.rfind("frames         30\nmean           ", 0) == 0);
@@ -139,9 +100,9 @@ static void TestProgress() {
 
 static void TestSvgStructure() {
   for (std::size_t n : {std::size_t{1}, std::size_t{30}, std::size_t{1500}}) {
-    std::vector<FrameScore> frames = MakeFrames(n, 0, 1);
+    std::vector<ScoreRow> frames = MakeFrames(n, 0, 1);
     Summary summary = ssim2::Summarize(Scores(frames));
-    VideoRunInfo info;
+    LogRunInfo info;
     info.reference = "a<b>.mkv";
     info.distorted = "c&d.mkv";
     std::string svg = ssim2::cli::RenderSvgPlot(frames, summary, info);
@@ -163,8 +124,8 @@ int main(int argc, char** argv) {
   // --svg FILE [N]: writes a sample plot for check_svg.py and exits.
   if (argc >= 3 && std::strcmp(argv[1], "--svg") == 0) {
     std::size_t n = argc >= 4 ? std::strtoul(argv[3], nullptr, 10) : 30;
-    std::vector<FrameScore> frames = MakeFrames(n, 0, 1);
-    VideoRunInfo info;
+    std::vector<ScoreRow> frames = MakeFrames(n, 0, 1);
+    LogRunInfo info;
     info.reference = "reference.mkv";
     info.distorted = "distorted.mkv";
     std::string error;
@@ -176,8 +137,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   TestWorstFrames();
-  TestCsv();
-  TestJson();
   TestSummaryText();
   TestProgress();
   TestSvgStructure();

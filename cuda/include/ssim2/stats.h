@@ -19,6 +19,21 @@ struct Summary {
   double harmonic_mean = 0.0;
 };
 
+// The summary's pooled values in the order every output lists them (element
+// message, CSV, JSON, the tool's printout). `name` is the key in the files;
+// the element's GstStructure uses it with '_' written as '-'.
+struct SummaryField {
+  const char* name;
+  double Summary::*value;
+};
+inline constexpr SummaryField kSummaryFields[] = {
+    {"mean", &Summary::mean}, {"stddev", &Summary::stddev},
+    {"min", &Summary::min},   {"p1", &Summary::p1},
+    {"p5", &Summary::p5},     {"p50", &Summary::p50},
+    {"p95", &Summary::p95},   {"p99", &Summary::p99},
+    {"max", &Summary::max},   {"harmonic_mean", &Summary::harmonic_mean},
+};
+
 // Percentiles interpolate linearly between the closest ranks (the method
 // numpy.percentile uses by default). An empty input gives frames = 0 and
 // every other field NaN.

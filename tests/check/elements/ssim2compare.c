@@ -20,6 +20,10 @@
 #include <string.h>
 
 #include "gstssim2meta.h"
+#include "../../locale/de_locale.h"
+
+#include <signal.h>
+#include <sys/resource.h>
 
 #ifndef SSIM2_TESTDATA_DIR
 #define SSIM2_TESTDATA_DIR "../shared/testdata"
@@ -548,21 +552,32 @@ GST_START_TEST (test_error_out_of_memory)
 
 GST_END_TEST;
 
+/* A stats file that cannot be created (a missing folder) or whose first
+ * line cannot be written (a full disk): an error naming the file, and the
+ * element does not start. */
 GST_START_TEST (test_error_stats_file_unwritable)
 {
-  GstElement *e = make_element ("stats-file", "/nonexistent-dir/x/s.csv",
-      NULL);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  gst_message_unref (m);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  const gchar *paths[] = { "/nonexistent-dir/x/s.csv", "/dev/full" };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
+    GstElement *e = make_element ("stats-file", paths[i], NULL);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (e, bus);
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "no error for stats-file=%s", paths[i]);
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_OPEN_WRITE), "%s", err->message);
+    fail_unless (strstr (err->message, paths[i]) != NULL, "%s", err->message);
+    g_clear_error (&err);
+    gst_message_unref (m);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_element_set_bus (e, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (e);
+  }
 }
 
 GST_END_TEST;
@@ -751,8 +766,9 @@ GST_START_TEST (test_ref_ends_first)
   GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
   fail_unless (w != NULL, "no warning");
   gst_message_parse_warning (w, &err, NULL);
-  fail_unless (strstr (err->message, "ref after 3 frames") &&
-      strstr (err->message, "dist after 5 frames"), "%s", err->message);
+  fail_unless (strstr (err->message, "ref input ended first") &&
+      strstr (err->message, "ref 3 frames") &&
+      strstr (err->message, "dist 5 frames"), "%s", err->message);
   const GstStructure *details = NULL;
   gst_message_parse_warning_details (w, &details);
   fail_unless (details != NULL);
@@ -768,6 +784,8 @@ GST_START_TEST (test_ref_ends_first)
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
   fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (sum->data), "frames"),
       3);
+  fail_unless_equals_string (gst_structure_get_string (gst_message_get_structure
+          (GST_MESSAGE (sum->data)), "ended-first"), "ref");
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 }
@@ -788,8 +806,8 @@ GST_START_TEST (test_dist_ends_first)
   GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
   fail_unless (w != NULL, "no warning");
   gst_message_parse_warning (w, &err, NULL);
-  fail_unless (strstr (err->message, "dist after 2 frames") &&
-      strstr (err->message, "ref after"), "%s", err->message);
+  fail_unless (strstr (err->message, "dist input ended first") &&
+      strstr (err->message, "dist 2 frames"), "%s", err->message);
   g_clear_error (&err);
   gst_message_unref (w);
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
@@ -919,78 +937,201 @@ read_file (const gchar * path)
   return text;
 }
 
-GST_START_TEST (test_stats_file_csv)
+/* A temporary folder for a stats file; free with stats_path_free(). */
+static gchar *
+stats_path_new (const gchar * name)
 {
-  Fixture f;
   gchar *dir = g_dir_make_tmp ("ssim2-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "scores.csv", NULL);
-  GList *msgs = run_noisy (&f, make_element ("stats-file", path, NULL), 5);
-  gchar *text = read_file (path);
-  gchar **lines = g_strsplit (text, "\n", -1);
-  fail_unless_equals_string (lines[0],
-      "index,timestamp,running_time,duration,score");
-  guint i = 0;
-  for (GList * l = msgs; l; l = l->next, i++) {
-    gchar *want = g_strdup_printf ("%u,%" G_GUINT64_FORMAT ",%"
-        G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%.8f", i, i * FRAME_DUR,
-        i * FRAME_DUR, FRAME_DUR, msg_double (GST_MESSAGE (l->data),
-            "score"));
-    fail_unless_equals_string (lines[i + 1], want);
-    g_free (want);
-  }
-  fail_unless_equals_int (i, 5);
-  fail_unless_equals_string (lines[6], "");
-  g_strfreev (lines);
-  g_free (text);
-  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
-  fixture_clear (&f);
+  fail_unless (dir != NULL);
+  gchar *path = g_build_filename (dir, name, NULL);
+  g_free (dir);
+  return path;
+}
+
+static void
+stats_path_free (gchar * path)
+{
+  gchar *dir = g_path_get_dirname (path);
   g_unlink (path);
   g_rmdir (dir);
-  g_free (path);
   g_free (dir);
+  g_free (path);
+}
+
+/* Runs a Python snippet with the stats file as sys.argv[1] and the scores
+ * of @msgs ("%.8f", comma-separated) as sys.argv[2]; fails the test unless
+ * it exits 0. */
+static void
+check_with_python (const gchar * script, const gchar * path, GList * msgs)
+{
+  gchar *python = g_find_program_in_path ("python3");
+  fail_unless (python != NULL, "python3 not found");
+  GString *scores = g_string_new (NULL);
+  for (GList * l = msgs; l; l = l->next) {
+    gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_formatd (buf, sizeof buf, "%.8f", msg_double (GST_MESSAGE (l->data),
+            "score"));
+    g_string_append_printf (scores, "%s%s", l == msgs ? "" : ",", buf);
+  }
+  const gchar *argv[] = { python, "-c", script, path, scores->str, NULL };
+  gchar *out = NULL, *err = NULL;
+  gint status = 0;
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_DEFAULT,
+          NULL, NULL, &out, &err, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL),
+      "python check of %s failed:\n%s%s", path, out, err);
+  g_free (out);
+  g_free (err);
+  g_string_free (scores, TRUE);
+  g_free (python);
+}
+
+/* The documented CSV schema (docs/LOGS.md), read with Python's csv module:
+ * the header, one row per ssim2 message with its timestamps, the summary as
+ * '#' lines. Numbers must parse with float(), which takes only '.'. */
+static const gchar *csv_check =
+    "import csv, sys\n"
+    "want = [float(v) for v in sys.argv[2].split(',')]\n"
+    "lines = open(sys.argv[1], encoding='utf-8').read().splitlines()\n"
+    "rows = list(csv.reader(l for l in lines if not l.startswith('#')))\n"
+    "assert rows[0] == ['index', 'frame', 'pts', 'stream_time', "
+    "'running_time', 'duration', 'score'], rows[0]\n"
+    "assert len(rows) == 1 + len(want), rows\n"
+    "for i, r in enumerate(rows[1:]):\n"
+    "    assert len(r) == 7, r\n"
+    "    assert [int(v) for v in r[:6]] == "
+    "[i, i, i * 33333333, i * 33333333, i * 33333333, 33333333], r\n"
+    "    assert abs(float(r[6]) - want[i]) < 1e-8, (r, want[i])\n"
+    "summary = dict(l[2:].split(',', 1) for l in lines if l.startswith('# '))\n"
+    "assert int(summary['frames']) == len(want), summary\n"
+    "assert abs(float(summary['mean']) - sum(want) / len(want)) < 1e-7\n"
+    "assert summary['unmatched_ref'] == '0' and summary['ended_first'] == ''\n";
+
+/* The JSON schema, parsed by a strict parser (and accepted by
+ * `python3 -m json.tool`). */
+static const gchar *json_check =
+    "import json, subprocess, sys\n"
+    "subprocess.run([sys.executable, '-m', 'json.tool', sys.argv[1]], "
+    "stdout=subprocess.DEVNULL, check=True)\n"
+    "want = [float(v) for v in sys.argv[2].split(',')]\n"
+    "doc = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+    "assert [f['score'] for f in doc['frames']] == "
+    "[round(w, 8) for w in want], doc['frames']\n"
+    "f = doc['frames'][1]\n"
+    "assert (f['index'], f['frame'], f['pts'], f['stream_time'], "
+    "f['running_time'], f['duration']) == "
+    "(1, 1, 33333333, 33333333, 33333333, 33333333), f\n"
+    "assert doc['summary']['frames'] == len(want)\n"
+    "assert abs(doc['summary']['mean'] - sum(want) / len(want)) < 1e-7\n"
+    "assert doc['summary']['ended_first'] is None\n"
+    "assert (doc['width'], doc['height'], doc['every']) == (64, 48, 1)\n";
+
+/* libvmaf's JSON log, read the way vmaf's Python tools read theirs. */
+static const gchar *vmaf_check =
+    "import json, sys\n"
+    "want = [float(v) for v in sys.argv[2].split(',')]\n"
+    "with open(sys.argv[1]) as f:\n"
+    "    log = json.load(f)\n"
+    "frames = log['frames']\n"
+    "assert [fr['frameNum'] for fr in frames] == list(range(len(want)))\n"
+    "scores = [fr['metrics']['ssimulacra2'] for fr in frames]\n"
+    "assert scores == [round(w, 8) for w in want], scores\n"
+    "pooled = log['pooled_metrics']['ssimulacra2']\n"
+    "assert abs(pooled['mean'] - sum(want) / len(want)) < 1e-7, pooled\n"
+    "assert pooled['min'] == min(scores) and pooled['max'] == max(scores)\n"
+    "assert 'harmonic_mean' in pooled and 'p5' in pooled\n";
+
+static void
+run_stats_file (const gchar * name, const gchar * format, guint n,
+    const gchar * script)
+{
+  Fixture f;
+  gchar *path = stats_path_new (name);
+  GstElement *e = make_element ("stats-file", path, NULL);
+  if (format)
+    gst_util_set_object_arg (G_OBJECT (e), "stats-format", format);
+  GList *msgs = run_noisy (&f, e, n);
+  fail_unless_equals_int (g_list_length (msgs), n);
+  /* Scoring never stopped for the file. */
+  fail_unless (pop_type (f.bus, GST_MESSAGE_WARNING) == NULL);
+  check_with_python (script, path, msgs);
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+  fixture_clear (&f);
+  stats_path_free (path);
+}
+
+GST_START_TEST (test_stats_file_csv)
+{
+  run_stats_file ("scores.csv", NULL, 5, csv_check);
+  /* The format comes from stats-format first, the file name second. */
+  run_stats_file ("scores.json", "csv", 3, csv_check);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_stats_file_json)
 {
+  run_stats_file ("scores.JSON", NULL, 4, json_check);
+  run_stats_file ("scores.log", "json", 2, json_check);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stats_file_vmaf_json)
+{
+  run_stats_file ("vmaf.json", "vmaf-json", 4, vmaf_check);
+}
+
+GST_END_TEST;
+
+/* Under a locale whose decimal separator is ',' the files keep '.': the CSV
+ * still splits into its 7 columns and the JSON still parses. */
+GST_START_TEST (test_stats_file_locale)
+{
+  fail_unless (ssim2_test_use_de_locale (), "no de_DE.UTF-8 locale");
+  run_stats_file ("de.csv", NULL, 3, csv_check);
+  run_stats_file ("de.json", NULL, 3, json_check);
+  run_stats_file ("de-vmaf.json", "vmaf-json", 3, vmaf_check);
+  setlocale (LC_ALL, "C");
+}
+
+GST_END_TEST;
+
+/* The file stops taking data in the middle of the run (here: a file size
+ * limit; on a real system a full disk): one warning, and scoring goes on,
+ * every frame still posted and summarised. */
+GST_START_TEST (test_stats_file_write_error)
+{
   Fixture f;
-  gchar *dir = g_dir_make_tmp ("ssim2-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "scores.JSON", NULL);
-  GList *msgs = run_noisy (&f, make_element ("stats-file", path, NULL), 4);
-  gchar *text = read_file (path);
-  /* Well-formed (GStreamer's own JSON-free check: structure of the text) and
-   * holding every score and the summary. */
-  fail_unless (g_str_has_prefix (text, "{\n  \"frames\": [\n"), "%s", text);
-  fail_unless (g_str_has_suffix (text, "}\n"), "%s", text);
-  guint i = 0;
-  for (GList * l = msgs; l; l = l->next, i++) {
-    gchar *want = g_strdup_printf ("{\"index\": %u, \"timestamp\": %"
-        G_GUINT64_FORMAT ", \"running_time\": %" G_GUINT64_FORMAT
-        ", \"duration\": %" G_GUINT64_FORMAT ", \"score\": %.8f}", i,
-        i * FRAME_DUR, i * FRAME_DUR, FRAME_DUR,
-        msg_double (GST_MESSAGE (l->data), "score"));
-    fail_unless (strstr (text, want) != NULL, "missing %s in %s", want, text);
-    g_free (want);
-  }
-  fail_unless (strstr (text, "\"summary\": {\"frames\": 4, \"mean\": "));
-  /* Balanced brackets and braces. */
-  gint depth = 0;
-  for (const gchar * c = text; *c; c++) {
-    if (*c == '{' || *c == '[')
-      depth++;
-    if (*c == '}' || *c == ']')
-      depth--;
-    fail_unless (depth >= 0);
-  }
-  fail_unless_equals_int (depth, 0);
-  g_free (text);
+  gchar *path = stats_path_new ("scores.csv");
+  struct rlimit old_limit, limit;
+  fail_unless (getrlimit (RLIMIT_FSIZE, &old_limit) == 0);
+  limit = old_limit;
+  limit.rlim_cur = 150;         /* the header and about two rows */
+  signal (SIGXFSZ, SIG_IGN);    /* the write fails with EFBIG instead */
+  fail_unless (setrlimit (RLIMIT_FSIZE, &limit) == 0);
+  GList *msgs = run_noisy (&f, make_element ("stats-file", path, NULL), 6);
+  fail_unless (setrlimit (RLIMIT_FSIZE, &old_limit) == 0);
+  fail_unless_equals_int (g_list_length (msgs), 6);
+  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
+  fail_unless (w != NULL, "no warning for the failed write");
+  GError *err = NULL;
+  gst_message_parse_warning (w, &err, NULL);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_WRITE), "%s", err->message);
+  fail_unless (strstr (err->message, path) != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (w);
+  /* One warning only. */
+  fail_unless (pop_type (f.bus, GST_MESSAGE_WARNING) == NULL);
+  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (sum->data), "frames"),
+      6);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-  g_free (dir);
+  stats_path_free (path);
 }
 
 GST_END_TEST;
@@ -1257,6 +1398,9 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_stats_file_csv);
   tcase_add_test (tc, test_stats_file_json);
+  tcase_add_test (tc, test_stats_file_vmaf_json);
+  tcase_add_test (tc, test_stats_file_locale);
+  tcase_add_test (tc, test_stats_file_write_error);
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_frame_step);
   tcase_add_test (tc, test_renegotiation);

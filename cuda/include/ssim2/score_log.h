@@ -1,0 +1,189 @@
+// The score log: per-frame scores and their summary, written as CSV, JSON or
+// libvmaf-style JSON. One schema (docs/LOGS.md) for the element's stats-file
+// and the ssim2 tool's files. No GStreamer dependency.
+//
+// Numbers are written locale-independently (a '.' decimal separator whatever
+// LC_NUMERIC says) and every JSON string is valid UTF-8.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ssim2/stats.h"
+
+namespace ssim2 {
+
+// A time in nanoseconds, or kNoTime when unknown (the value of
+// GST_CLOCK_TIME_NONE, so GstClockTime values can be stored as they are).
+inline constexpr std::uint64_t kNoTime = std::numeric_limits<std::uint64_t>::max();
+
+// One scored pair.
+struct ScoreRow {
+  std::uint64_t index = 0;  // pair index, counting pairs skipped by frame-step / --every
+  std::uint64_t frame = 0;  // number of the distorted frame in its stream, from 0
+  std::uint64_t pts = kNoTime;           // distorted buffer's timestamp
+  std::uint64_t stream_time = kNoTime;   // its position in the stream
+  std::uint64_t running_time = kNoTime;  // what the pairing by running time compared
+  std::uint64_t duration = kNoTime;
+  double score = 0.0;
+  // Which distorted input the row belongs to, when one log holds several
+  // (the `source` column); empty with one distorted input.
+  std::string source;
+
+  // Stream time, else the timestamp, in seconds; < 0 when neither is known.
+  double Seconds() const;
+};
+
+// ---------------------------------------------------------------------------
+// One input ended before the other
+
+enum class Input { kRef, kDist };
+// "ref" / "dist" (the element's pad names).
+const char* InputName(Input input);
+
+// How the two inputs ended.
+struct InputEnds {
+  std::uint64_t ref_frames = 0;   // frames the reference delivered (or its known total)
+  std::uint64_t dist_frames = 0;  // likewise for the distorted input
+  bool ref_ended = false;         // the reference reached its end
+  bool dist_ended = false;
+  // Distorted frames that arrived after the reference had ended, so were not scored.
+  std::uint64_t dist_after_ref_end = 0;
+};
+
+// The input that ended while the other still had frames to score: the
+// distorted one when it ended and the reference did not; the reference when
+// it ended and distorted frames went unscored after it (or the distorted
+// input did not end). No value when neither did.
+std::optional<Input> EndedFirst(const InputEnds& ends);
+
+// The warning's text: "the ref input ended first: ref N frames, dist M frames,
+// K pairs scored". `long_names` says "reference"/"distorted" instead of the
+// pad names (the tool's wording).
+std::string EndedFirstMessage(Input first, const InputEnds& ends, std::uint64_t pairs_scored,
+                              bool long_names = false);
+
+// ---------------------------------------------------------------------------
+// What the log's end carries
+
+struct LogSummary {
+  Summary scores;
+  // Frames that found no partner; unknown (null) where not counted.
+  std::optional<std::uint64_t> unmatched_ref, unmatched_dist;
+  std::optional<Input> ended_first;
+};
+
+// What was compared (JSON only; empty strings, a width or height of 0 and a
+// NaN elapsed time are written as null).
+struct LogRunInfo {
+  std::string reference;
+  std::string distorted;
+  std::string alignment;  // "running-time" / "sequence"
+  std::uint64_t offset = 0;
+  std::uint64_t every = 1;
+  int width = 0;
+  int height = 0;
+  double elapsed_s = std::numeric_limits<double>::quiet_NaN();  // wall clock; NaN: unknown
+  std::vector<std::string> warnings;
+};
+
+// ---------------------------------------------------------------------------
+// Formats
+
+enum class LogFormat { kCsv, kJson, kVmafJson };
+
+// "csv", "json", "vmaf-json".
+const char* LogFormatName(LogFormat format);
+// The inverse of LogFormatName; no value for anything else.
+std::optional<LogFormat> ParseLogFormat(std::string_view name);
+// The accepted names for messages: "csv, json, vmaf-json".
+std::string LogFormatNames();
+// The format a file name implies: JSON when it ends in ".json" (any case),
+// else CSV. vmaf-json is only ever chosen explicitly.
+LogFormat LogFormatForPath(std::string_view path);
+
+// ---------------------------------------------------------------------------
+// Text helpers, shared by everything that writes numbers or JSON strings
+
+// `value` with `decimals` digits after a '.', whatever the C locale; "nan",
+// "inf" or "-inf" when not finite.
+std::string FormatFixed(double value, int decimals);
+// The shortest text that reads back as exactly `value` ("nan"/"inf" when not
+// finite), whatever the C locale.
+std::string FormatShortest(double value);
+// The score as the reference tool prints it: 8 decimals.
+std::string FormatScore(double score);
+// `text` with every byte that is not part of a valid UTF-8 sequence replaced
+// by U+FFFD (file names need not be UTF-8; JSON, XML and SVG must be).
+std::string ToValidUtf8(std::string_view text);
+// `text` as the inside of a JSON string literal: quotes, backslashes and
+// control characters escaped; bytes that are not valid UTF-8 replaced by
+// U+FFFD, so the output is always valid UTF-8.
+std::string JsonEscape(std::string_view text);
+
+// ---------------------------------------------------------------------------
+// The writer
+
+struct LogOptions {
+  LogFormat format = LogFormat::kCsv;
+  bool with_source = false;  // rows carry a `source` (not for vmaf-json)
+  bool flush_rows = false;   // flush after every row (a live log others may read)
+};
+
+// Writes rows as they come and the summary at the end. Every write is
+// checked: after the first failure the log writes nothing more, and ok() and
+// error() say what happened ("cannot write PATH: reason").
+class ScoreLog {
+ public:
+  // Creates (truncates) `path` and writes the head of the log. Null and
+  // *error set when the file cannot be created or the options do not fit
+  // together.
+  static std::unique_ptr<ScoreLog> Open(const std::string& path, const LogOptions& options,
+                                        std::string* error);
+  // Into `text` instead of a file (never fails; in vmaf-json a source is not
+  // written, where Open() refuses it).
+  static std::unique_ptr<ScoreLog> ToString(std::string* text, const LogOptions& options);
+
+  ~ScoreLog();  // closes the file if Close() was not called (no summary then)
+  ScoreLog(const ScoreLog&) = delete;
+  ScoreLog& operator=(const ScoreLog&) = delete;
+
+  // False once writing failed (this row or an earlier one).
+  bool Append(const ScoreRow& row);
+  // Writes the summary (and, in JSON, the run information) and closes the
+  // file; false if any write or the close failed. Nothing is written after.
+  bool Close(const LogSummary& summary, const LogRunInfo& info);
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  ScoreLog(const LogOptions& options, std::string path, std::FILE* file, std::string* text);
+  void Put(std::string_view text);
+  void Flush();
+  void Fail(int err);
+
+  LogOptions options_;
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::string* text_ = nullptr;
+  std::uint64_t rows_ = 0;
+  bool closed_ = false;
+  std::string error_;
+};
+
+// The whole log at once: into a file (false and *error on failure) or a string.
+bool WriteScoreLog(const std::string& path, const LogOptions& options,
+                   const std::vector<ScoreRow>& rows, const LogSummary& summary,
+                   const LogRunInfo& info, std::string* error);
+std::string RenderScoreLog(const LogOptions& options, const std::vector<ScoreRow>& rows,
+                           const LogSummary& summary, const LogRunInfo& info);
+
+}  // namespace ssim2

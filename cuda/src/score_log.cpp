@@ -1,0 +1,419 @@
+// The score log (see ssim2/score_log.h and docs/LOGS.md).
+#include "ssim2/score_log.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace ssim2 {
+namespace {
+
+constexpr const char* kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD, UTF-8
+constexpr const char* kMetricName = "SSIMULACRA 2.1";
+// The metric's key in vmaf-json's "metrics" and "pooled_metrics".
+constexpr const char* kVmafMetricKey = "ssimulacra2";
+// libvmaf writes its own version there; ours names the metric's version.
+constexpr const char* kVmafVersion = "ssimulacra2 2.1 (gst-ssim2)";
+// libvmaf pools these four; the other summary fields follow them.
+constexpr const char* kVmafPools[] = {"min", "max", "mean", "harmonic_mean"};
+
+std::string Unsigned(std::uint64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  (void)ec;  // 24 characters always hold a 64-bit integer
+  return std::string(buf, end);
+}
+
+// JSON value of a number: null when not finite.
+std::string JsonNumber(double v, int decimals) {
+  return std::isfinite(v) ? FormatFixed(v, decimals) : "null";
+}
+
+std::string JsonTime(std::uint64_t ns) { return ns == kNoTime ? "null" : Unsigned(ns); }
+std::string CsvTime(std::uint64_t ns) { return ns == kNoTime ? std::string() : Unsigned(ns); }
+
+std::string JsonOptional(const std::optional<std::uint64_t>& v) {
+  return v ? Unsigned(*v) : "null";
+}
+
+std::string JsonString(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
+std::string JsonStringOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
+
+// A CSV field: quoted when it holds a separator, a quote or a line break.
+std::string CsvField(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+double Throughput(std::uint64_t frames, double elapsed_s) {
+  return elapsed_s > 0.0 ? static_cast<double>(frames) / elapsed_s
+                         : std::numeric_limits<double>::quiet_NaN();
+}
+
+// Length of the valid UTF-8 sequence at the start of `s`, 0 if invalid
+// (overlong forms, surrogates and values above U+10FFFF are invalid).
+std::size_t Utf8SequenceLength(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const auto cont = [&](std::size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+double ScoreRow::Seconds() const {
+  const std::uint64_t t = stream_time != kNoTime ? stream_time : pts;
+  return t == kNoTime ? -1.0 : static_cast<double>(t) / 1e9;
+}
+
+// ---------------------------------------------------------------------------
+
+const char* InputName(Input input) { return input == Input::kRef ? "ref" : "dist"; }
+
+std::optional<Input> EndedFirst(const InputEnds& e) {
+  if (e.dist_ended && !e.ref_ended) return Input::kDist;
+  if (e.ref_ended && (!e.dist_ended || e.dist_after_ref_end > 0)) return Input::kRef;
+  return std::nullopt;
+}
+
+std::string EndedFirstMessage(Input first, const InputEnds& e, std::uint64_t pairs_scored,
+                              bool long_names) {
+  const char* ref = long_names ? "reference" : "ref";
+  const char* dist = long_names ? "distorted" : "dist";
+  return std::string("the ") + (first == Input::kRef ? ref : dist) + " input ended first: " +
+         ref + " " + Unsigned(e.ref_frames) + " frames, " + dist + " " +
+         Unsigned(e.dist_frames) + " frames, " + Unsigned(pairs_scored) + " pairs scored";
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct NamedFormat {
+  LogFormat format;
+  const char* name;
+};
+constexpr NamedFormat kFormats[] = {
+    {LogFormat::kCsv, "csv"}, {LogFormat::kJson, "json"}, {LogFormat::kVmafJson, "vmaf-json"}};
+
+}  // namespace
+
+const char* LogFormatName(LogFormat format) {
+  for (const NamedFormat& f : kFormats) {
+    if (f.format == format) return f.name;
+  }
+  return "csv";
+}
+
+std::optional<LogFormat> ParseLogFormat(std::string_view name) {
+  for (const NamedFormat& f : kFormats) {
+    if (name == f.name) return f.format;
+  }
+  return std::nullopt;
+}
+
+std::string LogFormatNames() {
+  std::string names;
+  for (const NamedFormat& f : kFormats) names += std::string(names.empty() ? "" : ", ") + f.name;
+  return names;
+}
+
+LogFormat LogFormatForPath(std::string_view path) {
+  constexpr std::string_view kJsonSuffix = ".json";
+  if (path.size() < kJsonSuffix.size()) return LogFormat::kCsv;
+  std::string_view tail = path.substr(path.size() - kJsonSuffix.size());
+  for (std::size_t i = 0; i < tail.size(); ++i) {
+    char c = tail[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != kJsonSuffix[i]) return LogFormat::kCsv;
+  }
+  return LogFormat::kJson;
+}
+
+// ---------------------------------------------------------------------------
+
+std::string FormatFixed(double value, int decimals) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  // Finite doubles print in at most 309 integer digits plus the decimals.
+  char buf[400];
+  auto [end, ec] =
+      std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::fixed, decimals);
+  if (ec != std::errc()) return "nan";
+  return std::string(buf, end);
+}
+
+std::string FormatShortest(double value) {
+  if (!std::isfinite(value)) return FormatFixed(value, 0);
+  char buf[32];  // the longest shortest form of a double is 24 characters
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  if (ec != std::errc()) return "nan";
+  return std::string(buf, end);
+}
+
+std::string FormatScore(double score) { return FormatFixed(score, 8); }
+
+std::string ToValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t n = Utf8SequenceLength(text.substr(i));
+    if (n == 0) {
+      out += kReplacementCharacter;
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string JsonEscape(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char ch : ToValidUtf8(text)) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {  // other control characters
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += ch;  // bytes of valid UTF-8 sequences pass as they are
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+ScoreLog::ScoreLog(const LogOptions& options, std::string path, std::FILE* file,
+                   std::string* text)
+    : options_(options), path_(std::move(path)), file_(file), text_(text) {
+  switch (options_.format) {
+    case LogFormat::kCsv:
+      Put(options_.with_source
+              ? "index,frame,pts,stream_time,running_time,duration,score,source\n"
+              : "index,frame,pts,stream_time,running_time,duration,score\n");
+      break;
+    case LogFormat::kJson:
+      Put(std::string("{\n  \"metric\": ") + JsonString(kMetricName) + ",\n  \"frames\": [");
+      break;
+    case LogFormat::kVmafJson:
+      Put(std::string("{\n  \"version\": ") + JsonString(kVmafVersion) + ",\n  \"frames\": [");
+      break;
+  }
+  Flush();
+}
+
+std::unique_ptr<ScoreLog> ScoreLog::Open(const std::string& path, const LogOptions& options,
+                                         std::string* error) {
+  if (options.with_source && options.format == LogFormat::kVmafJson) {
+    if (error) *error = "vmaf-json holds one distorted input: a log with sources needs csv or json";
+    return nullptr;
+  }
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    if (error) *error = "cannot write " + path + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  std::unique_ptr<ScoreLog> log(new ScoreLog(options, path, file, nullptr));
+  if (!log->ok()) {
+    if (error) *error = log->error();
+    return nullptr;
+  }
+  return log;
+}
+
+std::unique_ptr<ScoreLog> ScoreLog::ToString(std::string* text, const LogOptions& options) {
+  return std::unique_ptr<ScoreLog>(new ScoreLog(options, "(string)", nullptr, text));
+}
+
+ScoreLog::~ScoreLog() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void ScoreLog::Fail(int err) {
+  if (error_.empty()) error_ = "cannot write " + path_ + ": " + std::strerror(err);
+}
+
+void ScoreLog::Put(std::string_view text) {
+  if (!ok() || closed_) return;
+  if (text_ != nullptr) {
+    text_->append(text);
+    return;
+  }
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) Fail(errno);
+}
+
+void ScoreLog::Flush() {
+  if (!ok() || closed_ || file_ == nullptr) return;
+  if (std::fflush(file_) != 0) Fail(errno);
+}
+
+bool ScoreLog::Append(const ScoreRow& row) {
+  if (closed_) return false;
+  std::string line;
+  switch (options_.format) {
+    case LogFormat::kCsv:
+      line = Unsigned(row.index) + ',' + Unsigned(row.frame) + ',' + CsvTime(row.pts) + ',' +
+             CsvTime(row.stream_time) + ',' + CsvTime(row.running_time) + ',' +
+             CsvTime(row.duration) + ',' + FormatScore(row.score);
+      if (options_.with_source) line += ',' + CsvField(row.source);
+      line += '\n';
+      break;
+    case LogFormat::kJson:
+      line = std::string(rows_ ? ",\n" : "\n") + "    {\"index\": " + Unsigned(row.index) +
+             ", \"frame\": " + Unsigned(row.frame) + ", \"pts\": " + JsonTime(row.pts) +
+             ", \"stream_time\": " + JsonTime(row.stream_time) +
+             ", \"running_time\": " + JsonTime(row.running_time) +
+             ", \"duration\": " + JsonTime(row.duration) +
+             ", \"score\": " + JsonNumber(row.score, 8);
+      if (options_.with_source) line += ", \"source\": " + JsonString(row.source);
+      line += '}';
+      break;
+    case LogFormat::kVmafJson:
+      line = std::string(rows_ ? ",\n" : "\n") + "    {\"frameNum\": " + Unsigned(row.frame) +
+             ", \"metrics\": {\"" + kVmafMetricKey + "\": " + JsonNumber(row.score, 8) + "}}";
+      break;
+  }
+  ++rows_;
+  Put(line);
+  if (options_.flush_rows) Flush();
+  return ok();
+}
+
+bool ScoreLog::Close(const LogSummary& summary, const LogRunInfo& info) {
+  if (closed_) return ok();
+  const Summary& s = summary.scores;
+  const std::string ended =
+      summary.ended_first ? InputName(*summary.ended_first) : std::string();
+  std::string out;
+  switch (options_.format) {
+    case LogFormat::kCsv: {
+      out = "# frames," + Unsigned(s.frames) + "\n";
+      for (const SummaryField& f : kSummaryFields) {
+        out += std::string("# ") + f.name + "," + FormatScore(s.*f.value) + "\n";
+      }
+      out += "# unmatched_ref," +
+             (summary.unmatched_ref ? Unsigned(*summary.unmatched_ref) : std::string()) + "\n";
+      out += "# unmatched_dist," +
+             (summary.unmatched_dist ? Unsigned(*summary.unmatched_dist) : std::string()) +
+             "\n";
+      out += "# ended_first," + ended + "\n";
+      break;
+    }
+    case LogFormat::kJson: {
+      out = rows_ ? "\n  ],\n" : "],\n";
+      out += "  \"summary\": {\n    \"frames\": " + Unsigned(s.frames);
+      for (const SummaryField& f : kSummaryFields) {
+        out += std::string(",\n    \"") + f.name + "\": " + JsonNumber(s.*f.value, 8);
+      }
+      out += ",\n    \"unmatched_ref\": " + JsonOptional(summary.unmatched_ref);
+      out += ",\n    \"unmatched_dist\": " + JsonOptional(summary.unmatched_dist);
+      out += ",\n    \"ended_first\": " + (ended.empty() ? "null" : JsonString(ended));
+      out += "\n  },\n";
+      out += "  \"reference\": " + JsonStringOrNull(info.reference) + ",\n";
+      out += "  \"distorted\": " + JsonStringOrNull(info.distorted) + ",\n";
+      out += "  \"width\": " + (info.width > 0 ? Unsigned(info.width) : "null") + ",\n";
+      out += "  \"height\": " + (info.height > 0 ? Unsigned(info.height) : "null") + ",\n";
+      out += "  \"alignment\": " + JsonStringOrNull(info.alignment) + ",\n";
+      out += "  \"offset\": " + Unsigned(info.offset) + ",\n";
+      out += "  \"every\": " + Unsigned(info.every) + ",\n";
+      out += "  \"elapsed_s\": " + JsonNumber(info.elapsed_s, 3) + ",\n";
+      out += "  \"throughput_fps\": " + JsonNumber(Throughput(s.frames, info.elapsed_s), 2) +
+             ",\n";
+      out += "  \"warnings\": [";
+      for (std::size_t i = 0; i < info.warnings.size(); ++i) {
+        out += (i ? ", " : "") + JsonString(info.warnings[i]);
+      }
+      out += "]\n}\n";
+      break;
+    }
+    case LogFormat::kVmafJson: {
+      out = rows_ ? "\n  ],\n" : "],\n";
+      out += std::string("  \"pooled_metrics\": {\n    \"") + kVmafMetricKey + "\": {";
+      bool first = true;
+      auto add = [&](const char* name, double v) {
+        out += std::string(first ? "\n" : ",\n") + "      \"" + name + "\": " + JsonNumber(v, 8);
+        first = false;
+      };
+      for (const char* pool : kVmafPools) {
+        for (const SummaryField& f : kSummaryFields) {
+          if (std::strcmp(f.name, pool) == 0) add(f.name, s.*f.value);
+        }
+      }
+      for (const SummaryField& f : kSummaryFields) {
+        bool pooled = false;
+        for (const char* pool : kVmafPools) pooled = pooled || std::strcmp(f.name, pool) == 0;
+        if (!pooled) add(f.name, s.*f.value);
+      }
+      out += "\n    }\n  },\n";
+      out += "  \"aggregate_metrics\": {},\n";
+      out += "  \"fps\": " + JsonNumber(Throughput(s.frames, info.elapsed_s), 2) + "\n}\n";
+      break;
+    }
+  }
+  Put(out);
+  Flush();
+  closed_ = true;
+  if (file_ != nullptr) {
+    const int saved = errno;
+    if (std::fclose(file_) != 0) Fail(errno);
+    errno = saved;
+    file_ = nullptr;
+  }
+  return ok();
+}
+
+bool WriteScoreLog(const std::string& path, const LogOptions& options,
+                   const std::vector<ScoreRow>& rows, const LogSummary& summary,
+                   const LogRunInfo& info, std::string* error) {
+  std::unique_ptr<ScoreLog> log = ScoreLog::Open(path, options, error);
+  if (!log) return false;
+  for (const ScoreRow& row : rows) log->Append(row);
+  if (!log->Close(summary, info)) {
+    if (error) *error = log->error();
+    return false;
+  }
+  return true;
+}
+
+std::string RenderScoreLog(const LogOptions& options, const std::vector<ScoreRow>& rows,
+                           const LogSummary& summary, const LogRunInfo& info) {
+  std::string text;
+  std::unique_ptr<ScoreLog> log = ScoreLog::ToString(&text, options);
+  for (const ScoreRow& row : rows) log->Append(row);
+  log->Close(summary, info);
+  return text;
+}
+
+}  // namespace ssim2

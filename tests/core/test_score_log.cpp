@@ -1,0 +1,327 @@
+// The score log (ssim2/score_log.h): schemas, numbers under a German locale,
+// JSON strings from bytes that are not UTF-8, write errors, and which input
+// ended first.
+#include "ssim2/score_log.h"
+
+#include <gtest/gtest.h>
+
+#include <clocale>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+#include <string>
+#include <vector>
+
+#include "../locale/de_locale.h"
+
+namespace ssim2 {
+namespace {
+
+constexpr std::uint64_t kFrameNs = 33333333;
+
+std::vector<ScoreRow> TwoRows() {
+  std::vector<ScoreRow> rows(2);
+  rows[0].index = 0;
+  rows[0].frame = 0;
+  rows[0].pts = 0;
+  rows[0].stream_time = 0;
+  rows[0].running_time = 0;
+  rows[0].duration = kFrameNs;
+  rows[0].score = 87.5;
+  rows[1].index = 2;
+  rows[1].frame = 5;
+  rows[1].pts = 2 * kFrameNs;  // stream and running time unknown
+  rows[1].score = -3.25;
+  return rows;
+}
+
+LogSummary SummaryOf(const std::vector<ScoreRow>& rows) {
+  std::vector<double> scores;
+  for (const ScoreRow& r : rows) scores.push_back(r.score);
+  LogSummary s;
+  s.scores = Summarize(scores);
+  s.unmatched_ref = 1;
+  s.unmatched_dist = 0;
+  s.ended_first = Input::kRef;
+  return s;
+}
+
+std::string Render(LogFormat format, const std::vector<ScoreRow>& rows,
+                   const LogRunInfo& info = LogRunInfo{}) {
+  LogOptions options;
+  options.format = format;
+  return RenderScoreLog(options, rows, SummaryOf(rows), info);
+}
+
+TEST(ScoreLog, CsvSchema) {
+  EXPECT_EQ(Render(LogFormat::kCsv, TwoRows()),
+            "index,frame,pts,stream_time,running_time,duration,score\n"
+            "0,0,0,0,0,33333333,87.50000000\n"
+            "2,5,66666666,,,,-3.25000000\n"
+            "# frames,2\n"
+            "# mean,42.12500000\n"
+            "# stddev,45.37500000\n"
+            "# min,-3.25000000\n"
+            "# p1,-2.34250000\n"
+            "# p5,1.28750000\n"
+            "# p50,42.12500000\n"
+            "# p95,82.96250000\n"
+            "# p99,86.59250000\n"
+            "# max,87.50000000\n"
+            "# harmonic_mean,0.00000000\n"
+            "# unmatched_ref,1\n"
+            "# unmatched_dist,0\n"
+            "# ended_first,ref\n");
+}
+
+TEST(ScoreLog, CsvSourceColumnIsQuotedWhenNeeded) {
+  std::vector<ScoreRow> rows = TwoRows();
+  rows[0].source = "720p";
+  rows[1].source = "a,\"b\"";
+  LogOptions options;
+  options.with_source = true;
+  const std::string csv = RenderScoreLog(options, rows, SummaryOf(rows), {});
+  EXPECT_EQ(csv.rfind("index,frame,pts,stream_time,running_time,duration,score,source\n"
+                      "0,0,0,0,0,33333333,87.50000000,720p\n"
+                      "2,5,66666666,,,,-3.25000000,\"a,\"\"b\"\"\"\n",
+                      0),
+            0u)
+      << csv;
+}
+
+TEST(ScoreLog, JsonSchema) {
+  LogRunInfo info;
+  info.reference = "ref.mkv";
+  info.alignment = "running-time";
+  info.width = 320;
+  info.height = 240;
+  info.elapsed_s = 0.5;
+  info.warnings = {"w"};
+  EXPECT_EQ(Render(LogFormat::kJson, TwoRows(), info),
+            "{\n"
+            "  \"metric\": \"SSIMULACRA 2.1\",\n"
+            "  \"frames\": [\n"
+            "    {\"index\": 0, \"frame\": 0, \"pts\": 0, \"stream_time\": 0, "
+            "\"running_time\": 0, \"duration\": 33333333, \"score\": 87.50000000},\n"
+            "    {\"index\": 2, \"frame\": 5, \"pts\": 66666666, \"stream_time\": null, "
+            "\"running_time\": null, \"duration\": null, \"score\": -3.25000000}\n"
+            "  ],\n"
+            "  \"summary\": {\n"
+            "    \"frames\": 2,\n"
+            "    \"mean\": 42.12500000,\n"
+            "    \"stddev\": 45.37500000,\n"
+            "    \"min\": -3.25000000,\n"
+            "    \"p1\": -2.34250000,\n"
+            "    \"p5\": 1.28750000,\n"
+            "    \"p50\": 42.12500000,\n"
+            "    \"p95\": 82.96250000,\n"
+            "    \"p99\": 86.59250000,\n"
+            "    \"max\": 87.50000000,\n"
+            "    \"harmonic_mean\": 0.00000000,\n"
+            "    \"unmatched_ref\": 1,\n"
+            "    \"unmatched_dist\": 0,\n"
+            "    \"ended_first\": \"ref\"\n"
+            "  },\n"
+            "  \"reference\": \"ref.mkv\",\n"
+            "  \"distorted\": null,\n"
+            "  \"width\": 320,\n"
+            "  \"height\": 240,\n"
+            "  \"alignment\": \"running-time\",\n"
+            "  \"offset\": 0,\n"
+            "  \"every\": 1,\n"
+            "  \"elapsed_s\": 0.500,\n"
+            "  \"throughput_fps\": 4.00,\n"
+            "  \"warnings\": [\"w\"]\n"
+            "}\n");
+}
+
+TEST(ScoreLog, EmptyJsonHasNullStatistics) {
+  LogOptions options;
+  options.format = LogFormat::kJson;
+  const std::string json = RenderScoreLog(options, {}, LogSummary{Summarize({}), {}, {}, {}}, {});
+  EXPECT_NE(json.find("\"frames\": [],\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"mean\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"unmatched_ref\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ended_first\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"elapsed_s\": null"), std::string::npos) << json;
+}
+
+TEST(ScoreLog, VmafJsonSchema) {
+  EXPECT_EQ(Render(LogFormat::kVmafJson, TwoRows()),
+            "{\n"
+            "  \"version\": \"ssimulacra2 2.1 (gst-ssim2)\",\n"
+            "  \"frames\": [\n"
+            "    {\"frameNum\": 0, \"metrics\": {\"ssimulacra2\": 87.50000000}},\n"
+            "    {\"frameNum\": 5, \"metrics\": {\"ssimulacra2\": -3.25000000}}\n"
+            "  ],\n"
+            "  \"pooled_metrics\": {\n"
+            "    \"ssimulacra2\": {\n"
+            "      \"min\": -3.25000000,\n"
+            "      \"max\": 87.50000000,\n"
+            "      \"mean\": 42.12500000,\n"
+            "      \"harmonic_mean\": 0.00000000,\n"
+            "      \"stddev\": 45.37500000,\n"
+            "      \"p1\": -2.34250000,\n"
+            "      \"p5\": 1.28750000,\n"
+            "      \"p50\": 42.12500000,\n"
+            "      \"p95\": 82.96250000,\n"
+            "      \"p99\": 86.59250000\n"
+            "    }\n"
+            "  },\n"
+            "  \"aggregate_metrics\": {},\n"
+            "  \"fps\": null\n"
+            "}\n");
+}
+
+TEST(ScoreLog, VmafJsonRefusesSources) {
+  LogOptions options;
+  options.format = LogFormat::kVmafJson;
+  options.with_source = true;
+  std::string error;
+  EXPECT_EQ(ScoreLog::Open("/tmp/never-created.json", options, &error), nullptr);
+  EXPECT_NE(error.find("vmaf-json"), std::string::npos) << error;
+}
+
+// The element's bug: under a locale with ',' as decimal separator every
+// number must still be written with '.'.
+TEST(ScoreLog, NumbersIgnoreTheLocale) {
+  ASSERT_TRUE(ssim2_test_use_de_locale());
+  EXPECT_EQ(FormatFixed(1.5, 3), "1.500");
+  EXPECT_EQ(FormatScore(-64.63488993), "-64.63488993");
+  EXPECT_EQ(FormatShortest(-64.5), "-64.5");
+  for (LogFormat f : {LogFormat::kCsv, LogFormat::kJson, LogFormat::kVmafJson}) {
+    LogRunInfo info;
+    info.elapsed_s = 1.25;
+    const std::string text = Render(f, TwoRows(), info);
+    EXPECT_NE(text.find("87.50000000"), std::string::npos) << text;
+    EXPECT_EQ(text.find("87,5"), std::string::npos) << text;
+    EXPECT_EQ(text.find("1,25"), std::string::npos) << text;
+  }
+  std::setlocale(LC_ALL, "C");
+}
+
+TEST(ScoreLog, FormatFixed) {
+  EXPECT_EQ(FormatFixed(0.0, 2), "0.00");
+  EXPECT_EQ(FormatFixed(2.0 / 3.0, 6), "0.666667");
+  EXPECT_EQ(FormatFixed(1e20, 1), "100000000000000000000.0");
+  EXPECT_EQ(FormatFixed(NAN, 3), "nan");
+  EXPECT_EQ(FormatFixed(-INFINITY, 3), "-inf");
+  EXPECT_EQ(FormatShortest(0.1), "0.1");
+  EXPECT_EQ(std::stod(FormatShortest(2.0 / 3.0)), 2.0 / 3.0);
+  EXPECT_EQ(FormatShortest(-1e300), "-1e+300");
+}
+
+TEST(JsonEscape, SpecialCharacters) {
+  EXPECT_EQ(JsonEscape("a\"b\\c\n\t\r\x01\x7f"),
+            "a\\\"b\\\\c\\n\\t\\u000d\\u0001\\u007f");
+}
+
+TEST(JsonEscape, KeepsValidUtf8) {
+  const std::string s = "Gr\xC3\xBC\xC3\x9F \xE2\x82\xAC \xF0\x9F\x8E\xA5";  // Grüß € 🎥
+  EXPECT_EQ(JsonEscape(s), s);
+}
+
+TEST(JsonEscape, ReplacesInvalidBytes) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  // A Latin-1 file name, a lone continuation byte, a truncated sequence,
+  // an overlong '/', a UTF-16 surrogate and a code point above U+10FFFF.
+  EXPECT_EQ(JsonEscape("caf\xE9.mkv"), "caf" + fffd + ".mkv");
+  EXPECT_EQ(JsonEscape("\x80"), fffd);
+  EXPECT_EQ(JsonEscape("\xE2\x82"), fffd + fffd);
+  EXPECT_EQ(JsonEscape("\xC0\xAF"), fffd + fffd);
+  EXPECT_EQ(JsonEscape("\xED\xA0\x80"), fffd + fffd + fffd);
+  EXPECT_EQ(JsonEscape("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);
+}
+
+TEST(ToValidUtf8, ReplacesOnlyInvalidBytes) {
+  EXPECT_EQ(ToValidUtf8("caf\xE9 \xC3\xA9\n"), "caf\xEF\xBF\xBD \xC3\xA9\n");
+}
+
+TEST(ScoreLog, FileRoundTrip) {
+  char path[] = "/tmp/ssim2-score-log-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  LogOptions options;
+  std::string error;
+  ASSERT_TRUE(WriteScoreLog(path, options, TwoRows(), SummaryOf(TwoRows()), {}, &error))
+      << error;
+  std::FILE* f = std::fopen(path, "rb");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  std::remove(path);
+  EXPECT_EQ(text, Render(LogFormat::kCsv, TwoRows()));
+}
+
+// Writes that fail are reported, not lost: a full disk (/dev/full) and a
+// folder that does not exist.
+TEST(ScoreLog, WriteErrorsAreReported) {
+  LogOptions live;
+  live.flush_rows = true;
+  std::string error;
+  std::unique_ptr<ScoreLog> log = ScoreLog::Open("/dev/full", live, &error);
+  if (log) {  // the header is flushed at once; some systems fail only then
+    EXPECT_FALSE(log->Append(TwoRows()[0]));
+    EXPECT_FALSE(log->ok());
+    EXPECT_FALSE(log->Close(SummaryOf(TwoRows()), {}));
+    error = log->error();
+  }
+  EXPECT_NE(error.find("cannot write /dev/full: "), std::string::npos) << error;
+
+  // Buffered (the tool's whole-file write): the failure shows at the end.
+  error.clear();
+  EXPECT_FALSE(WriteScoreLog("/dev/full", LogOptions{}, TwoRows(), SummaryOf(TwoRows()), {},
+                             &error));
+  EXPECT_NE(error.find("/dev/full"), std::string::npos) << error;
+
+  error.clear();
+  EXPECT_EQ(ScoreLog::Open("/nonexistent-dir/x/s.csv", LogOptions{}, &error), nullptr);
+  EXPECT_NE(error.find("cannot write /nonexistent-dir/x/s.csv: "), std::string::npos) << error;
+}
+
+TEST(LogFormat, NamesAndPaths) {
+  for (LogFormat f : {LogFormat::kCsv, LogFormat::kJson, LogFormat::kVmafJson}) {
+    EXPECT_EQ(ParseLogFormat(LogFormatName(f)), f);
+  }
+  EXPECT_FALSE(ParseLogFormat("xml"));
+  EXPECT_EQ(LogFormatNames(), "csv, json, vmaf-json");
+  EXPECT_EQ(LogFormatForPath("a.json"), LogFormat::kJson);
+  EXPECT_EQ(LogFormatForPath("A.JSON"), LogFormat::kJson);
+  EXPECT_EQ(LogFormatForPath("a.csv"), LogFormat::kCsv);
+  EXPECT_EQ(LogFormatForPath("json"), LogFormat::kCsv);
+  EXPECT_EQ(LogFormatForPath("a.json.txt"), LogFormat::kCsv);
+}
+
+TEST(EndedFirst, Cases) {
+  InputEnds e;
+  e.ref_frames = 12;
+  e.dist_frames = 7;
+  e.dist_ended = true;
+  EXPECT_EQ(EndedFirst(e), Input::kDist);  // ref still had frames
+  e.ref_ended = true;
+  EXPECT_EQ(EndedFirst(e), std::nullopt);  // both ended, nothing left unscored
+  e.dist_after_ref_end = 2;
+  EXPECT_EQ(EndedFirst(e), Input::kRef);  // dist frames came after ref ended
+  e.dist_after_ref_end = 0;
+  e.dist_ended = false;
+  EXPECT_EQ(EndedFirst(e), Input::kRef);
+  EXPECT_EQ(EndedFirstMessage(Input::kDist, e, 7),
+            "the dist input ended first: ref 12 frames, dist 7 frames, 7 pairs scored");
+  EXPECT_EQ(EndedFirstMessage(Input::kRef, e, 7, true),
+            "the reference input ended first: reference 12 frames, distorted 7 frames, "
+            "7 pairs scored");
+}
+
+TEST(SummaryFields, OrderAndNames) {
+  std::vector<std::string> names;
+  for (const SummaryField& f : kSummaryFields) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"mean", "stddev", "min", "p1", "p5", "p50", "p95",
+                                             "p99", "max", "harmonic_mean"}));
+}
+
+}  // namespace
+}  // namespace ssim2

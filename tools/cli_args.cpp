@@ -36,7 +36,7 @@ bool ParseAlignment(const std::string& text, Alignment* alignment) {
 bool TakesValue(const std::string& name) {
   return name == "--backend" || name == "--device" || name == "--csv" || name == "--plot" ||
          name == "--alignment" || name == "--offset" || name == "--every" ||
-         name == "--frames";
+         name == "--frames" || name == "--pairs" || name == "--shard" || name == "--jobs";
 }
 
 bool ApplyValue(const std::string& name, const std::string& value, Options* o,
@@ -61,6 +61,10 @@ bool ApplyValue(const std::string& name, const std::string& value, Options* o,
     *error = "--alignment: expected running-time or sequence, got '" + value + "'";
     return false;
   }
+  if (name == "--device" && value == "all") {
+    o->all_devices = true;
+    return true;
+  }
   if (name == "--device") {
     std::uint64_t device = 0;
     if (!number(&device, 0)) return false;
@@ -74,12 +78,15 @@ bool ApplyValue(const std::string& name, const std::string& value, Options* o,
   if (name == "--offset") return number(&o->offset, 0);
   if (name == "--every") return number(&o->every, 1);
   if (name == "--frames") return number(&o->frames, 0);
+  if (name == "--jobs") return number(&o->jobs, 1);
   if (value.empty()) {
     *error = name + ": expected a file name";
     return false;
   }
   if (name == "--csv") o->csv_path = value;
   if (name == "--plot") o->plot_path = value;
+  if (name == "--pairs") o->pairs_path = value;
+  if (name == "--shard") o->shard = value;
   return true;
 }
 
@@ -118,6 +125,10 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     }
     if (arg == "--quiet" || arg == "-q") {
       options->quiet = true;
+      continue;
+    }
+    if (arg == "--decode-only") {
+      options->decode_only = true;
       continue;
     }
     if (arg == "--json") {
@@ -162,6 +173,17 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     }
     if (!took_file) options->json = true;
   }
+  if (!options->pairs_path.empty()) {
+    // --json FILE: with --pairs the only word left is its file.
+    if (bare_json && words.size() == 1 && words[0].after_bare_json) {
+      options->json = false;
+      options->json_path = words[0].text;
+      words.clear();
+    }
+    if (words.empty()) return true;
+    *error = "--pairs takes the pairs from its list, not from '" + words[0].text + "'";
+    return false;
+  }
   if (words.size() != 2) return false;  // usage
   options->reference_path = words[0].text;
   options->distorted_path = words[1].text;
@@ -171,6 +193,7 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
 std::string UsageText(const std::string& program) {
   return "SSIMULACRA 2.1 perceptual image/video quality score (gst-ssim2)\n"
          "Usage: " + program + " [options] REFERENCE DISTORTED\n"
+         "       " + program + " [options] --pairs LIST.csv|-\n"
          "  REFERENCE, DISTORTED: PNG or JPEG images of the same size (at least 8x8),\n"
          "  or two videos (any other file is handed to the GStreamer video mode).\n"
          "Prints the score with 8 decimals, as the reference ssimulacra2 tool does.\n"
@@ -199,7 +222,13 @@ std::string UsageText(const std::string& program) {
          "  --offset N               video: skip the first N distorted frames\n"
          "  --every N                video: score every Nth frame pair (default 1)\n"
          "  --frames N               video: stop after N scored pairs (default: all)\n"
-         "  --quiet, -q              video: no progress line\n"
+         "  --quiet, -q              video, pairs: no progress or summary line\n"
+         "  --pairs LIST|-           score every REFERENCE,DISTORTED line of LIST (or\n"
+         "                           stdin); rows as CSV on stdout, or --csv/--json\n"
+         "  --shard I/N              pairs: only entries k with k mod N = I (I from 0)\n"
+         "  --device all             pairs: spread the pairs over every CUDA device\n"
+         "  --jobs N                 pairs: decoder threads (default: all cores)\n"
+         "  --decode-only            pairs: decode every pair, score none (rate check)\n"
          "  --help, -h               this text\n"
          "  --version                version and metric\n"
          "\n"

@@ -67,8 +67,10 @@ struct DecodedPair {
 bool LoadOne(const char* which, const std::string& path, io::Image* image, std::string* error) {
   io::FileKind kind;
   Status s = io::SniffFile(path, &kind);
-  if (s.ok() && kind != io::FileKind::kPng && kind != io::FileKind::kJpeg) {
-    s = Status(StatusCode::kIoError, "not a PNG or JPEG image");
+  if (s.ok() && kind == io::FileKind::kText) {
+    s = Status(StatusCode::kIoError, "not a PNG or JPEG image (looks like text)");
+  } else if (s.ok() && kind == io::FileKind::kOther) {
+    s = Status(StatusCode::kIoError, "not a PNG or JPEG image (videos are scored one pair per run)");
   }
   if (s.ok()) s = io::LoadImage(path, image);
   if (s.ok()) return true;

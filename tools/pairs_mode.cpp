@@ -359,14 +359,23 @@ int RunPairsMode(const Options& o) {
   config.decode_threads = static_cast<int>(std::min<std::uint64_t>(o.jobs, 1024));
   config.decode_only = o.decode_only;
 
+  // Two engines per GPU: while one waits for its upload of pageable host
+  // pixels, the other computes (ssim2-bench's host column with --engines 2
+  // measures the gain). The CPU scorer uses every core by itself: one worker.
+  constexpr int kEnginesPerGpu = 2;
   if (o.all_devices) {
     if (o.backend == Backend::kCpu) return Fail("--device all needs the CUDA backend");
     std::string why;
     const int devices = CountCudaDevices(&why);
     if (devices == 0) return Fail("--device all: no usable CUDA device (" + why + ")");
-    for (int d = 0; d < devices; ++d) config.workers.push_back({Backend::kCuda, d, 0});
+    for (int e = 0; e < kEnginesPerGpu; ++e) {
+      for (int d = 0; d < devices; ++d) config.workers.push_back({Backend::kCuda, d, 0});
+    }
   } else {
-    config.workers.push_back({o.backend, o.cuda_device, 0});
+    const bool gpu = o.backend == Backend::kCuda || (o.backend == Backend::kAuto && CudaAvailable());
+    for (int e = 0; e < (gpu ? kEnginesPerGpu : 1); ++e) {
+      config.workers.push_back({o.backend, o.cuda_device, 0});
+    }
     if (o.backend == Backend::kCuda && !o.decode_only) {
       // Fail once, up front, rather than on every row.
       ScorerOptions so;

@@ -367,7 +367,7 @@ int RunPairsMode(const Options& o) {
     if (o.backend == Backend::kCpu) return Fail("--device all needs the CUDA backend");
     std::string why;
     const int devices = CountCudaDevices(&why);
-    if (devices == 0) return Fail("--device all: no usable CUDA device (" + why + ")");
+    if (devices == 0) return Fail("--device all: " + why);
     for (int e = 0; e < kEnginesPerGpu; ++e) {
       for (int d = 0; d < devices; ++d) config.workers.push_back({Backend::kCuda, d, 0});
     }

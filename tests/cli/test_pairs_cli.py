@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import pty
 import subprocess
 import sys
 import tempfile
@@ -151,6 +152,11 @@ def test_stdin_json_and_files(exe, data, tmp):
         doc2 = json.load(f)
     check([r["score"] for r in rows] == [s0, "", "100.00000000"], f"files: csv {rows}")
     check(doc2 == doc, "files: --json=FILE differs from --json on stdout")
+    # A bare --json takes the word after it as its file when --pairs leaves no other.
+    rc, out, err = run(exe, "--pairs", "-", "--json", json_path + "2", "-q", cwd=data, stdin=text)
+    check(rc == 1 and out == "", f"--json FILE: exit {rc}, stdout {out!r}")
+    with open(json_path + "2") as f:
+        check(json.load(f) == doc, "--json FILE differs from --json on stdout")
 
 
 def test_shards(exe, data, tmp):
@@ -171,6 +177,36 @@ def test_shards(exe, data, tmp):
             seen += [r["line"] for r in part]
         check(sorted(seen, key=int) == [r["line"] for r in full],
               f"shards of {n}: lines not each in exactly one shard")
+
+
+def read_pty(fd):
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO once the child has closed its side
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_progress(exe, data):
+    """A progress line on a terminal only, none with --quiet or into a pipe."""
+    listfile = os.path.join(data, "scores.csv")
+    for quiet in (False, True):
+        master, slave = pty.openpty()
+        p = subprocess.Popen([exe, "--pairs", listfile, "--decode-only"] + (["-q"] if quiet else []),
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        err = read_pty(master)
+        os.close(master)
+        p.wait(timeout=120)
+        shown = b"\r\x1b[Kssim2: " in err and b" pairs, 0 failed, " in err
+        check(shown != quiet, f"progress on a terminal (quiet={quiet}): {err[-200:]!r}")
+    rc, _, err = run(exe, "--pairs", listfile, "--decode-only")
+    check(rc == 0 and "\r" not in err, f"progress written into a pipe: {err!r}")
 
 
 def test_fatal_errors(exe, data, tmp):
@@ -205,6 +241,7 @@ def main():
         test_bad_lines(exe, data, tmp)
         test_stdin_json_and_files(exe, data, tmp)
         test_shards(exe, data, tmp)
+        test_progress(exe, data)
         test_fatal_errors(exe, data, tmp)
     if FAILURES:
         print(f"{len(FAILURES)} failure(s)")

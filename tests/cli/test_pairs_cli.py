@@ -232,7 +232,7 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
-    exe, data = sys.argv[1], sys.argv[2]
+    exe, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if not os.path.isfile(os.path.join(data, "scores.csv")):
         print(f"FAIL: test data missing: {data}")
         return 1

@@ -101,7 +101,9 @@ TEST(PairsShard, ShardsPartitionTheList) {
       EXPECT_GE(part.size(), all.size() / n);
       for (std::size_t k = 0; k < part.size(); ++k) {
         ++seen[part[k].line];
-        if (k > 0) EXPECT_LT(part[k - 1].line, part[k].line);
+        if (k > 0) {
+          EXPECT_LT(part[k - 1].line, part[k].line);
+        }
       }
     }
     EXPECT_EQ(total, all.size()) << "N=" << n;

@@ -386,8 +386,8 @@ int RunPairsMode(const Options& o) {
     }
   }
 
-  // Rows go to the named files; to stdout as JSON with --json, else as CSV
-  // unless a file was named.
+  // Rows go to the named files ("--csv -": stdout); to stdout as JSON with
+  // --json, else as CSV unless a file was named.
   std::vector<Output> outputs;
   auto add_file = [&](const std::string& path, RowFormat format) {
     Output out;
@@ -409,14 +409,19 @@ int RunPairsMode(const Options& o) {
   };
   for (const auto& [path, format] : {std::make_pair(o.csv_path, RowFormat::kCsv),
                                      std::make_pair(o.json_path, RowFormat::kJson)}) {
-    if (path.empty()) continue;
+    if (path.empty() || (path == "-" && format == RowFormat::kCsv)) continue;
     if (!add_file(path, format)) {
       const std::string reason = std::strerror(errno);
       close_all();
       return Fail("cannot write " + path + ": " + reason);
     }
   }
-  if (o.json || outputs.empty()) {
+  const bool csv_to_stdout = o.csv_path == "-";
+  if (o.json && csv_to_stdout) {
+    close_all();
+    return Fail("--json and --csv - would both write to standard output");
+  }
+  if (o.json || csv_to_stdout || outputs.empty()) {
     Output out;
     out.file = stdout;
     out.name = "standard output";

@@ -179,6 +179,29 @@ def test_shards(exe, data, tmp):
               f"shards of {n}: lines not each in exactly one shard")
 
 
+def test_odd_names(exe, data, tmp):
+    """Names with commas, quotes and spaces survive the list and both outputs."""
+    import shutil
+    src = os.path.join(data, "images/coffee_8x8")
+    names = ['ref, "one".png', " dist two.png"]
+    shutil.copy(os.path.join(src, "reference.png"), os.path.join(tmp, names[0]))
+    shutil.copy(os.path.join(src, "jpeg_q30.png"), os.path.join(tmp, names[1]))
+    quoted = ",".join('"' + n.replace('"', '""') + '"' for n in names)
+    with open(os.path.join(tmp, "odd.csv"), "w") as f:
+        f.write(quoted + "\n")
+    score, _ = single(exe, os.path.join(tmp, names[0]), os.path.join(tmp, names[1]), tmp)
+    json_path = os.path.join(tmp, "odd.json")
+    rc, out, err = run(exe, "--pairs", "odd.csv", f"--json={json_path}", "--csv", "-", cwd=tmp)
+    rows = rows_of(out) if rc == 0 else []
+    check(rc == 0 and len(rows) == 1, f"odd names: exit {rc}, {err!r}")
+    if rows:
+        check([rows[0]["reference"], rows[0]["distorted"]] == names, f"odd names: csv {rows[0]}")
+        check(rows[0]["score"] == score, f"odd names: score {rows[0]['score']} vs {score}")
+    with open(json_path) as f:
+        pair = json.load(f)["pairs"][0]
+    check([pair["reference"], pair["distorted"]] == names, f"odd names: json {pair}")
+
+
 def read_pty(fd):
     data = b""
     while True:
@@ -219,6 +242,7 @@ def test_fatal_errors(exe, data, tmp):
         (["--pairs", listfile, "--device", "all", "--backend", "cpu"],
          "ssim2: --device all needs the CUDA backend"),
         (["--pairs", listfile, "--csv", os.path.join(tmp, "no/dir/out.csv")], "ssim2: cannot write"),
+        (["--pairs", listfile, "--json", "--csv", "-"], "ssim2: --json and --csv - would both"),
     ]
     for args, start in cases:
         rc, out, err = run(exe, *args)
@@ -241,6 +265,7 @@ def main():
         test_bad_lines(exe, data, tmp)
         test_stdin_json_and_files(exe, data, tmp)
         test_shards(exe, data, tmp)
+        test_odd_names(exe, data, tmp)
         test_progress(exe, data)
         test_fatal_errors(exe, data, tmp)
     if FAILURES:

@@ -184,6 +184,11 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     *error = "--pairs takes the pairs from its list, not from '" + words[0].text + "'";
     return false;
   }
+  if (options->all_devices || !options->shard.empty() || options->jobs != 0 ||
+      options->decode_only) {
+    *error = "--device all, --shard, --jobs and --decode-only work with --pairs only";
+    return false;
+  }
   if (words.size() != 2) return false;  // usage
   options->reference_path = words[0].text;
   options->distorted_path = words[1].text;

@@ -243,6 +243,8 @@ def test_fatal_errors(exe, data, tmp):
          "ssim2: --device all needs the CUDA backend"),
         (["--pairs", listfile, "--csv", os.path.join(tmp, "no/dir/out.csv")], "ssim2: cannot write"),
         (["--pairs", listfile, "--json", "--csv", "-"], "ssim2: --json and --csv - would both"),
+        (["--shard", "0/2", "a.png", "b.png"], "ssim2: --device all, --shard, --jobs and --decode-only work with --pairs only"),
+        (["--device", "all", "a.png", "b.png"], "ssim2: --device all, --shard"),
     ]
     for args, start in cases:
         rc, out, err = run(exe, *args)

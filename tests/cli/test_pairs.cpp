@@ -199,6 +199,24 @@ TEST(PairsPipeline, SeveralWorkersScoreEveryPairOnceInOrder) {
   }
 }
 
+// The memory bound: never more decoded pairs than decoders + queue + workers,
+// however long the list (here 4 times the small pairs).
+TEST(PairsPipeline, DecodedPairsStayBounded) {
+  const std::vector<Expected> expected = ReadScoresCsv();
+  std::vector<std::string> want;
+  PairsConfig config = SmallPairs(expected, &want);
+  const std::vector<PairEntry> once = config.entries;
+  for (int i = 0; i < 3; ++i) config.entries.insert(config.entries.end(), once.begin(), once.end());
+  config.workers = {{Backend::kCpu, -1, 1}};
+  config.decode_threads = 4;
+  config.queue_capacity = 2;
+  std::size_t rows = 0;
+  const PairsSummary summary = RunPairs(config, [&](const PairRow&) { ++rows; });
+  EXPECT_EQ(rows, config.entries.size());
+  EXPECT_GE(summary.peak_decoded, 1u);
+  EXPECT_LE(summary.peak_decoded, 4u + 2u + 1u);
+}
+
 TEST(PairsPipeline, DecodeOnlyScoresNothing) {
   const std::vector<Expected> expected = ReadScoresCsv();
   std::vector<std::string> want;

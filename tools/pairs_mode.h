@@ -3,10 +3,11 @@
 // A pool of decoder threads reads the pairs ahead of the scorers and hands
 // them over through a bounded queue, so at most
 //   decode_threads + queue_capacity + workers
-// decoded pairs exist at once, whatever the list length. Each worker (one per
-// CUDA device with --device all, else one) takes the next decoded pair from
-// the shared queue, so a faster device simply takes more, and keeps one
-// scorer per image size. Rows come out in list order.
+// decoded pairs exist at once, whatever the list length. Each worker (two per
+// GPU in use, or one for the CPU scorer, which has threads of its own) takes
+// the next decoded pair from the shared queue, so a faster device simply
+// takes more, and keeps one scorer per image size. Rows come out in list
+// order. The list itself is read whole before the first pair.
 #pragma once
 
 #include <cstddef>

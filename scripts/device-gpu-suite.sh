@@ -76,6 +76,12 @@ else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi
 step bench 150 "$BUILD/tools/bench/ssim2-bench" --seconds 1
+if [ -n "$TESTDATA" ]; then
+  # ssim2 --pairs on the GPU: every row against the single-pair command, then
+  # its rate against the decode-only rate (and --device all with two GPUs).
+  step pairs-cli 120 python3 tests/cli/test_pairs_cli.py "$BUILD/tools/ssim2" "$TESTDATA"
+  step pairs-rate 90 env TESTDATA="$TESTDATA" bash scripts/pairs-rate.sh "$BUILD" 200
+fi
 
 echo
 echo "## GPU suite summary ($(($(date +%s) - START)) s)"
@@ -92,6 +98,12 @@ if [ -f "$LOG/bench.log" ]; then
   echo "Benchmark (pairs/s; device-resident inputs unless named; see docs/PERFORMANCE.md):"
   echo
   sed -n '/^| size/,$p' "$LOG/bench.log"
+fi
+if [ -f "$LOG/pairs-rate.log" ]; then
+  echo
+  echo "ssim2 --pairs, 1080p PNG pairs (see docs/PERFORMANCE.md):"
+  echo
+  sed -n '/^| run/,$p' "$LOG/pairs-rate.log"
 fi
 echo
 echo "logs: $LOG"

@@ -1,31 +1,43 @@
 // ssim2-bench: throughput of the CUDA engine (and of the CPU path, for the
 // ratio) on synthetic image pairs. A tool, not a test.
 //
-//   ssim2-bench [--seconds S] [--sizes 1280x720,1920x1080,3840x2160] [--no-cpu]
+//   ssim2-bench [--seconds S] [--sizes 1280x720,1920x1080,3840x2160]
+//               [--engines 1,4] [--no-cpu]
 //
-// Modes, per size:
-//   host        8-bit RGB in pageable host memory, Compute(ref, dist), blocking
-//   host-direct the same, pageable memory handed to the driver without the
-//               engine's staging (SSIM2_CUDA_PAGEABLE_UPLOAD=direct)
-//   host-pinned the same from pinned (cudaMallocHost) memory
-//   device      device-resident inputs, Compute(ref, dist), blocking
-//   device-async  device-resident, ComputeAsync with max_batch in flight
-//   cached      SetReference once, then Compute(dist), blocking
-//   batch8      ComputeBatch(ref, 8 distorted)
-//   cpu         the CPU path (Scorer, Backend::kCpu, all threads), blocking
-// Prints one "BENCH <size> <mode> <pairs/s>" line per measurement and one
-// "MEM <size> <bytes> <bytes/pixel>" line per size, then a table.
+// For every size and every engine count T of --engines, T threads each drive
+// an engine of their own (its own stream and device memory) on shared,
+// read-only inputs; a mode's figure is the aggregate pairs/s of the T threads.
+// Modes:
+//   host         8-bit RGB in pageable host memory, Compute(ref, dist), blocking
+//   host-direct  the same, pageable memory handed to the driver without the
+//                engine's staging (SSIM2_CUDA_PAGEABLE_UPLOAD=direct; T = 1 only)
+//   host-pinned  the same from pinned (cudaMallocHost) memory
+//   device       device-resident inputs, Compute(ref, dist), blocking
+//   device-async device-resident, ComputeAsync with 8 results in flight
+//   cached       SetReference once, then Compute(dist), blocking
+//   batch8       ComputeBatch(ref, 8 distorted)
+//   cpu          the CPU path (Scorer, Backend::kCpu, all threads), blocking;
+//                once per size, in the first engine count's row
+// Prints "BENCH <size> <engines> <mode> <pairs/s>" per measurement and
+// "MEM <size> <bytes> <bytes/pixel>" per size (one engine's device memory),
+// then one table whose header line starts with "| size" (the device suite
+// prints the table from that line on).
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ssim2/cuda_engine.h"
@@ -37,13 +49,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Image {
+struct HostImage {
   int w, h;
   std::vector<std::uint8_t> rgb;
 };
 
-Image MakeImage(int w, int h, std::uint32_t seed, int noise) {
-  Image img{w, h, std::vector<std::uint8_t>(static_cast<std::size_t>(w) * h * 3)};
+HostImage MakeImage(int w, int h, std::uint32_t seed, int noise) {
+  HostImage img{w, h, std::vector<std::uint8_t>(static_cast<std::size_t>(w) * h * 3)};
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> nz(-noise, noise);
   for (int y = 0; y < h; ++y)
@@ -58,29 +70,122 @@ Image MakeImage(int w, int h, std::uint32_t seed, int noise) {
   return img;
 }
 
-// Runs `once` (which scores `pairs_per_call` pairs) for about `seconds`.
-double Measure(double seconds, int pairs_per_call, const std::function<bool()>& once) {
-  if (!once()) return -1;  // warm-up
-  int calls = 0;
-  const auto start = Clock::now();
-  double elapsed = 0;
-  do {
-    if (!once()) return -1;
-    ++calls;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  } while (elapsed < seconds || calls < 3);
-  return calls * pairs_per_call / elapsed;
-}
-
 bool Ok(const Status& s, const char* what) {
   if (!s.ok()) std::fprintf(stderr, "%s: %s: %s\n", what, StatusCodeName(s.code()), s.message().c_str());
   return s.ok();
 }
 
+bool CudaOk(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+  return e == cudaSuccess;
+}
+
+// Device and pinned buffers of the benchmark's inputs, freed on scope exit.
+struct DeviceBuffer {
+  void* p = nullptr;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (p) cudaFree(p);
+  }
+  bool Upload(const std::vector<std::uint8_t>& bytes) {
+    return CudaOk(cudaMalloc(&p, bytes.size()), "cudaMalloc") &&
+           CudaOk(cudaMemcpy(p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+};
+
+struct PinnedBuffer {
+  void* p = nullptr;
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (p) cudaFreeHost(p);
+  }
+  bool Copy(const std::vector<std::uint8_t>& bytes) {
+    if (!CudaOk(cudaMallocHost(&p, bytes.size()), "cudaMallocHost")) return false;
+    std::memcpy(p, bytes.data(), bytes.size());
+    return true;
+  }
+};
+
+// Runs `once(thread)` (which scores `pairs_per_call` pairs) on `threads`
+// threads at once for about `seconds` after a common start (each thread
+// warms up first); returns the aggregate pairs/s, or -1 when a call failed.
+double MeasureParallel(int threads, double seconds, int pairs_per_call,
+                       const std::function<bool(int)>& once) {
+  std::mutex m;
+  std::condition_variable cv;
+  int warm = 0;
+  bool go = false;
+  std::atomic<bool> failed{false};
+  Clock::time_point start;
+  std::vector<long> calls(threads, 0);
+  std::vector<double> elapsed(threads, 0.0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      const bool warm_ok = once(t);
+      {
+        std::unique_lock<std::mutex> lock(m);
+        if (!warm_ok) failed = true;
+        if (++warm == threads) {
+          start = Clock::now();
+          go = true;
+          cv.notify_all();
+        }
+        cv.wait(lock, [&] { return go; });
+      }
+      if (failed) return;
+      double e = 0;
+      do {
+        if (!once(t)) {
+          failed = true;
+          return;
+        }
+        ++calls[t];
+        e = std::chrono::duration<double>(Clock::now() - start).count();
+      } while ((e < seconds || calls[t] < 3) && !failed);
+      elapsed[t] = e;
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  if (failed) return -1;
+  long total = 0;
+  for (long c : calls) total += c;
+  const double wall = *std::max_element(elapsed.begin(), elapsed.end());
+  return wall > 0 ? total * pairs_per_call / wall : -1;
+}
+
 struct Row {
-  std::string size, mode;
+  std::string size;
+  int engines;
+  std::string mode;
   double pairs_per_s;
 };
+
+bool ParseList(const char* text, std::vector<int>* out, bool sizes,
+               std::vector<std::pair<int, int>>* size_out) {
+  std::string s = text;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    std::size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    const std::string item = s.substr(pos, comma - pos);
+    int a = 0, b = 0;
+    char tail = 0;
+    if (sizes) {
+      if (std::sscanf(item.c_str(), "%dx%d%c", &a, &b, &tail) != 2 || a < 8 || b < 8) return false;
+      size_out->push_back({a, b});
+    } else {
+      if (std::sscanf(item.c_str(), "%d%c", &a, &tail) != 1 || a < 1 || a > 256) return false;
+      out->push_back(a);
+    }
+    pos = comma + 1;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -88,26 +193,30 @@ int main(int argc, char** argv) {
   double seconds = 1.0;
   bool run_cpu = true;
   std::vector<std::pair<int, int>> sizes = {{1280, 720}, {1920, 1080}, {3840, 2160}};
+  std::vector<int> engine_counts = {1, 4};
+  bool sizes_given = false, engines_given = false;
   for (int i = 1; i < argc; ++i) {
+    bool ok = true;
     if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
+      ok = seconds > 0;
     } else if (!std::strcmp(argv[i], "--no-cpu")) {
       run_cpu = false;
     } else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
-      sizes.clear();
-      std::string s = argv[++i];
-      std::size_t pos = 0;
-      while (pos < s.size()) {
-        std::size_t comma = s.find(',', pos);
-        if (comma == std::string::npos) comma = s.size();
-        int w = 0, h = 0;
-        if (std::sscanf(s.substr(pos, comma - pos).c_str(), "%dx%d", &w, &h) == 2) {
-          sizes.push_back({w, h});
-        }
-        pos = comma + 1;
-      }
+      if (!sizes_given) sizes.clear();
+      sizes_given = true;
+      ok = ParseList(argv[++i], nullptr, true, &sizes);
+    } else if (!std::strcmp(argv[i], "--engines") && i + 1 < argc) {
+      if (!engines_given) engine_counts.clear();
+      engines_given = true;
+      ok = ParseList(argv[++i], &engine_counts, false, nullptr);
     } else {
-      std::fprintf(stderr, "usage: %s [--seconds S] [--sizes WxH,...] [--no-cpu]\n", argv[0]);
+      ok = false;
+    }
+    if (!ok) {
+      std::fprintf(stderr,
+                   "usage: %s [--seconds S] [--sizes WxH,...] [--engines T,...] [--no-cpu]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -118,146 +227,170 @@ int main(int argc, char** argv) {
   }
   std::vector<Row> rows;
   std::vector<std::pair<std::string, double>> memory;
+  bool scores_differ = false;
   for (auto [w, h] : sizes) {
     const std::string size = std::to_string(w) + "x" + std::to_string(h);
-    const Image ref = MakeImage(w, h, 1, 0);
-    std::vector<Image> dists;
+    const HostImage ref = MakeImage(w, h, 1, 0);
+    std::vector<HostImage> dists;
     for (int i = 0; i < 8; ++i) dists.push_back(MakeImage(w, h, 10 + i, 4 + 2 * i));
-    const std::size_t bytes = ref.rgb.size();
     auto host_view = [&](const void* p) {
       return ImageView::Packed(PixelFormat::kRGB8, w, h, p, 3 * w);
     };
     auto dev_view = [&](const void* p) {
       return ImageView::Packed(PixelFormat::kRGB8, w, h, p, 3 * w, MemoryLocation::kCudaDevice);
     };
-    cuda::Engine engine;
-    cuda::EngineOptions opt;
-    opt.max_batch = 8;
-    if (!Ok(cuda::Engine::Create(w, h, opt, &engine), "Engine::Create")) return 1;
-    const double bpp = static_cast<double>(engine.memory_bytes()) / (static_cast<double>(w) * h);
-    std::printf("DEVICE %s\n", engine.device_name().c_str());
-    std::printf("MEM %s %zu %.1f\n", size.c_str(), engine.memory_bytes(), bpp);
-    memory.push_back({size, bpp});
-
-    // Device and pinned copies.
-    void* dref = nullptr;
-    std::vector<void*> ddist(8, nullptr);
-    void* pref = nullptr;
-    void* pdist = nullptr;
-    bool alloc_ok = cudaMalloc(&dref, bytes) == cudaSuccess &&
-                    cudaMallocHost(&pref, bytes) == cudaSuccess &&
-                    cudaMallocHost(&pdist, bytes) == cudaSuccess;
-    for (int i = 0; i < 8 && alloc_ok; ++i) alloc_ok = cudaMalloc(&ddist[i], bytes) == cudaSuccess;
-    if (!alloc_ok) {
+    // Inputs shared read-only by every thread.
+    DeviceBuffer dref;
+    DeviceBuffer ddist[8];
+    PinnedBuffer pref, pdist;
+    bool inputs_ok = dref.Upload(ref.rgb) && pref.Copy(ref.rgb) && pdist.Copy(dists[0].rgb);
+    for (int i = 0; i < 8 && inputs_ok; ++i) inputs_ok = ddist[i].Upload(dists[i].rgb);
+    if (!inputs_ok) {
       std::fprintf(stderr, "allocation of benchmark inputs failed\n");
       return 1;
     }
-    cudaMemcpy(dref, ref.rgb.data(), bytes, cudaMemcpyHostToDevice);
-    for (int i = 0; i < 8; ++i) cudaMemcpy(ddist[i], dists[i].rgb.data(), bytes, cudaMemcpyHostToDevice);
-    std::memcpy(pref, ref.rgb.data(), bytes);
-    std::memcpy(pdist, dists[0].rgb.data(), bytes);
-
-    Result r0;
-    if (!Ok(engine.Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &r0), "Compute")) return 1;
-    std::printf("score of the benchmark pair: %.8f\n", r0.score);
-    auto record = [&](const char* mode, double v) {
-      rows.push_back({size, mode, v});
-      std::printf("BENCH %s %s %.1f\n", size.c_str(), mode, v);
-      std::fflush(stdout);
-    };
-    Result r;
-    record("host", Measure(seconds, 1, [&] {
-      return Ok(engine.Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &r), "host");
-    }));
-    {
-      setenv("SSIM2_CUDA_PAGEABLE_UPLOAD", "direct", 1);
-      cuda::Engine direct;
-      const Status st = cuda::Engine::Create(w, h, opt, &direct);
-      unsetenv("SSIM2_CUDA_PAGEABLE_UPLOAD");
-      if (Ok(st, "Engine::Create (direct)")) {
-        record("host-direct", Measure(seconds, 1, [&] {
-          return Ok(direct.Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &r),
-                    "host-direct");
-        }));
-      }
-    }
-    record("host-pinned", Measure(seconds, 1, [&] {
-      return Ok(engine.Compute(host_view(pref), host_view(pdist), &r), "host-pinned");
-    }));
-    record("device", Measure(seconds, 1, [&] {
-      return Ok(engine.Compute(dev_view(dref), dev_view(ddist[0]), &r), "device");
-    }));
-    record("device-async", Measure(seconds, 8, [&] {
-      cuda::Engine::Ticket t[8];
-      for (int i = 0; i < 8; ++i) {
-        if (!Ok(engine.ComputeAsync(dev_view(dref), dev_view(ddist[i]), &t[i]), "async")) return false;
-      }
-      for (int i = 0; i < 8; ++i) {
-        if (!Ok(engine.Wait(t[i], &r), "wait")) return false;
-      }
-      return true;
-    }));
-    if (!Ok(engine.SetReference(dev_view(dref)), "SetReference")) return 1;
-    record("cached", Measure(seconds, 1, [&] {
-      return Ok(engine.Compute(dev_view(ddist[0]), &r), "cached");
-    }));
     std::vector<ImageView> batch;
-    for (int i = 0; i < 8; ++i) batch.push_back(dev_view(ddist[i]));
-    std::vector<Result> results(8);
-    record("batch8", Measure(seconds, 8, [&] {
-      return Ok(engine.ComputeBatch(dev_view(dref), batch.data(), 8, results.data()), "batch");
-    }));
-    if (std::fabs(results[0].score - r0.score) > 1e-9 || std::fabs(r.score - r0.score) > 1e-9) {
-      std::printf("WARNING: scores differ between modes: %.10f %.10f %.10f\n", r0.score, r.score,
-                  results[0].score);
-    }
-    if (run_cpu) {
-      ScorerOptions so;
-      so.backend = Backend::kCpu;
-      std::unique_ptr<Scorer> cpu;
-      if (Ok(Scorer::Create(w, h, so, &cpu), "CPU scorer")) {
-        std::printf("CPU path: %s\n", cpu->description().c_str());
-        Result rc;
-        record("cpu", Measure(seconds, 1, [&] {
-          return Ok(cpu->Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &rc), "cpu");
-        }));
-        std::printf("cpu score %.8f (gpu %.8f)\n", rc.score, r0.score);
+    for (int i = 0; i < 8; ++i) batch.push_back(dev_view(ddist[i].p));
+
+    cuda::EngineOptions opt;
+    opt.max_batch = 8;
+    double r0 = 0;
+    for (std::size_t ei = 0; ei < engine_counts.size(); ++ei) {
+      const int engines_n = engine_counts[ei];
+      std::vector<cuda::Engine> engines(engines_n);
+      for (cuda::Engine& e : engines) {
+        if (!Ok(cuda::Engine::Create(w, h, opt, &e), "Engine::Create")) return 1;
+      }
+      if (ei == 0) {
+        const double bpp = static_cast<double>(engines[0].memory_bytes()) / (static_cast<double>(w) * h);
+        std::printf("DEVICE %s\n", engines[0].device_name().c_str());
+        std::printf("MEM %s %zu %.1f\n", size.c_str(), engines[0].memory_bytes(), bpp);
+        memory.push_back({size, bpp});
+        Result first;
+        if (!Ok(engines[0].Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &first),
+                "Compute")) {
+          return 1;
+        }
+        r0 = first.score;
+        std::printf("score of the benchmark pair: %.8f\n", r0);
+      }
+      // One result per thread; every mode must give the first pair's score.
+      std::vector<Result> last(engines_n);
+      std::vector<std::vector<Result>> batch_results(engines_n, std::vector<Result>(8));
+      auto record = [&](const char* mode, double v) {
+        rows.push_back({size, engines_n, mode, v});
+        std::printf("BENCH %s %d %s %.1f\n", size.c_str(), engines_n, mode, v);
+        std::fflush(stdout);
+        for (const Result& r : last) {
+          if (v >= 0 && r.score != r0) {
+            std::printf("WARNING: %s gave %.10f, the first call %.10f\n", mode, r.score, r0);
+            scores_differ = true;
+            break;
+          }
+        }
+      };
+      auto measure = [&](int pairs_per_call, const std::function<bool(int)>& once) {
+        return MeasureParallel(engines_n, seconds, pairs_per_call, once);
+      };
+      record("host", measure(1, [&](int t) {
+        return Ok(engines[t].Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &last[t]),
+                  "host");
+      }));
+      if (engines_n == 1) {
+        setenv("SSIM2_CUDA_PAGEABLE_UPLOAD", "direct", 1);
+        cuda::Engine direct;
+        const Status st = cuda::Engine::Create(w, h, opt, &direct);
+        unsetenv("SSIM2_CUDA_PAGEABLE_UPLOAD");
+        if (Ok(st, "Engine::Create (direct)")) {
+          record("host-direct", measure(1, [&](int t) {
+            return Ok(direct.Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &last[t]),
+                      "host-direct");
+          }));
+        }
+      }
+      record("host-pinned", measure(1, [&](int t) {
+        return Ok(engines[t].Compute(host_view(pref.p), host_view(pdist.p), &last[t]), "host-pinned");
+      }));
+      record("device", measure(1, [&](int t) {
+        return Ok(engines[t].Compute(dev_view(dref.p), dev_view(ddist[0].p), &last[t]), "device");
+      }));
+      record("device-async", measure(8, [&](int t) {
+        cuda::Engine::Ticket tickets[8];
+        for (int i = 0; i < 8; ++i) {
+          if (!Ok(engines[t].ComputeAsync(dev_view(dref.p), dev_view(ddist[i].p), &tickets[i]), "async"))
+            return false;
+        }
+        Result r;
+        for (int i = 0; i < 8; ++i) {
+          if (!Ok(engines[t].Wait(tickets[i], i == 0 ? &last[t] : &r), "wait")) return false;
+        }
+        return true;
+      }));
+      for (cuda::Engine& e : engines) {
+        if (!Ok(e.SetReference(dev_view(dref.p)), "SetReference")) return 1;
+      }
+      record("cached", measure(1, [&](int t) {
+        return Ok(engines[t].Compute(dev_view(ddist[0].p), &last[t]), "cached");
+      }));
+      record("batch8", measure(8, [&](int t) {
+        const bool ok = Ok(engines[t].ComputeBatch(dev_view(dref.p), batch.data(), 8,
+                                                   batch_results[t].data()),
+                           "batch");
+        last[t] = batch_results[t][0];
+        return ok;
+      }));
+      if (run_cpu && ei == 0) {
+        ScorerOptions so;
+        so.backend = Backend::kCpu;
+        std::unique_ptr<Scorer> cpu;
+        if (Ok(Scorer::Create(w, h, so, &cpu), "CPU scorer")) {
+          std::printf("CPU path: %s\n", cpu->description().c_str());
+          std::vector<Result> cpu_last(1);
+          const double v = MeasureParallel(1, seconds, 1, [&](int) {
+            return Ok(cpu->Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &cpu_last[0]),
+                      "cpu");
+          });
+          rows.push_back({size, engines_n, "cpu", v});
+          std::printf("BENCH %s %d cpu %.1f\n", size.c_str(), engines_n, v);
+          std::printf("cpu score %.8f (gpu %.8f)\n", cpu_last[0].score, r0);
+        }
       }
     }
-    cudaFree(dref);
-    for (void* p : ddist) cudaFree(p);
-    cudaFreeHost(pref);
-    cudaFreeHost(pdist);
   }
 
-  // Table: pairs/s per mode and size.
-  const char* modes[] = {"host", "host-direct", "host-pinned", "device", "device-async", "cached", "batch8", "cpu"};
-  std::printf("\n| size | bytes/px |");
+  // Table: pairs/s per size, engine count and mode, then the ratios that the
+  // targets name.
+  const char* modes[] = {"host", "host-direct", "host-pinned", "device", "device-async",
+                         "cached", "batch8", "cpu"};
+  std::printf("\n| size | engines | bytes/px |");
   for (const char* m : modes) std::printf(" %s |", m);
-  std::printf(" device/cpu |\n|---|---|");
+  std::printf(" cached/device | batch8/device | device/cpu |\n|---|---|---|");
   for (std::size_t i = 0; i < sizeof modes / sizeof *modes; ++i) std::printf("---|");
-  std::printf("---|\n");
-  for (std::size_t si = 0; si < memory.size(); ++si) {
-    const std::string& size = memory[si].first;
-    std::printf("| %s | %.1f |", size.c_str(), memory[si].second);
-    double dev = 0, cpu = 0;
-    for (const char* m : modes) {
-      double v = -1;
-      for (const Row& row : rows)
-        if (row.size == size && row.mode == m) v = row.pairs_per_s;
-      if (v < 0) {
-        std::printf(" - |");
-      } else {
-        std::printf(" %.0f |", v);
+  std::printf("---|---|---|\n");
+  auto ratio = [](double a, double b) {
+    char buf[32];
+    if (a > 0 && b > 0) std::snprintf(buf, sizeof buf, " %.2fx |", a / b);
+    else std::snprintf(buf, sizeof buf, " - |");
+    return std::string(buf);
+  };
+  for (const auto& [size, bpp] : memory) {
+    for (int engines_n : engine_counts) {
+      std::printf("| %s | %d | %.1f |", size.c_str(), engines_n, bpp);
+      auto value = [&](const char* m) {
+        for (const Row& row : rows)
+          if (row.size == size && row.engines == engines_n && row.mode == m) return row.pairs_per_s;
+        return -1.0;
+      };
+      for (const char* m : modes) {
+        const double v = value(m);
+        if (v < 0) std::printf(" - |");
+        else std::printf(" %.0f |", v);
       }
-      if (!std::strcmp(m, "device")) dev = v;
-      if (!std::strcmp(m, "cpu")) cpu = v;
-    }
-    if (cpu > 0 && dev > 0) {
-      std::printf(" %.0fx |\n", dev / cpu);
-    } else {
-      std::printf(" - |\n");
+      std::string cpu_ratio = ratio(value("device"), value("cpu"));
+      std::printf("%s%s%s\n", ratio(value("cached"), value("device")).c_str(),
+                  ratio(value("batch8"), value("device")).c_str(), cpu_ratio.c_str());
     }
   }
-  return 0;
+  if (scores_differ) std::printf("\nWARNING: some mode gave a different score (see above)\n");
+  return scores_differ ? 1 : 0;
 }

@@ -31,6 +31,7 @@ constexpr Range kDeviceRange{0, 1024};
 // More threads than cores only adds overhead; the cap keeps a typo from
 // starting millions of threads.
 constexpr Range kThreadsRange{0, 1024};
+constexpr Range kJobsRange{1, 1024};
 
 // The extensions -o FILE recognises (the format names themselves are the
 // score log's: ssim2::LogFormatName); vmaf-json is only chosen with --format.
@@ -103,6 +104,7 @@ struct ParseState {
   bool format_given = false;
   LogFormat format = LogFormat::kCsv;
   gboolean quiet = FALSE;
+  gboolean decode_only = FALSE;
   gboolean help = FALSE;
   gboolean help_all = FALSE;
   gboolean help_gst = FALSE;
@@ -150,6 +152,10 @@ gboolean OnBackend(const gchar* name, const gchar* value, gpointer data, GError*
 }
 
 gboolean OnDevice(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (std::strcmp(value, "all") == 0) {  // pairs mode: every visible GPU
+    StateOf(data)->options->all_devices = true;
+    return TRUE;
+  }
   std::uint64_t n = 0;
   if (!TakeNumber(name, value, kDeviceRange, &n, error)) return FALSE;
   StateOf(data)->options->cuda_device = static_cast<int>(n);
@@ -161,6 +167,22 @@ gboolean OnThreads(const gchar* name, const gchar* value, gpointer data, GError*
   if (!TakeNumber(name, value, kThreadsRange, &n, error)) return FALSE;
   StateOf(data)->options->cpu_threads = static_cast<int>(n);
   return TRUE;
+}
+
+gboolean OnPairs(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a list file or -");
+  StateOf(data)->options->pairs_path = value;
+  return TRUE;
+}
+
+// Checked by the pairs mode (ParseShard in pairs_list.h).
+gboolean OnShard(const gchar*, const gchar* value, gpointer data, GError**) {
+  StateOf(data)->options->shard = value;
+  return TRUE;
+}
+
+gboolean OnJobs(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  return TakeNumber(name, value, kJobsRange, &StateOf(data)->options->jobs, error);
 }
 
 gboolean OnAlignment(const gchar* name, const gchar* value, gpointer data, GError** error) {
@@ -305,6 +327,17 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       {"threads", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnThreads),
        s.threads.c_str(), "N"},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+  const GOptionEntry pairs[] = {
+      {"pairs", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnPairs),
+       "score every REFERENCE,DISTORTED line of LIST (-: stdin); rows as CSV, or --json",
+       "LIST"},
+      {"shard", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnShard),
+       "only the entries k with k mod N = I (I from 0)", "I/N"},
+      {"jobs", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnJobs),
+       "decoder threads (default: all cores)", "N"},
+      {"decode-only", 0, 0, G_OPTION_ARG_NONE, &state->decode_only,
+       "decode every pair, score none (to compare rates)", nullptr},
+      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   const GOptionEntry video[] = {
       {"alignment", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnAlignment),
        "running-time (default): pair frames by timestamp; sequence: by order", "MODE"},
@@ -340,7 +373,7 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       {"version", 0, 0, G_OPTION_ARG_NONE, &state->version, "version and metric", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
 
-  GOptionContext* context = g_option_context_new("REFERENCE DISTORTED");
+  GOptionContext* context = g_option_context_new("REFERENCE DISTORTED | --pairs LIST");
   // Help is ours: GLib's would exit() from inside the parser.
   g_option_context_set_help_enabled(context, FALSE);
   g_option_context_set_summary(
@@ -367,6 +400,9 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       "Exit status: 0 on success, 1 on any error (one line on stderr).\n");
   g_option_context_add_group(context, NewGroup("scoring", "Scoring options (images and videos):",
                                                "Show scoring options", scoring, state));
+  g_option_context_add_group(
+      context, NewGroup("pairs", "Pairs-list options (--pairs, docs/BATCH.md):",
+                        "Show pairs-list options", pairs, state));
   g_option_context_add_group(
       context, NewGroup("video", "Video options:", "Show video options", video, state));
   g_option_context_add_group(
@@ -458,6 +494,7 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     return true;
   }
   options->quiet = options->quiet || state.quiet;
+  options->decode_only = options->decode_only || state.decode_only;
   if (!ResolveOutput(state, options, error)) return false;
 
   struct Word {
@@ -488,6 +525,25 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
       }
     }
     if (!took_file) options->json = true;
+  }
+  if (!options->pairs_path.empty()) {
+    // --json FILE: with --pairs the only word left is its file.
+    if (state.bare_json && words.size() == 1 && words[0].after_bare_json) {
+      options->json = false;
+      if (!AssignOutput(LogFormat::kJson, words[0].text, options, error)) {
+        *error = "--json: " + *error;
+        return false;
+      }
+      words.clear();
+    }
+    if (words.empty()) return true;
+    *error = "--pairs takes the pairs from its list, not from '" + words[0].text + "'";
+    return false;
+  }
+  if (options->all_devices || !options->shard.empty() || options->jobs != 0 ||
+      options->decode_only) {
+    *error = "--device all, --shard, --jobs and --decode-only work with --pairs only";
+    return false;
   }
   if (words.size() != 2) return false;  // usage
   options->reference_path = words[0].text;

@@ -29,6 +29,12 @@ struct Options {
   std::uint64_t every = 1;   // --every N: score every Nth pair
   std::uint64_t frames = 0;  // --frames N: stop after N scored pairs (0: all)
   bool quiet = false;        // no progress line even on a terminal
+  // Pairs mode (tools/pairs_mode.h).
+  std::string pairs_path;    // --pairs LIST ("-": standard input)
+  std::string shard;         // --shard I/N, checked by the pairs mode
+  bool all_devices = false;  // --device all
+  bool decode_only = false;  // --decode-only: decode the pairs, score none
+  std::uint64_t jobs = 0;    // --jobs N: decoder threads (0: all cores)
 };
 
 // Video mode (tools/video_mode.cpp, needs the GStreamer plugin); returns the

@@ -10,6 +10,7 @@
 #include "cli_args.h"
 #include "cli_options.h"
 #include "image_io.h"
+#include "pairs_mode.h"
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
 
@@ -172,5 +173,6 @@ int main(int argc, char** argv) {
     std::printf("ssim2 %s (gst-ssim2), SSIMULACRA 2.1\n", SSIM2_VERSION);
     return 0;
   }
+  if (!options.pairs_path.empty()) return RunPairsMode(options);
   return Run(options);
 }

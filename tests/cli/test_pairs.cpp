@@ -1,0 +1,242 @@
+// The pairs mode's parts that need no process: the list format, --shard and
+// the decode/score pipeline with several CPU workers (the same dispatch that
+// --device all uses with one CUDA worker per device).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pairs_list.h"
+#include "pairs_mode.h"
+#include "testdata.h"
+
+namespace ssim2 {
+namespace cli {
+namespace {
+
+TEST(PairsList, FormatRules) {
+  const std::string text =
+      "# a comment\n"
+      "Reference,Distorted,score\n"
+      "\n"
+      "a.png,b.png\n"
+      "  c.png , d.png ,42,extra\r\n"
+      "   # indented comment\n"
+      "\"e,1.png\",\"f \"\"q\"\".png\"\n"
+      "only-one.png\n"
+      ",empty.png\n"
+      "\"open.png,x.png\n"
+      "\"a.png\"junk,b.png\n"
+      "reference,distorted\n"  // a header only as the first entry
+      "/abs/g.png,h.jpg";      // no final newline
+  const std::vector<PairEntry> e = ParsePairsList(text);
+  ASSERT_EQ(e.size(), 9u);
+  EXPECT_EQ(e[0].line, 4u);
+  EXPECT_EQ(e[0].reference, "a.png");
+  EXPECT_EQ(e[0].distorted, "b.png");
+  EXPECT_EQ(e[1].line, 5u);
+  EXPECT_EQ(e[1].reference, "c.png");
+  EXPECT_EQ(e[1].distorted, "d.png");
+  EXPECT_TRUE(e[1].error.empty());
+  EXPECT_EQ(e[2].reference, "e,1.png");
+  EXPECT_EQ(e[2].distorted, "f \"q\".png");
+  EXPECT_NE(e[3].error.find("expected REFERENCE,DISTORTED"), std::string::npos);
+  EXPECT_EQ(e[3].line, 8u);
+  EXPECT_NE(e[4].error.find("empty file name"), std::string::npos);
+  EXPECT_NE(e[5].error.find("quotes"), std::string::npos);
+  EXPECT_NE(e[6].error.find("quotes"), std::string::npos);
+  EXPECT_EQ(e[7].reference, "reference");
+  EXPECT_EQ(e[8].line, 13u);
+  EXPECT_EQ(e[8].reference, "/abs/g.png");
+  EXPECT_EQ(e[8].distorted, "h.jpg");
+}
+
+TEST(PairsList, Paths) {
+  EXPECT_EQ(ListDirectory("list.csv"), "");
+  EXPECT_EQ(ListDirectory("data/sets/list.csv"), "data/sets");
+  EXPECT_EQ(ListDirectory("/list.csv"), "/");
+  EXPECT_EQ(ResolveListPath("", "a.png"), "a.png");
+  EXPECT_EQ(ResolveListPath("data/sets", "img/a.png"), "data/sets/img/a.png");
+  EXPECT_EQ(ResolveListPath("/", "a.png"), "/a.png");
+  EXPECT_EQ(ResolveListPath("data", "/abs/a.png"), "/abs/a.png");
+}
+
+TEST(PairsShard, ParseRejectsBadShards) {
+  Shard s;
+  std::string error;
+  EXPECT_TRUE(ParseShard("0/1", &s, &error));
+  EXPECT_TRUE(ParseShard("3/4", &s, &error));
+  EXPECT_EQ(s.index, 3u);
+  EXPECT_EQ(s.count, 4u);
+  for (const char* bad : {"4/4", "1/0", "0/0", "-1/4", "1", "a/b", "1/4x", "/4", "1/", " 1/4"}) {
+    EXPECT_FALSE(ParseShard(bad, &s, &error)) << bad;
+    EXPECT_FALSE(error.empty()) << bad;
+  }
+}
+
+// Every entry lands in exactly one shard, for N below, equal to and above the
+// number of entries; comments and malformed lines count like any entry.
+TEST(PairsShard, ShardsPartitionTheList) {
+  std::string text = "reference,distorted\n";
+  for (int i = 0; i < 23; ++i) {
+    if (i % 5 == 0) text += "# comment\n\n";
+    text += i % 7 == 3 ? "malformed-" + std::to_string(i) + "\n"
+                       : "r" + std::to_string(i) + ".png,d" + std::to_string(i) + ".png\n";
+  }
+  const std::vector<PairEntry> all = ParsePairsList(text);
+  ASSERT_EQ(all.size(), 23u);
+  for (std::uint64_t n : {1u, 2u, 3u, 5u, 7u, 22u, 23u, 24u, 100u}) {
+    std::map<std::size_t, int> seen;  // line -> shards that hold it
+    std::size_t total = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::vector<PairEntry> part = SelectShard(all, Shard{i, n});
+      total += part.size();
+      // Round robin: sizes differ by at most one, and the order is kept.
+      EXPECT_LE(part.size(), (all.size() + n - 1) / n);
+      EXPECT_GE(part.size(), all.size() / n);
+      for (std::size_t k = 0; k < part.size(); ++k) {
+        ++seen[part[k].line];
+        if (k > 0) {
+          EXPECT_LT(part[k - 1].line, part[k].line);
+        }
+      }
+    }
+    EXPECT_EQ(total, all.size()) << "N=" << n;
+    EXPECT_EQ(seen.size(), all.size()) << "N=" << n;
+    for (const auto& [line, count] : seen) EXPECT_EQ(count, 1) << "line " << line << " N=" << n;
+  }
+  // A huge N must not overflow the stride.
+  EXPECT_EQ(SelectShard(all, Shard{5, ~std::uint64_t{0}}).size(), 1u);
+  EXPECT_EQ(SelectShard(all, Shard{~std::uint64_t{0} - 1, ~std::uint64_t{0}}).size(), 0u);
+}
+
+struct Expected {
+  std::string reference, distorted, score;
+};
+
+std::vector<Expected> ReadScoresCsv() {
+  std::ifstream in(std::string(SSIM2_TESTDATA_DIR) + "/scores.csv");
+  std::vector<Expected> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (f.size() >= 5) rows.push_back({f[0], f[1], f[4]});
+  }
+  return rows;
+}
+
+std::string Score8(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.8f", v);
+  return buf;
+}
+
+// Small pairs of scores.csv (the big ones would slow the test down), a broken
+// line and a size mismatch among them.
+PairsConfig SmallPairs(const std::vector<Expected>& expected, std::vector<std::string>* scores) {
+  std::string text = "reference,distorted\n";
+  for (const Expected& e : expected) {
+    if (e.reference.find("1920x1080") != std::string::npos ||
+        e.reference.find("1280x720") != std::string::npos)
+      continue;
+    text += e.reference + "," + e.distorted + "\n";
+    scores->push_back(e.score);
+    if (scores->size() == 5) {
+      text += "images/coffee_8x8/reference.png,images/gravel_64x64/reference.png\n";
+      scores->push_back("Image size mismatch");
+      text += "images/coffee_8x8/reference.png,no/such.png\n";
+      scores->push_back("Could not load distorted image");
+    }
+  }
+  PairsConfig config;
+  config.entries = ParsePairsList(text);
+  config.list_dir = SSIM2_TESTDATA_DIR;
+  return config;
+}
+
+// Three CPU workers share the queue: every pair is scored exactly once, rows
+// come in list order and equal the expected scores; failures are rows.
+TEST(PairsPipeline, SeveralWorkersScoreEveryPairOnceInOrder) {
+  const std::vector<Expected> expected = ReadScoresCsv();
+  ASSERT_GE(expected.size(), 60u) << "test data missing: " << SSIM2_TESTDATA_DIR;
+  std::vector<std::string> want;
+  PairsConfig config = SmallPairs(expected, &want);
+  ASSERT_EQ(config.entries.size(), want.size());
+  for (int w = 0; w < 3; ++w) config.workers.push_back({Backend::kCpu, -1, 1});
+  config.decode_threads = 2;
+  config.queue_capacity = 1;  // the smallest queue still completes
+
+  std::vector<PairRow> rows;
+  std::vector<std::size_t> per_worker;
+  const PairsSummary summary =
+      RunPairs(config, [&](const PairRow& row) { rows.push_back(row); }, &per_worker);
+  ASSERT_EQ(rows.size(), want.size());
+  EXPECT_EQ(summary.pairs, want.size());
+  EXPECT_EQ(summary.failed, 2u);
+  EXPECT_EQ(summary.scored, want.size() - 2);
+  ASSERT_EQ(per_worker.size(), 3u);
+  std::size_t scored_by_workers = 0;
+  for (std::size_t n : per_worker) scored_by_workers += n;
+  EXPECT_EQ(scored_by_workers, want.size() - 2);  // failed decodes reach no worker
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].entry.line, config.entries[i].line);
+    if (rows[i].status == PairStatus::kOk) {
+      EXPECT_EQ(Score8(rows[i].score), want[i]) << rows[i].entry.distorted;
+      EXPECT_GE(rows[i].worker, 0);
+      EXPECT_LT(rows[i].worker, 3);
+    } else {
+      EXPECT_EQ(rows[i].error.rfind(want[i], 0), 0u) << rows[i].error;
+      EXPECT_EQ(rows[i].worker, -1);
+    }
+  }
+}
+
+// The memory bound: never more decoded pairs than decoders + queue + workers,
+// however long the list (here 4 times the small pairs).
+TEST(PairsPipeline, DecodedPairsStayBounded) {
+  const std::vector<Expected> expected = ReadScoresCsv();
+  std::vector<std::string> want;
+  PairsConfig config = SmallPairs(expected, &want);
+  const std::vector<PairEntry> once = config.entries;
+  for (int i = 0; i < 3; ++i) config.entries.insert(config.entries.end(), once.begin(), once.end());
+  config.workers = {{Backend::kCpu, -1, 1}};
+  config.decode_threads = 4;
+  config.queue_capacity = 2;
+  std::size_t rows = 0;
+  const PairsSummary summary = RunPairs(config, [&](const PairRow&) { ++rows; });
+  EXPECT_EQ(rows, config.entries.size());
+  EXPECT_GE(summary.peak_decoded, 1u);
+  EXPECT_LE(summary.peak_decoded, 4u + 2u + 1u);
+}
+
+TEST(PairsPipeline, DecodeOnlyScoresNothing) {
+  const std::vector<Expected> expected = ReadScoresCsv();
+  std::vector<std::string> want;
+  PairsConfig config = SmallPairs(expected, &want);
+  config.decode_only = true;
+  config.decode_threads = 3;
+  std::vector<PairRow> rows;
+  const PairsSummary summary = RunPairs(config, [&](const PairRow& row) { rows.push_back(row); });
+  ASSERT_EQ(rows.size(), want.size());
+  EXPECT_EQ(summary.scored, 0u);
+  EXPECT_EQ(summary.failed, 2u);
+  EXPECT_EQ(summary.decoded, want.size() - 2);
+  for (const PairRow& row : rows) {
+    if (row.status != PairStatus::kError) {
+      EXPECT_EQ(row.status, PairStatus::kDecoded);
+      EXPECT_GE(row.width, 8);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace ssim2

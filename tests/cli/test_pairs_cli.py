@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `ssim2 --pairs` (docs/BATCH.md).
+
+Usage: test_pairs_cli.py SSIM2_EXE TESTDATA_DIR
+
+Checks that every row equals what the single-pair command prints for the same
+files (scores and error lines), that failing lines become error rows without
+stopping the batch, standard input and relative paths, CSV/JSON outputs, that
+--shard I/N partitions the list, --decode-only, and the fatal errors.
+"""
+import csv
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def check(condition, what):
+    if not condition:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def run(exe, *args, cwd=None, stdin=None):
+    p = subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, input=stdin,
+                       timeout=240)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rows_of(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def single(exe, ref, dist, cwd):
+    """What the single-pair command says: (score line or None, stderr line)."""
+    rc, out, err = run(exe, ref, dist, cwd=cwd)
+    return (out.strip() if rc == 0 else None), err.strip()
+
+
+def test_rows_equal_single_pair(exe, data, tmp):
+    # The list is read from another folder: its relative paths resolve
+    # against the list's folder, not the current one.
+    rc, out, err = run(exe, "--pairs", os.path.join(data, "scores.csv"), cwd=tmp)
+    check(rc == 0, f"scores.csv: exit {rc}, stderr {err!r}")
+    rows = rows_of(out)
+    with open(os.path.join(data, "scores.csv"), newline="") as f:
+        expected = list(csv.DictReader(f))
+    check(len(rows) == len(expected) >= 60, f"scores.csv: {len(rows)} rows, {len(expected)} pairs")
+    for i, (row, exp) in enumerate(zip(rows, expected)):
+        what = f"scores.csv row {i}"
+        check(row["line"] == str(i + 2), f"{what}: line {row['line']}")
+        check(row["reference"] == exp["reference"] and row["distorted"] == exp["distorted"],
+              f"{what}: names {row['reference']} {row['distorted']}")
+        check(row["status"] == "ok" and row["error"] == "", f"{what}: status {row['status']}")
+        check((row["width"], row["height"]) == (exp["width"], exp["height"]), f"{what}: size")
+        score, _ = single(exe, exp["reference"], exp["distorted"], data)
+        # The single-pair command's agreement with scores.csv is test_cli.py's
+        # job; here the row must equal that command's line.
+        check(score is not None and row["score"] == score,
+              f"{what}: pairs {row['score']}, single {score}")
+    check(err.startswith(f"ssim2: {len(expected)} pairs in ") and
+          err.rstrip().endswith(f"{len(expected)} scored, 0 failed"), f"summary line {err!r}")
+
+
+def test_bad_lines(exe, data, tmp):
+    corrupt = os.path.join(tmp, "corrupt.png")
+    with open(os.path.join(data, "images/gravel_64x64/reference.png"), "rb") as f:
+        good = f.read()
+    with open(corrupt, "wb") as f:
+        f.write(good[: len(good) // 2])
+    d = lambda name: os.path.join(data, name)
+    lines = [
+        (d("images/coffee_8x8/reference.png"), d("images/coffee_8x8/noise_s5.png")),
+        (d("images/coffee_8x8/reference.png"), d("images/coffee_8x8/missing.png")),
+        (d("images/coffee_8x8/reference.png"), d("images/gravel_64x64/reference.png")),
+        (corrupt, corrupt),
+        (d("invalid/coffee_7x7.png"), d("invalid/coffee_7x7.png")),
+        (d("images/coffee_8x8/reference.png"), d("README.md")),
+        (d("images/gravel_64x64/reference.png"), d("images/gravel_64x64/blur_s1.5.png")),
+    ]
+    listfile = os.path.join(tmp, "bad.csv")
+    with open(listfile, "w") as f:
+        f.write("# bad lines among good ones\n")
+        f.writelines(f"{a},{b}\n" for a, b in lines)
+        f.write("just-one-field.png\n")
+    rc, out, err = run(exe, "--pairs", listfile, cwd=tmp)
+    rows = rows_of(out)
+    check(rc == 1, f"bad lines: exit {rc}, expected 1")
+    check(len(rows) == len(lines) + 1, f"bad lines: {len(rows)} rows, expected {len(lines) + 1}")
+    err_lines = err.splitlines()
+    n_failed = 0
+    for i, row in enumerate(rows[: len(lines)]):
+        ref, dist = lines[i]
+        score, message = single(exe, ref, dist, tmp)
+        what = f"bad lines row {i} ({row['reference']}, {row['distorted']})"
+        check(row["line"] == str(i + 2), f"{what}: line {row['line']}")
+        if score is not None:
+            check(row["status"] == "ok" and row["score"] == score, f"{what}: {row} vs {score}")
+        else:
+            n_failed += 1
+            check(row["status"] == "error" and row["score"] == "", f"{what}: {row}")
+            check(row["error"] == message, f"{what}: error {row['error']!r}, single {message!r}")
+            check(f"ssim2: {listfile}:{i + 2}: {message}" in err_lines,
+                  f"{what}: no stderr line for it in {err!r}")
+    check(n_failed == 5, f"bad lines: {n_failed} failures, expected 5")
+    last = rows[-1] if rows else {}
+    check(last.get("status") == "error" and "REFERENCE,DISTORTED" in last.get("error", ""),
+          f"malformed line row {last}")
+    check(err_lines and err_lines[-1].endswith("2 scored, 6 failed"), f"summary {err!r}")
+
+
+def test_stdin_json_and_files(exe, data, tmp):
+    text = ("reference,distorted\n"
+            "images/coffee_8x8/reference.png,images/coffee_8x8/jpeg_q10.png\n"
+            "images/coffee_8x8/reference.png,images/coffee_8x8/nope.png\n"
+            "\"images/hubble_17x33/reference.png\" , images/hubble_17x33/identical.png\r\n")
+    # Standard input: relative to the current folder.
+    rc, out, err = run(exe, "--pairs", "-", "--json", "-q", cwd=data, stdin=text)
+    check(rc == 1, f"stdin: exit {rc}")
+    check(len(err.splitlines()) == 1 and err.startswith(
+        "ssim2: stdin:3: Could not load distorted image: images/coffee_8x8/nope.png ("),
+          f"stdin: stderr {err!r}")
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(False, f"stdin: JSON does not parse: {e}: {out!r}")
+        return
+    pairs = doc.get("pairs", [])
+    check([p["line"] for p in pairs] == [2, 3, 4], f"stdin: lines {pairs}")
+    check(doc.get("summary") == {"pairs": 3, "scored": 2, "decoded": 0, "failed": 1},
+          f"stdin: summary {doc.get('summary')}")
+    s0, _ = single(exe, "images/coffee_8x8/reference.png", "images/coffee_8x8/jpeg_q10.png", data)
+    check(pairs and f"{pairs[0]['score']:.8f}" == s0, f"stdin: score {pairs[:1]} vs {s0}")
+    check(len(pairs) == 3 and pairs[1]["score"] is None and pairs[1]["status"] == "error",
+          f"stdin: error row {pairs[1:2]}")
+    check(len(pairs) == 3 and pairs[2]["score"] == 100.0, f"stdin: identical {pairs[2:]}")
+    # The JSON number is written with the score line's 8 decimals.
+    check('"score": 100.00000000' in out, "stdin: JSON score not written with 8 decimals")
+
+    # --csv FILE and --json=FILE together; nothing on stdout then.
+    csv_path = os.path.join(tmp, "rows.csv")
+    json_path = os.path.join(tmp, "rows.json")
+    rc, out, err = run(exe, "--pairs", "-", "--csv", csv_path, f"--json={json_path}", cwd=data,
+                       stdin=text)
+    check(rc == 1 and out == "", f"files: exit {rc}, stdout {out!r}")
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(json_path) as f:
+        doc2 = json.load(f)
+    check([r["score"] for r in rows] == [s0, "", "100.00000000"], f"files: csv {rows}")
+    check(doc2 == doc, "files: --json=FILE differs from --json on stdout")
+    # A bare --json takes the word after it as its file when --pairs leaves no other.
+    rc, out, err = run(exe, "--pairs", "-", "--json", json_path + "2", "-q", cwd=data, stdin=text)
+    check(rc == 1 and out == "", f"--json FILE: exit {rc}, stdout {out!r}")
+    with open(json_path + "2") as f:
+        check(json.load(f) == doc, "--json FILE differs from --json on stdout")
+
+
+def test_shards(exe, data, tmp):
+    listfile = os.path.join(data, "scores.csv")
+    rc, out, _ = run(exe, "--pairs", listfile, "--decode-only", "-q")
+    full = rows_of(out)
+    check(rc == 0 and len(full) >= 60, f"decode-only: exit {rc}, {len(full)} rows")
+    check(all(r["status"] == "decoded" and r["score"] == "" and r["width"] for r in full),
+          "decode-only: rows must be 'decoded' with a size and no score")
+    for n in (1, 3, 7, len(full), len(full) + 5):
+        seen = []
+        for i in range(n):
+            rc, out, err = run(exe, "--pairs", listfile, "--decode-only", "-q",
+                               "--shard", f"{i}/{n}")
+            check(rc == 0, f"shard {i}/{n}: exit {rc} {err!r}")
+            part = rows_of(out)
+            check(part == full[i::n], f"shard {i}/{n}: not entries k with k mod {n} = {i}")
+            seen += [r["line"] for r in part]
+        check(sorted(seen, key=int) == [r["line"] for r in full],
+              f"shards of {n}: lines not each in exactly one shard")
+
+
+def test_odd_names(exe, data, tmp):
+    """Names with commas, quotes and spaces survive the list and both outputs."""
+    import shutil
+    src = os.path.join(data, "images/coffee_8x8")
+    names = ['ref, "one".png', " dist two.png"]
+    shutil.copy(os.path.join(src, "reference.png"), os.path.join(tmp, names[0]))
+    shutil.copy(os.path.join(src, "jpeg_q30.png"), os.path.join(tmp, names[1]))
+    quoted = ",".join('"' + n.replace('"', '""') + '"' for n in names)
+    with open(os.path.join(tmp, "odd.csv"), "w") as f:
+        f.write(quoted + "\n")
+    score, _ = single(exe, os.path.join(tmp, names[0]), os.path.join(tmp, names[1]), tmp)
+    json_path = os.path.join(tmp, "odd.json")
+    rc, out, err = run(exe, "--pairs", "odd.csv", f"--json={json_path}", "--csv", "-", cwd=tmp)
+    rows = rows_of(out) if rc == 0 else []
+    check(rc == 0 and len(rows) == 1, f"odd names: exit {rc}, {err!r}")
+    if rows:
+        check([rows[0]["reference"], rows[0]["distorted"]] == names, f"odd names: csv {rows[0]}")
+        check(rows[0]["score"] == score, f"odd names: score {rows[0]['score']} vs {score}")
+    with open(json_path) as f:
+        pair = json.load(f)["pairs"][0]
+    check([pair["reference"], pair["distorted"]] == names, f"odd names: json {pair}")
+
+
+def read_pty(fd):
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO once the child has closed its side
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_progress(exe, data):
+    """A progress line on a terminal only, none with --quiet or into a pipe."""
+    listfile = os.path.join(data, "scores.csv")
+    for quiet in (False, True):
+        master, slave = pty.openpty()
+        p = subprocess.Popen([exe, "--pairs", listfile, "--decode-only"] + (["-q"] if quiet else []),
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        err = read_pty(master)
+        os.close(master)
+        p.wait(timeout=120)
+        shown = b"\r\x1b[Kssim2: " in err and b" pairs, 0 failed, " in err
+        check(shown != quiet, f"progress on a terminal (quiet={quiet}): {err[-200:]!r}")
+    rc, _, err = run(exe, "--pairs", listfile, "--decode-only")
+    check(rc == 0 and "\r" not in err, f"progress written into a pipe: {err!r}")
+
+
+def test_fatal_errors(exe, data, tmp):
+    listfile = os.path.join(data, "scores.csv")
+    cases = [
+        (["--pairs", listfile, "--shard", "3/3"], "ssim2: --shard: index 3"),
+        (["--pairs", listfile, "--shard", "1-3"], "ssim2: --shard: expected I/N"),
+        (["--pairs", os.path.join(tmp, "no-such-list.csv")], "ssim2: cannot open pairs list"),
+        (["--pairs", listfile, "a.png"], "ssim2: --pairs takes the pairs from its list"),
+        (["--pairs", listfile, "--device", "all", "--backend", "cpu"],
+         "ssim2: --device all needs the CUDA backend"),
+        (["--pairs", listfile, "--csv", os.path.join(tmp, "no/dir/out.csv")], "ssim2: cannot write"),
+        (["--pairs", listfile, "--json", "--csv", "-"], "ssim2: --json and --csv - would both"),
+        (["--shard", "0/2", "a.png", "b.png"], "ssim2: --device all, --shard, --jobs and --decode-only work with --pairs only"),
+        (["--device", "all", "a.png", "b.png"], "ssim2: --device all, --shard"),
+    ]
+    for args, start in cases:
+        rc, out, err = run(exe, *args)
+        what = "ssim2 " + " ".join(args)
+        check(rc == 1, f"{what}: exit {rc}")
+        check(out == "", f"{what}: stdout {out!r}")
+        check(len(err.splitlines()) == 1 and err.startswith(start), f"{what}: stderr {err!r}")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    exe, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    if not os.path.isfile(os.path.join(data, "scores.csv")):
+        print(f"FAIL: test data missing: {data}")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        test_rows_equal_single_pair(exe, data, tmp)
+        test_bad_lines(exe, data, tmp)
+        test_stdin_json_and_files(exe, data, tmp)
+        test_shards(exe, data, tmp)
+        test_odd_names(exe, data, tmp)
+        test_progress(exe, data)
+        test_fatal_errors(exe, data, tmp)
+    if FAILURES:
+        print(f"{len(FAILURES)} failure(s)")
+        return 1
+    print("all pairs-mode checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,6 +14,7 @@
 // skips nothing that needs cleaning up.
 #include "image_io.h"
 
+#include <cctype>
 #include <cerrno>
 #include <csetjmp>
 #include <cstdio>
@@ -293,6 +294,18 @@ const char* RunJpegDecode(jpeg_decompress_struct* cinfo, JpegErrors* errors,
 }  // namespace
 
 // ---------------------------------------------------------------------------
+
+bool IsUri(const std::string& path) {
+  // RFC 3986: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+  const std::size_t colon = path.find("://");
+  if (colon == std::string::npos || colon == 0 || !std::isalpha(static_cast<unsigned char>(path[0])))
+    return false;
+  for (std::size_t i = 1; i < colon; ++i) {
+    const unsigned char c = static_cast<unsigned char>(path[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
 
 FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size) {
   if (size >= sizeof kPngSignature && std::memcmp(bytes, kPngSignature, sizeof kPngSignature) == 0)

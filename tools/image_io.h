@@ -32,6 +32,10 @@ FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size);
 // empty.
 Status SniffFile(const std::string& path, FileKind* kind);
 
+// True when `path` is a URI ("scheme://..."): such inputs are not files
+// this loader reads, they go to the video mode (GStreamer).
+bool IsUri(const std::string& path);
+
 // A decoded image that owns its pixels. Packed, rows without padding; 16-bit
 // samples are in host byte order (as PixelFormat's 16-bit formats require).
 class Image {

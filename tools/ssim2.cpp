@@ -11,6 +11,7 @@
 #include "cli_options.h"
 #include "image_io.h"
 #include "ssim2/ssim2.h"
+#include "stdout_status.h"
 
 #ifndef SSIM2_VERSION
 #define SSIM2_VERSION "unknown"
@@ -108,6 +109,7 @@ Status WriteFile(const std::string& path, const std::string& text) {
 constexpr int kIsImage = -1;
 constexpr int kIsVideo = 2;
 int LoadInput(const char* which, const std::string& path, io::Image* image) {
+  if (io::IsUri(path)) return kIsVideo;  // only GStreamer reads URIs
   io::FileKind kind;
   if (Status s = io::SniffFile(path, &kind); !s.ok()) return LoadFailure(which, path, s.message());
   if (kind == io::FileKind::kOther) return kIsVideo;
@@ -162,7 +164,9 @@ int Run(const Options& o) {
 }  // namespace cli
 }  // namespace ssim2
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   using namespace ssim2::cli;
   const std::string program = argc > 0 ? argv[0] : "ssim2";
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
@@ -187,3 +191,7 @@ int main(int argc, char** argv) {
   }
   return Run(options);
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return ssim2::cli::FinishStdout(Main(argc, argv)); }

@@ -419,7 +419,7 @@ def case_bad_input(exe, data, tmp):
         ("missing file", [missing, p["good"]], [missing]),
         ("missing distorted", [p["ref"], missing], [missing]),
         ("undecodable", [p["ref"], garbage], [garbage]),
-        ("truncated", [p["ref"], truncated], [truncated]),
+        ("truncated", [p["ref"], truncated], [truncated, "damaged or truncated file"]),
         ("no video stream", [p["ref"], audio], ["no video stream", audio]),
         ("different sizes", [p["ref"], other_size], ["320x240", "352x288"]),
         ("directory", [p["ref"], tmp], [tmp]),
@@ -498,29 +498,155 @@ def case_still_images(exe, data, tmp):
     check(rc == 0 and out == row["score"] + "\n", f"image mode: {out!r} vs {row['score']}")
 
 
+# The watchdog's time for the tests (the tool's default is 30 s); the tool
+# reads SSIM2_WATCHDOG_SECONDS for exactly this purpose.
+TEST_WATCHDOG_S = 2
+
+
+def watchdog_env(seconds=TEST_WATCHDOG_S):
+    env = dict(os.environ)
+    env["SSIM2_WATCHDOG_SECONDS"] = str(seconds)
+    return env
+
+
+def feed_fifo(fifo, data, chunks=1, interval=0.0, hold=60.0):
+    """Writes `data` into the FIFO in `chunks` pieces `interval` seconds
+    apart, then keeps it open for `hold` seconds (a stalled writer) unless the
+    reader goes away. Runs on a daemon thread."""
+    def writer():
+        try:
+            with open(fifo, "wb") as w:
+                step = max(1, -(-len(data) // chunks))
+                for i in range(0, len(data), step):
+                    w.write(data[i:i + step])
+                    w.flush()
+                    time.sleep(interval)
+                time.sleep(hold)
+        except BrokenPipeError:
+            pass
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    return t
+
+
+def timed_ssim2(exe, *args, env=None, timeout=60):
+    t0 = time.monotonic()
+    rc, out, err = ssim2(exe, *args, env=env, timeout=timeout)
+    return rc, out, err, time.monotonic() - t0
+
+
 def case_stall(exe, data, tmp):
-    """A distorted input that never delivers more than its first bytes (a
-    FIFO whose writer stays open) must end with one line and exit 1 after the
-    tool's 30 s no-progress watchdog, not hang."""
+    """A distorted input that stops after its first bytes (a FIFO whose writer
+    stays open, its reader blocked in read()) ends with one line, exit 1, a
+    few seconds after the watchdog's time: the blocked source does not keep
+    the tool from exiting."""
     p = generated_pair(tmp, frames=4)
     fifo = os.path.join(tmp, "stall.mkv")
     os.mkfifo(fifo)
     with open(p["good"], "rb") as f:
-        head = f.read(2000)
-
-    def writer():
-        with open(fifo, "wb") as w:
-            w.write(head)
-            w.flush()
-            time.sleep(40)
-
-    t = threading.Thread(target=writer, daemon=True)
-    t.start()
-    rc, out, err = ssim2(exe, p["ref"], fifo, timeout=90)
+        feed_fifo(fifo, f.read(2000))
+    rc, out, err, took = timed_ssim2(exe, p["ref"], fifo, env=watchdog_env(), timeout=40)
     lines = [l for l in err.splitlines() if l.strip()]
     check(rc == 1, f"stall: exit {rc}, expected 1")
-    check(len(lines) == 1 and "no progress for 30 s" in lines[0] and fifo in lines[0],
-          f"stall: stderr {lines!r}")
+    check(len(lines) == 1 and f"no progress for {TEST_WATCHDOG_S} s" in lines[0] and
+          fifo in lines[0], f"stall: stderr {lines!r}")
+    check(took < TEST_WATCHDOG_S + 10, f"stall: exited after {took:.1f} s")
+
+
+def case_fifo_no_writer(exe, data, tmp):
+    """A FIFO nobody opens for writing blocks open(): the tool still gives up
+    after the watchdog's time with one line naming it."""
+    p = generated_pair(tmp, frames=4)
+    fifo = os.path.join(tmp, "nowriter.mkv")
+    os.mkfifo(fifo)
+    rc, out, err, took = timed_ssim2(exe, p["ref"], fifo, env=watchdog_env(), timeout=40)
+    lines = [l for l in err.splitlines() if l.strip()]
+    check(rc == 1 and out == "", f"no writer: exit {rc}, stdout {out!r}")
+    check(len(lines) == 1 and fifo in lines[0] and "no frame from" in lines[0],
+          f"no writer: stderr {lines!r}")
+    check(took < TEST_WATCHDOG_S + 10, f"no writer: exited after {took:.1f} s")
+
+
+def case_watchdog_progress(exe, data, tmp):
+    """Decoded frames are progress: a run that scores only its first pair
+    (--every 100000) while frames keep arriving for longer than the watchdog's
+    time completes (exit 0, the one score in the CSV)."""
+    p = generated_pair(tmp, frames=30)
+    fifo = os.path.join(tmp, "slow.mkv")
+    os.mkfifo(fifo)
+    with open(p["good"], "rb") as f:
+        # 30 pieces, 0.15 s apart: about 4.5 s of steady decoding.
+        feed_fifo(fifo, f.read(), chunks=30, interval=0.15, hold=0)
+    c = os.path.join(tmp, "every.csv")
+    rc, out, err, took = timed_ssim2(exe, "-q", "--every", 100000, "--csv", c, p["ref"], fifo,
+                                     env=watchdog_env(1), timeout=60)
+    check(took > 2, f"the input was fed for ~4.5 s but the run took {took:.1f} s")
+    check(rc == 0, f"--every 100000 on a slow input: exit {rc} ({err.strip()!r})")
+    rows, _ = read_csv(c)
+    check(len(rows) == 1, f"{len(rows)} rows, expected the one scored pair")
+
+
+def case_signals(exe, data, tmp):
+    """SIGINT and SIGTERM while a source is blocked in read(): the tool exits
+    within seconds with 128 + the signal, the summary on stdout and the CSV
+    of the frames scored so far."""
+    import signal as sig
+    p = generated_pair(tmp, frames=20)
+    with open(p["good"], "rb") as f:
+        head = f.read()
+    head = head[:len(head) * 7 // 10]
+    for signum, name in ((sig.SIGINT, "SIGINT"), (sig.SIGTERM, "SIGTERM")):
+        fifo = os.path.join(tmp, f"stop-{name}.mkv")
+        os.mkfifo(fifo)
+        feed_fifo(fifo, head)
+        c = os.path.join(tmp, f"stop-{name}.csv")
+        proc = subprocess.Popen([exe, "-q", "--csv", c, p["ref"], fifo],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(3)  # the frames there are get scored, then the source blocks
+        check(proc.poll() is None, f"{name}: the tool ended before the signal")
+        t0 = time.monotonic()
+        proc.send_signal(signum)
+        try:
+            out, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise Failure(f"{name}: still running 15 s after the signal")
+        took = time.monotonic() - t0
+        out, err = out.decode(), err.decode()
+        print(f"  {name}: exit {proc.returncode} after {took:.1f} s; stderr {err.strip()!r}")
+        check(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode}")
+        check(took < 8, f"{name}: exit took {took:.1f} s")
+        check("interrupted" in err, f"{name}: no 'interrupted' line")
+        summary = parse_summary(out)
+        rows, _ = read_csv(c)
+        check(len(rows) >= 1 and len(rows) == summary["frames"],
+              f"{name}: CSV has {len(rows)} rows, summary {summary['frames']}")
+
+
+def case_uri_inputs(exe, data, tmp):
+    """file:// URIs work for either input, the reference included, and give
+    the same scores as the paths."""
+    p = generated_pair(tmp, frames=6)
+    uri = {k: "file://" + os.path.abspath(v) for k, v in p.items()}
+    rc, plain, err = ssim2(exe, "-q", p["ref"], p["good"])
+    check(rc == 0, f"paths: exit {rc}")
+    for args in ((uri["ref"], uri["good"]), (uri["ref"], p["good"]), (p["ref"], uri["good"])):
+        rc, out, err = ssim2(exe, "-q", *args)
+        check(rc == 0, f"{args}: exit {rc} ({err.strip()!r})")
+        check(parse_summary(out)["mean"] == parse_summary(plain)["mean"], f"{args}: other scores")
+
+
+def case_stdout_full(exe, data, tmp):
+    """A summary that cannot be written (stdout on a full disk) is an error."""
+    p = generated_pair(tmp, frames=4)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([exe, "-q", p["ref"], p["good"]], stdout=full,
+                              stderr=subprocess.PIPE, timeout=60)
+    lines = proc.stderr.decode().splitlines()
+    check(proc.returncode == 1, f"/dev/full: exit {proc.returncode}")
+    check(len(lines) == 1 and "standard output" in lines[0], f"/dev/full: stderr {lines!r}")
 
 
 def main():

@@ -6,6 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   meson ninja-build pkg-config g++ python3
+  clang libclang-rt-14-dev
   libpng-dev libjpeg-dev libgtest-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good

@@ -409,6 +409,13 @@ def case_bad_input(exe, data, tmp):
         head = f.read(300)  # the EBML header and little else
     with open(truncated, "wb") as f:
         f.write(head)
+    # Headers complete, cut before the first frame's data: the demuxer ends
+    # without an error, and the message must still say what happened.
+    headers_only = os.path.join(tmp, "headers_only.mkv")
+    with open(p["good"], "rb") as f:
+        head = f.read(1500)
+    with open(headers_only, "wb") as f:
+        f.write(head)
     missing = os.path.join(tmp, "missing.mkv")
     short_raw = os.path.join(tmp, "short.yuv")
     make_raw(short_raw, 7)
@@ -420,6 +427,9 @@ def case_bad_input(exe, data, tmp):
         ("missing distorted", [p["ref"], missing], [missing]),
         ("undecodable", [p["ref"], garbage], [garbage]),
         ("truncated", [p["ref"], truncated], [truncated, "damaged or truncated file"]),
+        ("headers only", [p["ref"], headers_only], [headers_only, "damaged or truncated file"]),
+        ("headers only as reference", [headers_only, p["ref"]],
+         [headers_only, "damaged or truncated file"]),
         ("no video stream", [p["ref"], audio], ["no video stream", audio]),
         ("different sizes", [p["ref"], other_size], ["320x240", "352x288"]),
         ("directory", [p["ref"], tmp], [tmp]),
@@ -537,21 +547,26 @@ def timed_ssim2(exe, *args, env=None, timeout=60):
 
 
 def case_stall(exe, data, tmp):
-    """A distorted input that stops after its first bytes (a FIFO whose writer
-    stays open, its reader blocked in read()) ends with one line, exit 1, a
-    few seconds after the watchdog's time: the blocked source does not keep
-    the tool from exiting."""
-    p = generated_pair(tmp, frames=4)
+    """A distorted input that stops midway (a FIFO whose writer stays open,
+    the tool's reader blocked in read()) ends with one line, exit 1, a few
+    seconds after the watchdog's time, with the CSV of the frames scored
+    before the stall and nothing on stdout."""
+    p = generated_pair(tmp, frames=12)
     fifo = os.path.join(tmp, "stall.mkv")
     os.mkfifo(fifo)
     with open(p["good"], "rb") as f:
-        feed_fifo(fifo, f.read(2000))
-    rc, out, err, took = timed_ssim2(exe, p["ref"], fifo, env=watchdog_env(), timeout=40)
+        head = f.read()
+    feed_fifo(fifo, head[:len(head) * 7 // 10])
+    c = os.path.join(tmp, "stall.csv")
+    rc, out, err, took = timed_ssim2(exe, "--csv", c, p["ref"], fifo, env=watchdog_env(),
+                                     timeout=40)
     lines = [l for l in err.splitlines() if l.strip()]
-    check(rc == 1, f"stall: exit {rc}, expected 1")
+    check(rc == 1 and out == "", f"stall: exit {rc}, stdout {out!r}")
     check(len(lines) == 1 and f"no progress for {TEST_WATCHDOG_S} s" in lines[0] and
           fifo in lines[0], f"stall: stderr {lines!r}")
     check(took < TEST_WATCHDOG_S + 10, f"stall: exited after {took:.1f} s")
+    rows, _ = read_csv(c)
+    check(1 <= len(rows) < 12, f"stall: {len(rows)} rows in the CSV of the frames done")
 
 
 def case_fifo_no_writer(exe, data, tmp):
@@ -569,20 +584,19 @@ def case_fifo_no_writer(exe, data, tmp):
 
 
 def case_watchdog_progress(exe, data, tmp):
-    """Decoded frames are progress: a run that scores only its first pair
-    (--every 100000) while frames keep arriving for longer than the watchdog's
-    time completes (exit 0, the one score in the CSV)."""
-    p = generated_pair(tmp, frames=30)
-    fifo = os.path.join(tmp, "slow.mkv")
-    os.mkfifo(fifo)
-    with open(p["good"], "rb") as f:
-        # 30 pieces, 0.15 s apart: about 4.5 s of steady decoding.
-        feed_fifo(fifo, f.read(), chunks=30, interval=0.15, hold=0)
+    """Decoded frames are progress: the same 9,000-frame file twice with
+    --every 100000 scores one pair and then decodes for a second or more
+    without any pipeline message; with the watchdog at 0.5 s the run must
+    still complete (exit 0, the one score in the CSV)."""
+    clip = os.path.join(tmp, "long.mkv")
+    gst_launch(f"videotestsrc num-buffers=9000 pattern=ball ! video/x-raw,format=I420,"
+               f"width={W},height={H},framerate=30/1 ! x264enc speed-preset=ultrafast "
+               f"! matroskamux ! filesink location={clip}")
     c = os.path.join(tmp, "every.csv")
-    rc, out, err, took = timed_ssim2(exe, "-q", "--every", 100000, "--csv", c, p["ref"], fifo,
-                                     env=watchdog_env(1), timeout=60)
-    check(took > 2, f"the input was fed for ~4.5 s but the run took {took:.1f} s")
-    check(rc == 0, f"--every 100000 on a slow input: exit {rc} ({err.strip()!r})")
+    rc, out, err, took = timed_ssim2(exe, "-q", "--every", 100000, "--csv", c, clip, clip,
+                                     env=watchdog_env(0.5), timeout=120)
+    check(rc == 0, f"--every 100000 on a long clip: exit {rc} after {took:.1f} s "
+                   f"({err.strip()!r})")
     rows, _ = read_csv(c)
     check(len(rows) == 1, f"{len(rows)} rows, expected the one scored pair")
 

@@ -335,18 +335,34 @@ std::string ToUri(const std::string& path, std::string* error) {
   return out;
 }
 
+// Whether a file:// URI names a FIFO (uridecodebin would read it with filesrc).
+bool NamesPipe(const std::string& uri) {
+  gchar* path = g_filename_from_uri(uri.c_str(), nullptr, nullptr);
+  if (path == nullptr) return false;  // not a local file
+  struct stat st;
+  const bool pipe = stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+  g_free(path);
+  return pipe;
+}
+
 }  // namespace
 
 void OpenPipes(Run* run) {
   for (Branch* b : {&run->ref, &run->dist}) {
     if (!b->is_pipe) continue;
-    b->pipe_fd = open(b->path.c_str(), O_RDONLY | O_CLOEXEC);
+    gchar* uri = nullptr;
+    g_object_get(b->decoder, "uri", &uri, nullptr);
+    gchar* path = uri ? g_filename_from_uri(uri, nullptr, nullptr) : nullptr;
+    g_free(uri);
+    b->pipe_fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    const int open_errno = errno;
+    g_free(path);
     if (b->pipe_fd < 0) {
-      PostFailure(run, "cannot open " + Quoted(*b) + ": " + std::strerror(errno));
+      PostFailure(run, "cannot open " + Quoted(*b) + ": " + std::strerror(open_errno));
       continue;
     }
-    const std::string uri = "fd://" + std::to_string(b->pipe_fd);
-    g_object_set(b->decoder, "uri", uri.c_str(), nullptr);
+    const std::string fd_uri = "fd://" + std::to_string(b->pipe_fd);
+    g_object_set(b->decoder, "uri", fd_uri.c_str(), nullptr);
   }
 }
 
@@ -446,8 +462,7 @@ bool BuildPipeline(Run* run, std::string* error) {
       *error = "the GStreamer element uridecodebin is missing (gst-plugins-base)";
       return false;
     }
-    struct stat st;
-    b->is_pipe = !io::IsUri(b->path) && stat(b->path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+    b->is_pipe = NamesPipe(uri);
     g_object_set(b->decoder, "uri", uri.c_str(), nullptr);
     g_signal_connect(b->decoder, "pad-added", G_CALLBACK(OnPadAdded), b);
     g_signal_connect(b->decoder, "no-more-pads", G_CALLBACK(OnNoMorePads), b);

@@ -27,7 +27,8 @@ bool CheckReadable(const Branch& b, std::string* line);
 // branch, linked as their pads appear). false and *error: one line.
 bool BuildPipeline(Run* run, std::string* error);
 
-// Opens the inputs that are FIFOs (blocking until a writer opens them) and
+// Opens the inputs that are FIFOs, named by a path or a file:// URI
+// (blocking until a writer opens them), and
 // points their decoders at the descriptors (fd://N). filesrc would open a
 // FIFO twice (once to learn that it cannot seek), and a writer that wrote
 // in between would lose its data or die of SIGPIPE. Called before the

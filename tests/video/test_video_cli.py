@@ -560,6 +560,18 @@ def case_stall(exe, data, tmp):
     c = os.path.join(tmp, "stall.csv")
     rc, out, err, took = timed_ssim2(exe, "--csv", c, p["ref"], fifo, env=watchdog_env(),
                                      timeout=40)
+    stall_checks(rc, out, err, took, c, fifo)
+    # A FIFO named by a file:// URI.
+    fifo = os.path.join(tmp, "stall-uri.mkv")
+    os.mkfifo(fifo)
+    feed_fifo(fifo, head[:len(head) * 7 // 10])
+    os.remove(c)
+    rc, out, err, took = timed_ssim2(exe, "--csv", c, p["ref"], "file://" + fifo,
+                                     env=watchdog_env(), timeout=40)
+    stall_checks(rc, out, err, took, c, fifo)
+
+
+def stall_checks(rc, out, err, took, c, fifo):
     lines = [l for l in err.splitlines() if l.strip()]
     check(rc == 1 and out == "", f"stall: exit {rc}, stdout {out!r}")
     check(len(lines) == 1 and f"no progress for {TEST_WATCHDOG_S} s" in lines[0] and

@@ -28,11 +28,11 @@ bool CheckReadable(const Branch& b, std::string* line);
 bool BuildPipeline(Run* run, std::string* error);
 
 // Opens the inputs that are FIFOs, named by a path or a file:// URI
-// (blocking until a writer opens them), and
-// points their decoders at the descriptors (fd://N). filesrc would open a
-// FIFO twice (once to learn that it cannot seek), and a writer that wrote
-// in between would lose its data or die of SIGPIPE. Called before the
-// pipeline starts, on the thread that starts it.
+// (blocking until a writer opens them), and points their decoders at the
+// descriptors (fd://N). filesrc would open a FIFO twice (once to learn that
+// it cannot seek), and a writer that wrote in between would lose its data or
+// die of SIGPIPE. Called before the pipeline starts, on the thread that
+// starts it.
 void OpenPipes(Run* run);
 
 // Closes what OpenPipes() opened (the pipeline must be in NULL).

@@ -448,9 +448,13 @@ int ReportResults(Run& run, double elapsed) {
         return 1;
       }
     }
-    PrintLine(&run, "no frame pair could be scored (reference " + std::to_string(ref_frames) +
-                        " frames, distorted " + std::to_string(dist_frames) + " frames" +
-                        skipped + ")");
+    const std::string counts = "(reference " + std::to_string(ref_frames) + " frames, distorted " +
+                               std::to_string(dist_frames) + " frames" + skipped + ")";
+    if (run.stop_signal) {
+      PrintLine(&run, "interrupted before any frame pair was scored " + counts);
+      return 128 + run.stop_signal;
+    }
+    PrintLine(&run, "no frame pair could be scored " + counts);
     return 1;
   }
   if (run.stop_signal) PrintLine(&run, "interrupted: summary of the frames scored so far");

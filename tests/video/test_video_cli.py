@@ -651,6 +651,30 @@ def case_signals(exe, data, tmp):
               f"{name}: CSV has {len(rows)} rows, summary {summary['frames']}")
 
 
+def case_signal_before_scores(exe, data, tmp):
+    """SIGTERM before anything was scored (a FIFO whose writer sends
+    nothing): one line, exit 143, within seconds."""
+    import signal as sig
+    p = generated_pair(tmp, frames=4)
+    fifo = os.path.join(tmp, "silent.mkv")
+    os.mkfifo(fifo)
+    feed_fifo(fifo, b"")
+    proc = subprocess.Popen([exe, "-q", p["ref"], fifo], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    time.sleep(2)
+    proc.send_signal(sig.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise Failure("still running 15 s after SIGTERM")
+    lines = err.decode().splitlines()
+    check(proc.returncode == 143 and out == b"", f"exit {proc.returncode}, stdout {out!r}")
+    check(len(lines) == 1 and "interrupted before any frame pair was scored" in lines[0],
+          f"stderr {lines!r}")
+
+
 def case_uri_inputs(exe, data, tmp):
     """file:// URIs work for either input, the reference included, and give
     the same scores as the paths."""

@@ -596,17 +596,21 @@ def case_fifo_no_writer(exe, data, tmp):
 
 
 def case_watchdog_progress(exe, data, tmp):
-    """Decoded frames are progress: the same 9,000-frame file twice with
-    --every 100000 scores one pair and then decodes for a second or more
-    without any pipeline message; with the watchdog at 0.5 s the run must
-    still complete (exit 0, the one score in the CSV)."""
+    """Decoded frames are progress: the same 15,000-frame file twice with
+    --every 100000 scores one pair and then decodes for seconds without any
+    pipeline message; with the watchdog at 1.5 s the run must still complete
+    (exit 0, the one score in the CSV). Decoding takes about 4 s on the
+    development machine, so a watchdog that counted only messages would end
+    it; 1.5 s leaves the start-up (before the first frame) room on a loaded
+    machine."""
     clip = os.path.join(tmp, "long.mkv")
-    gst_launch(f"videotestsrc num-buffers=9000 pattern=ball ! video/x-raw,format=I420,"
+    gst_launch(f"videotestsrc num-buffers=15000 pattern=ball ! video/x-raw,format=I420,"
                f"width={W},height={H},framerate=30/1 ! x264enc speed-preset=ultrafast "
                f"! matroskamux ! filesink location={clip}")
     c = os.path.join(tmp, "every.csv")
     rc, out, err, took = timed_ssim2(exe, "-q", "--every", 100000, "--csv", c, clip, clip,
-                                     env=watchdog_env(0.5), timeout=120)
+                                     env=watchdog_env(1.5), timeout=120)
+    print(f"  the run took {took:.1f} s")
     check(rc == 0, f"--every 100000 on a long clip: exit {rc} after {took:.1f} s "
                    f"({err.strip()!r})")
     rows, _ = read_csv(c)

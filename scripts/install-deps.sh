@@ -7,6 +7,7 @@ set -euo pipefail
 # locales: tests write logs under a generated de_DE.UTF-8 (localedef).
 PACKAGES=(
   meson ninja-build pkg-config g++ python3 locales
+  clang libclang-rt-14-dev
   libpng-dev libjpeg-dev libgtest-dev libglib2.0-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good

@@ -14,9 +14,11 @@
 // skips nothing that needs cleaning up.
 #include "image_io.h"
 
+#include <cctype>
 #include <cerrno>
 #include <csetjmp>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -78,6 +80,7 @@ struct PngChunks {
   bool gama = false;
   bool chrm = false;
   bool actl = false;
+  std::uint64_t idat_bytes = 0;  // compressed image data present in the file
 };
 
 std::uint32_t LoadBe32(const std::uint8_t* p) {
@@ -89,20 +92,50 @@ std::uint32_t LoadBe32(const std::uint8_t* p) {
 // invalid, but the reference acts on the chunk's presence.
 PngChunks ScanPngChunks(const std::uint8_t* data, std::size_t size) {
   PngChunks chunks;
+  bool seen_idat = false;
   std::size_t pos = sizeof kPngSignature;
   while (pos + 8 <= size) {
     const std::uint32_t length = LoadBe32(data + pos);
     const char* type = reinterpret_cast<const char*>(data + pos + 4);
-    if (std::memcmp(type, "IDAT", 4) == 0 || std::memcmp(type, "IEND", 4) == 0) break;
-    if (std::memcmp(type, "iCCP", 4) == 0) chunks.iccp = true;
-    if (std::memcmp(type, "sRGB", 4) == 0) chunks.srgb = true;
-    if (std::memcmp(type, "gAMA", 4) == 0) chunks.gama = true;
-    if (std::memcmp(type, "cHRM", 4) == 0) chunks.chrm = true;
-    if (std::memcmp(type, "acTL", 4) == 0) chunks.actl = true;
+    if (std::memcmp(type, "IEND", 4) == 0) break;
+    if (std::memcmp(type, "IDAT", 4) == 0) {
+      seen_idat = true;
+      chunks.idat_bytes += std::min<std::uint64_t>(length, size - pos - 8);
+    } else if (!seen_idat) {
+      if (std::memcmp(type, "iCCP", 4) == 0) chunks.iccp = true;
+      if (std::memcmp(type, "sRGB", 4) == 0) chunks.srgb = true;
+      if (std::memcmp(type, "gAMA", 4) == 0) chunks.gama = true;
+      if (std::memcmp(type, "cHRM", 4) == 0) chunks.chrm = true;
+      if (std::memcmp(type, "acTL", 4) == 0) chunks.actl = true;
+    }
     if (length > size - pos - 12) break;  // truncated: libpng reports it
     pos += 12 + static_cast<std::size_t>(length);
   }
   return chunks;
+}
+
+// Deflate cannot expand data more than 1032 times (a 258-byte match coded in
+// two bits); zlib adds a few bytes of framing.
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
+constexpr std::uint64_t kZlibSlack = 64;
+
+std::string SizeLine(const char* format, std::uint64_t width, std::uint64_t height) {
+  return std::string(format) + ": " + std::to_string(width) + "x" + std::to_string(height);
+}
+
+// A header declaring more than kMaxImagePixels: refused with its size.
+bool TooLarge(std::uint64_t width, std::uint64_t height) {
+  return width * height > kMaxImagePixels;
+}
+std::string TooLargeLine(const char* format, std::uint64_t width, std::uint64_t height) {
+  return SizeLine(format, width, height) + " image is larger than ssim2 accepts (at most " +
+         std::to_string(kMaxImagePixels) + " pixels)";
+}
+std::string TruncatedLine(const char* format, std::uint64_t width, std::uint64_t height,
+                          std::uint64_t needed, std::uint64_t present) {
+  return SizeLine(format, width, height) + " image needs at least " + std::to_string(needed) +
+         " bytes of compressed data, the file holds " + std::to_string(present) +
+         " (truncated or damaged)";
 }
 
 constexpr const char* kStripHint =
@@ -192,39 +225,67 @@ std::string PngDescription(int channels, int depth, bool interlaced, bool palett
   return d;
 }
 
-// Everything that may longjmp. `rows` and `out` belong to the caller so that
-// a jump leaves no live object behind. Returns a static message on a
-// refusal, or null; libpng errors return through the setjmp.
-const char* RunPngDecode(png_structp png, png_infop info, std::vector<png_bytep>* rows,
-                         Image* out, bool* failed) {
+// Everything that may longjmp. `rows`, `out` and `refusal` belong to the
+// caller so that a jump leaves no live object behind. Returns false with
+// *refusal set when the file is refused; libpng errors return through the
+// setjmp with *failed set.
+bool RunPngDecode(png_structp png, png_infop info, std::uint64_t idat_bytes,
+                  std::vector<png_bytep>* rows, Image* out, std::string* refusal,
+                  bool* failed) {
   if (setjmp(png_jmpbuf(png))) {
     *failed = true;
-    return nullptr;
+    return false;
   }
   png_set_crc_action(png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);  // as the reference
   png_read_info(png, info);
-  if (const char* why = UnsupportedBitLayout(png, info)) return why;
+  const std::uint64_t width = png_get_image_width(png, info);
+  const std::uint64_t height = png_get_image_height(png, info);
+  if (TooLarge(width, height)) {
+    *refusal = TooLargeLine("PNG", width, height);
+    return false;
+  }
+  // Filtered rows as stored (before any expansion): what the data inflates to.
+  const std::uint64_t raw = height * (std::uint64_t{png_get_rowbytes(png, info)} + 1);
+  const std::uint64_t needed = raw > kZlibSlack ? (raw - kZlibSlack) / kMaxDeflateRatio : 0;
+  if (idat_bytes < needed) {
+    *refusal = TruncatedLine("PNG", width, height, needed, idat_bytes);
+    return false;
+  }
+  if (const char* why = UnsupportedBitLayout(png, info)) {
+    *refusal = why;
+    return false;
+  }
   const bool interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
   const bool palette = png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE;
   png_set_expand(png);
   png_set_palette_to_rgb(png);
   png_set_tRNS_to_alpha(png);
-  png_set_interlace_handling(png);
+  const int passes = png_set_interlace_handling(png);
   if (png_get_bit_depth(png, info) == 16 && HostIsLittleEndian()) png_set_swap(png);
   png_read_update_info(png, info);
   const int channels = png_get_channels(png, info);
   const int depth = png_get_bit_depth(png, info);
   PixelFormat format;
-  if ((depth != 8 && depth != 16) || !PngFormat(channels, depth, &format))
-    return "PNG: unexpected sample layout after expansion";
-  const int width = static_cast<int>(png_get_image_width(png, info));
-  const int height = static_cast<int>(png_get_image_height(png, info));
-  out->Reset(format, width, height, PngDescription(channels, depth, interlaced, palette));
-  if (png_get_rowbytes(png, info) != out->stride()) return "PNG: unexpected row size";
-  rows->resize(static_cast<std::size_t>(height));
-  for (int y = 0; y < height; ++y) (*rows)[y] = out->row(y);
-  png_read_image(png, rows->data());
-  return nullptr;
+  if ((depth != 8 && depth != 16) || !PngFormat(channels, depth, &format)) {
+    *refusal = "PNG: unexpected sample layout after expansion";
+    return false;
+  }
+  out->Start(format, static_cast<int>(width), static_cast<int>(height),
+             PngDescription(channels, depth, interlaced, palette));
+  if (png_get_rowbytes(png, info) != out->stride()) {
+    *refusal = "PNG: unexpected row size";
+    return false;
+  }
+  if (passes > 1) {
+    // Adam7 passes revisit every row: the whole image is needed at once.
+    out->AllocateAll();
+    rows->resize(static_cast<std::size_t>(height));
+    for (std::uint64_t y = 0; y < height; ++y) (*rows)[y] = out->row(static_cast<int>(y));
+    png_read_image(png, rows->data());
+  } else {
+    for (std::uint64_t y = 0; y < height; ++y) png_read_row(png, out->AppendRow(), nullptr);
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------
@@ -255,44 +316,92 @@ bool HasIccMarker(const jpeg_decompress_struct& cinfo) {
   return false;
 }
 
+// The entropy-coded data of a Huffman JPEG spends at least one bit on every
+// 8x8 block of a component (its DC difference), so the blocks of the largest
+// component bound the image a file of `size` bytes can hold.
+std::uint64_t MinJpegDataBytes(const jpeg_decompress_struct& cinfo) {
+  std::uint64_t blocks = 0;
+  for (int c = 0; c < cinfo.num_components; ++c) {
+    const jpeg_component_info& comp = cinfo.comp_info[c];
+    blocks = std::max(blocks, std::uint64_t{comp.width_in_blocks} * comp.height_in_blocks);
+  }
+  return blocks / 8;
+}
+
 // Everything that may longjmp (see RunPngDecode). The caller has created
 // the decompressor and installed `errors`.
-const char* RunJpegDecode(jpeg_decompress_struct* cinfo, JpegErrors* errors,
-                          const std::uint8_t* data, std::size_t size, Image* out,
-                          bool* failed) {
+bool RunJpegDecode(jpeg_decompress_struct* cinfo, JpegErrors* errors, const std::uint8_t* data,
+                   std::size_t size, Image* out, std::string* refusal, bool* failed) {
   if (setjmp(errors->jump)) {
     *failed = true;
-    return nullptr;
+    return false;
   }
   jpeg_mem_src(cinfo, data, static_cast<unsigned long>(size));
   jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);
-  if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) return "JPEG: no image in file";
+  if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) {
+    *refusal = "JPEG: no image in file";
+    return false;
+  }
   // The reference refuses these two; so do we, for the same files.
-  if (cinfo->arith_code) return "JPEG: arithmetic-coded JPEG is not supported";
+  if (cinfo->arith_code) {
+    *refusal = "JPEG: arithmetic-coded JPEG is not supported";
+    return false;
+  }
   const int components = cinfo->num_components;
-  if (components != 1 && components != 3)
-    return "JPEG: only grey and 3-component (YCbCr/RGB) JPEGs are supported";
-  if (HasIccMarker(*cinfo))
-    return "JPEG: has an ICC profile; the reference colour-manages it but ssim2 "
-           "reads every image as sRGB, so the score would differ; if the pixels are "
-           "sRGB, strip the profile (e.g. jpegtran -copy none) and score again";
+  if (components != 1 && components != 3) {
+    *refusal = "JPEG: only grey and 3-component (YCbCr/RGB) JPEGs are supported";
+    return false;
+  }
+  const std::uint64_t width = cinfo->image_width, height = cinfo->image_height;
+  if (TooLarge(width, height)) {
+    *refusal = TooLargeLine("JPEG", width, height);
+    return false;
+  }
+  // What is left after the headers up to the first scan: the scans.
+  const std::uint64_t present = cinfo->src->bytes_in_buffer;
+  const std::uint64_t needed = MinJpegDataBytes(*cinfo);
+  if (present < needed) {
+    *refusal = TruncatedLine("JPEG", width, height, needed, present);
+    return false;
+  }
+  if (HasIccMarker(*cinfo)) {
+    *refusal = "JPEG: has an ICC profile; the reference colour-manages it but ssim2 "
+               "reads every image as sRGB, so the score would differ; if the pixels are "
+               "sRGB, strip the profile (e.g. jpegtran -copy none) and score again";
+    return false;
+  }
   jpeg_start_decompress(cinfo);
-  if (cinfo->output_components != components) return "JPEG: unexpected output layout";
+  if (cinfo->output_components != components) {
+    *refusal = "JPEG: unexpected output layout";
+    return false;
+  }
   const PixelFormat format = components == 1 ? PixelFormat::kGray8 : PixelFormat::kRGB8;
-  out->Reset(format, static_cast<int>(cinfo->output_width),
+  out->Start(format, static_cast<int>(cinfo->output_width),
              static_cast<int>(cinfo->output_height),
              components == 1 ? "JPEG, 8-bit grey" : "JPEG, 8-bit RGB");
   while (cinfo->output_scanline < cinfo->output_height) {
-    JSAMPROW row = out->row(static_cast<int>(cinfo->output_scanline));
+    JSAMPROW row = out->AppendRow();
     jpeg_read_scanlines(cinfo, &row, 1);
   }
   jpeg_finish_decompress(cinfo);
-  return nullptr;
+  return true;
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------------------
+
+bool IsUri(const std::string& path) {
+  // RFC 3986: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+  const std::size_t colon = path.find("://");
+  if (colon == std::string::npos || colon == 0 || !std::isalpha(static_cast<unsigned char>(path[0])))
+    return false;
+  for (std::size_t i = 1; i < colon; ++i) {
+    const unsigned char c = static_cast<unsigned char>(path[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
 
 FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size) {
   if (size >= sizeof kPngSignature && std::memcmp(bytes, kPngSignature, sizeof kPngSignature) == 0)
@@ -324,7 +433,7 @@ ImageView Image::view() const {
                            static_cast<std::ptrdiff_t>(stride_));
 }
 
-void Image::Reset(PixelFormat format, int width, int height, std::string description) {
+void Image::Start(PixelFormat format, int width, int height, std::string description) {
   int bytes_per_pixel = 0;
   switch (format) {
     case PixelFormat::kGray8: bytes_per_pixel = 1; break;
@@ -341,14 +450,24 @@ void Image::Reset(PixelFormat format, int width, int height, std::string descrip
   width_ = width;
   height_ = height;
   stride_ = static_cast<std::size_t>(width) * bytes_per_pixel;
-  pixels_.assign(stride_ * static_cast<std::size_t>(height), 0);
+  pixels_.clear();
+  pixels_.shrink_to_fit();
   description_ = std::move(description);
 }
+
+std::uint8_t* Image::AppendRow() {
+  // resize() grows the capacity geometrically: amortised O(1) per row.
+  pixels_.resize(pixels_.size() + stride_);
+  return pixels_.data() + pixels_.size() - stride_;
+}
+
+void Image::AllocateAll() { pixels_.assign(stride_ * static_cast<std::size_t>(height_), 0); }
 
 Status DecodePng(const std::uint8_t* data, std::size_t size, Image* out) {
   if (size < sizeof kPngSignature || std::memcmp(data, kPngSignature, sizeof kPngSignature) != 0)
     return IoError("not a PNG file");
-  if (Status s = CheckPngChunks(ScanPngChunks(data, size)); !s.ok()) return s;
+  const PngChunks chunks = ScanPngChunks(data, size);
+  if (Status s = CheckPngChunks(chunks); !s.ok()) return s;
   PngSource src{data, size, 0, {0}};
   png_structp png =
       png_create_read_struct(PNG_LIBPNG_VER_STRING, &src, OnPngError, OnPngWarning);
@@ -359,11 +478,17 @@ Status DecodePng(const std::uint8_t* data, std::size_t size, Image* out) {
   }
   png_set_read_fn(png, &src, OnPngRead);
   std::vector<png_bytep> rows;
+  std::string refusal;
   bool failed = false;
-  const char* refusal = RunPngDecode(png, info, &rows, out, &failed);
+  bool decoded = false;
+  try {
+    decoded = RunPngDecode(png, info, chunks.idat_bytes, &rows, out, &refusal, &failed);
+  } catch (const std::bad_alloc&) {
+    refusal = "PNG: image too large for the available memory";
+  }
   png_destroy_read_struct(&png, &info, nullptr);
   if (failed) return IoError(std::string("PNG: ") + src.error);
-  if (refusal) return IoError(refusal);
+  if (!decoded) return IoError(refusal);
   return Status::Ok();
 }
 
@@ -375,11 +500,17 @@ Status DecodeJpeg(const std::uint8_t* data, std::size_t size, Image* out) {
   errors.mgr.emit_message = OnJpegMessage;
   errors.message[0] = '\0';
   jpeg_create_decompress(&cinfo);
+  std::string refusal;
   bool failed = false;
-  const char* refusal = RunJpegDecode(&cinfo, &errors, data, size, out, &failed);
+  bool decoded = false;
+  try {
+    decoded = RunJpegDecode(&cinfo, &errors, data, size, out, &refusal, &failed);
+  } catch (const std::bad_alloc&) {
+    refusal = "JPEG: image too large for the available memory";
+  }
   jpeg_destroy_decompress(&cinfo);
   if (failed) return IoError(std::string("JPEG: ") + errors.message);
-  if (refusal) return IoError(refusal);
+  if (!decoded) return IoError(refusal);
   return Status::Ok();
 }
 

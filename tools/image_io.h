@@ -32,6 +32,10 @@ FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size);
 // empty.
 Status SniffFile(const std::string& path, FileKind* kind);
 
+// True when `path` is a URI ("scheme://..."): such inputs are not files
+// this loader reads, they go to the video mode (GStreamer).
+bool IsUri(const std::string& path);
+
 // A decoded image that owns its pixels. Packed, rows without padding; 16-bit
 // samples are in host byte order (as PixelFormat's 16-bit formats require).
 class Image {
@@ -46,8 +50,12 @@ class Image {
   // Short description such as "PNG, 8-bit RGB".
   const std::string& description() const { return description_; }
 
-  // Allocates a zeroed image (used by the decoders).
-  void Reset(PixelFormat format, int width, int height, std::string description);
+  // For the decoders: Start() sets the layout, then the pixels arrive row by
+  // row (AppendRow(), so memory grows with the rows actually decoded) or at
+  // once (AllocateAll(), zeroed; for interlaced files).
+  void Start(PixelFormat format, int width, int height, std::string description);
+  std::uint8_t* AppendRow();
+  void AllocateAll();
   std::uint8_t* row(int y) { return pixels_.data() + stride_ * static_cast<std::size_t>(y); }
 
  private:
@@ -59,7 +67,15 @@ class Image {
   std::string description_;
 };
 
+// The largest image the decoders accept, in pixels (32768 x 32768). Scoring
+// needs tens of bytes per pixel; a header declaring more is refused before
+// any pixel memory is taken.
+constexpr std::uint64_t kMaxImagePixels = std::uint64_t{1} << 30;
+
 // Decoders of an in-memory file. Errors are kIoError with a one-line reason.
+// Memory and time stay proportional to the data present: a header that
+// declares more pixels than the compressed data could hold is refused as
+// truncated before anything is allocated, and rows are stored as decoded.
 Status DecodePng(const std::uint8_t* data, std::size_t size, Image* out);
 Status DecodeJpeg(const std::uint8_t* data, std::size_t size, Image* out);
 

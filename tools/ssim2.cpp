@@ -13,6 +13,7 @@
 #include "pairs_mode.h"
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
+#include "stdout_status.h"
 
 #ifndef SSIM2_VERSION
 #define SSIM2_VERSION "unknown"
@@ -89,6 +90,7 @@ Status WriteFile(const std::string& path, const std::string& text) {
 constexpr int kIsImage = -1;
 constexpr int kIsVideo = 2;
 int LoadInput(const char* which, const std::string& path, io::Image* image) {
+  if (io::IsUri(path)) return kIsVideo;  // only GStreamer reads URIs
   io::FileKind kind;
   if (Status s = io::SniffFile(path, &kind); !s.ok()) return LoadFailure(which, path, s.message());
   if (kind == io::FileKind::kOther) return kIsVideo;
@@ -150,7 +152,9 @@ int Run(const Options& o) {
 }  // namespace cli
 }  // namespace ssim2
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   using namespace ssim2::cli;
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   Options options;
@@ -176,3 +180,7 @@ int main(int argc, char** argv) {
   if (!options.pairs_path.empty()) return RunPairsMode(options);
   return Run(options);
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return ssim2::cli::FinishStdout(Main(argc, argv)); }

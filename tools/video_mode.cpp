@@ -1,126 +1,100 @@
-// Video mode of the ssim2 tool: scores every frame pair of two videos with the
-// ssim2compare element.
+// Video mode of the ssim2 tool: runs the pipeline that video_pipeline.cpp
+// builds, collects the scores that ssim2compare posts and writes the results.
 //
-// Pipeline (built here, one branch per input):
-//
-//   uridecodebin name=ref-src  ! queue ! [convert] ! ssim2compare.ref
-//   uridecodebin name=dist-src ! queue ! [convert] ! ssim2compare.dist
-//   ssim2compare ! fakesink sync=false
-//
-// - Hardware decoding: decodebin's caps and context queries ("autoplug-query")
-//   are answered by the element's sink pads, as playbin does with its sink, so
-//   a decoder that can output CUDA memory (nvh264dec, ...) does so when the
-//   element accepts it, and shares the element's CUDA context. Unless
-//   --backend cpu, NVIDIA decoders are ranked above the software ones.
-// - [convert] is inserted only when the decoded format is not one the element
-//   accepts: videoconvert (system memory) or cudaconvert (CUDA memory, else
-//   cudadownload ! videoconvert), restricted to the accepted formats.
-// - --offset N: a probe on the distorted branch drops its first N decoded
-//   frames. With --alignment running-time the distorted stream is also moved
-//   earlier by the running-time difference between its frame N and its frame
-//   0 (a pad offset), so distorted frame N meets the reference frame shown at
-//   the time of distorted frame 0; with --alignment sequence, distorted frame
-//   N + k is paired with reference frame k.
-// - --every N sets the element's frame-step; --frames N stops after N scores.
-// - Scores arrive as "ssim2" element messages; the summary printed at the end
-//   is ssim2::Summarize() of the collected scores, the same function that
-//   computes the element's "ssim2-summary".
+// - Start: the pipeline goes to PLAYING on a helper thread, so that a source
+//   blocking while it opens (a FIFO with no writer, a hung network share)
+//   cannot stop the main loop, and with it the watchdog and the signal
+//   handlers, from running. FIFOs are opened there too (OpenPipes()).
+// - Watchdog: a run where nothing moves for kDefaultWatchdogSeconds (no frame
+//   decoded on either input, no bus message) is stalled, e.g. on a damaged
+//   file whose demuxer neither errors nor ends, or a pipe that stopped
+//   delivering: the tool gives up with one line.
+// - SIGINT and SIGTERM stop the run: the results of the frames scored so far
+//   are printed and written, exit status 128 + the signal's number.
+// - Teardown: the state change to NULL waits for the streaming threads, and a
+//   source blocked in read() never lets go of its thread. It gets
+//   kTeardownSeconds; after that the results are written all the same and
+//   the process ends with _exit() instead of waiting for it.
+// - Scores arrive as "ssim2" element messages; --frames N stops after N of
+//   them. The summary is ssim2::Summarize() of the collected scores, the same
+//   function that computes the element's "ssim2-summary".
 #include <glib-unix.h>
 #include <gst/gst.h>
 #include <gst/pbutils/pbutils.h>
-#include <gst/video/video.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cctype>
-#include <cerrno>
+#include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_options.h"
 #include "plot_svg.h"
 #include "ssim2/stats.h"
+#include "stdout_status.h"
+#include "video_pipeline.h"
 #include "video_report.h"
+#include "video_run.h"
 
 namespace ssim2 {
 namespace cli {
 
 namespace {
 
-constexpr const char* kElementName = "ssim2compare";
-constexpr const char* kCudaFeature = "memory:CUDAMemory";
-const char* const kAcceptedFormats[] = {"RGB",  "RGBA", "BGRA",      "RGBx",     "BGRx",
-                                        "I420", "NV12", "Y444", "P010_10LE", "I420_10LE"};
-constexpr const char* kAcceptedFormatList =
-    "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }";
+// Seconds without progress before the watchdog gives up. The environment
+// variable SSIM2_WATCHDOG_SECONDS overrides it; it exists for the tests
+// (which would otherwise wait this long) and is not a user option.
+constexpr double kDefaultWatchdogSeconds = 30.0;
+// How long stopping the pipeline may take before the process ends anyway.
+constexpr double kTeardownSeconds = 3.0;
 
-bool FormatAccepted(const char* format) {
-  if (format == nullptr) return false;
-  for (const char* f : kAcceptedFormats) {
-    if (std::strcmp(f, format) == 0) return true;
-  }
-  return false;
+double WatchdogSeconds() {
+  static const double seconds = [] {
+    const char* env = std::getenv("SSIM2_WATCHDOG_SECONDS");
+    char* end = nullptr;
+    const double v = env ? std::strtod(env, &end) : 0.0;
+    return env && end != env && *end == '\0' && v > 0.0 ? v : kDefaultWatchdogSeconds;
+  }();
+  return seconds;
 }
 
-struct Run;
-
-// One input: its decoder bin, the pad linked to the element, counters.
-struct Branch {
-  Run* run = nullptr;
-  const char* role = "";      // "reference" / "distorted"
-  const char* pad_name = "";  // element pad: "ref" / "dist"
-  std::string path;
-  GstElement* decoder = nullptr;  // uridecodebin
-  GstPad* element_pad = nullptr;  // ssim2compare.ref / .dist
-  GstPad* decoded_pad = nullptr;  // the decodebin pad linked to our chain (ref held)
-  GstPad* queue_src = nullptr;    // where the --offset pad offset goes (ref held)
-  std::atomic<bool> linked{false};  // a video pad was linked (set last, after decoded_pad)
-  std::atomic<std::uint64_t> seen{0};    // decoded video frames
-  std::atomic<std::uint64_t> passed{0};  // frames sent on to the element
-  GstClockTime first_running_time = GST_CLOCK_TIME_NONE;
-  std::atomic<bool> eos{false};
-  std::atomic<int> eos_order{0};  // 1: first branch to end, 2: second
-  // Caps (under Run::mutex).
-  int width = 0, height = 0, fps_n = 0, fps_d = 1;
-  std::string format;
-  bool cuda_memory = false;
-  std::uint64_t total_frames = 0;  // 0: unknown yet
-  bool total_queried = false;
-};
-
-struct Run {
-  Options options;
-  GstElement* pipeline = nullptr;
-  GstElement* compare = nullptr;
-  GMainLoop* loop = nullptr;
-  Branch ref, dist;
-  std::mutex mutex;
-  bool size_mismatch = false;  // under mutex
-
-  std::vector<ScoreRow> frames;
-  std::vector<std::string> warnings;
-  bool element_warned = false;     // any warning from ssim2compare
-  std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
-  std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
-  std::atomic<int> eos_count{0};
-  bool failed = false;
-  bool interrupted = false;
-  bool frames_reached = false;  // --frames N scores collected
-  std::string missing_plugin;  // description of the last missing decoder
-  std::chrono::steady_clock::time_point start;
-  double last_score_s = 0.0;
-  double last_bus_message_s = 0.0;  // for the stall watchdog
-  ProgressLine* progress = nullptr;
-
-  double Elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// A call on a detached thread that the main thread waits for with a deadline.
+// The completion state is shared, so a call that is given up on may still
+// finish safely; whoever gives up on one ends the process with _exit()
+// before the objects the call uses go away.
+class BackgroundCall {
+ public:
+  explicit BackgroundCall(std::function<void()> fn) : state_(std::make_shared<State>()) {
+    std::thread([state = state_, fn = std::move(fn)] {
+      fn();
+      std::lock_guard<std::mutex> lock(state->mutex);
+      state->done = true;
+      state->cv.notify_all();
+    }).detach();
   }
+  // true when the call has returned by `deadline`.
+  bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(state_->mutex);
+    return state_->cv.wait_until(lock, deadline, [this] { return state_->done; });
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  std::shared_ptr<State> state_;
 };
 
 void PrintLine(Run* run, const std::string& line) {
@@ -134,257 +108,6 @@ void Fail(Run* run, const std::string& line) {
   run->failed = true;
   PrintLine(run, line);
   g_main_loop_quit(run->loop);
-}
-
-// From a streaming thread: the main loop reports it (Fail() is not
-// thread-safe).
-void PostFailure(Run* run, const std::string& line) {
-  gst_element_post_message(
-      run->pipeline,
-      gst_message_new_application(
-          GST_OBJECT(run->pipeline),
-          gst_structure_new("ssim2-failure", "line", G_TYPE_STRING, line.c_str(), nullptr)));
-}
-
-std::string Quoted(const Branch& b) { return std::string(b.role) + " " + b.path; }
-
-// ---------------------------------------------------------------------------
-// Probes (streaming threads)
-
-GstPadProbeReturn OnDecodedEvent(GstPad*, GstPadProbeInfo* info, gpointer data) {
-  Branch* b = static_cast<Branch*>(data);
-  GstEvent* event = GST_PAD_PROBE_INFO_EVENT(info);
-  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
-    GstCaps* caps = nullptr;
-    gst_event_parse_caps(event, &caps);
-    GstVideoInfo vinfo;
-    if (caps && gst_video_info_from_caps(&vinfo, caps)) {
-      Run* run = b->run;
-      std::lock_guard<std::mutex> lock(run->mutex);
-      b->width = GST_VIDEO_INFO_WIDTH(&vinfo);
-      b->height = GST_VIDEO_INFO_HEIGHT(&vinfo);
-      b->fps_n = GST_VIDEO_INFO_FPS_N(&vinfo);
-      b->fps_d = GST_VIDEO_INFO_FPS_D(&vinfo);
-      const Branch& other = b == &run->ref ? run->dist : run->ref;
-      if (other.width > 0 && (other.width != b->width || other.height != b->height) &&
-          !run->size_mismatch) {
-        run->size_mismatch = true;
-        gst_element_post_message(
-            run->pipeline,
-            gst_message_new_application(
-                GST_OBJECT(run->pipeline),
-                gst_structure_new("ssim2-size-mismatch", "ref-width", G_TYPE_INT,
-                                  run->ref.width, "ref-height", G_TYPE_INT, run->ref.height,
-                                  "dist-width", G_TYPE_INT, run->dist.width, "dist-height",
-                                  G_TYPE_INT, run->dist.height, nullptr)));
-      }
-    }
-  } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    if (!b->eos.exchange(true)) b->eos_order = ++b->run->eos_count;
-  }
-  return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn OnDecodedBuffer(GstPad* pad, GstPadProbeInfo* info, gpointer data) {
-  Branch* b = static_cast<Branch*>(data);
-  Run* run = b->run;
-  GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-  const std::uint64_t n = b->seen++;
-  const bool is_dist = b == &run->dist;
-  const std::uint64_t offset = is_dist ? run->options.offset : 0;
-  if (is_dist && offset > 0 && run->options.alignment == Alignment::kRunningTime &&
-      (n == 0 || n == offset)) {
-    GstClockTime rt = GST_CLOCK_TIME_NONE;
-    GstEvent* seg_event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
-    if (seg_event) {
-      const GstSegment* segment = nullptr;
-      gst_event_parse_segment(seg_event, &segment);
-      if (segment->format == GST_FORMAT_TIME) {
-        rt = gst_segment_to_running_time(segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buffer));
-      }
-      gst_event_unref(seg_event);
-    }
-    if (n == 0) {
-      b->first_running_time = rt;
-    } else if (GST_CLOCK_TIME_IS_VALID(rt) && GST_CLOCK_TIME_IS_VALID(b->first_running_time) &&
-               rt > b->first_running_time && b->queue_src) {
-      // Applied by the queue when it pushes this frame (sticky events are
-      // re-sent with the offset before the next buffer).
-      gst_pad_set_offset(b->queue_src, -static_cast<gint64>(rt - b->first_running_time));
-    }
-  }
-  if (n < offset) return GST_PAD_PROBE_DROP;
-  b->passed++;
-  return GST_PAD_PROBE_OK;
-}
-
-// ---------------------------------------------------------------------------
-// Linking decoded pads
-
-// A fakesink for streams we do not score (audio, subtitles, a second video).
-void LinkToFakesink(Run* run, GstPad* pad) {
-  GstElement* sink = gst_element_factory_make("fakesink", nullptr);
-  if (!sink) return;
-  g_object_set(sink, "sync", FALSE, "async", FALSE, nullptr);
-  gst_bin_add(GST_BIN(run->pipeline), sink);
-  gst_element_sync_state_with_parent(sink);
-  GstPad* sinkpad = gst_element_get_static_pad(sink, "sink");
-  gst_pad_link(pad, sinkpad);
-  gst_object_unref(sinkpad);
-}
-
-GstElement* Make(const char* factory) { return gst_element_factory_make(factory, nullptr); }
-
-// Builds queue [! converter ! capsfilter] for the decoded caps; returns the
-// elements in order (not yet added), or an empty list when an element is
-// missing.
-std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::string* error) {
-  std::vector<GstElement*> chain;
-  GstElement* queue = Make("queue");
-  if (!queue) {
-    *error = "the GStreamer element queue is missing (gstreamer core)";
-    return {};
-  }
-  chain.push_back(queue);
-  if (accepted) return chain;
-  if (cuda && gst_element_factory_find("cudaconvert")) {
-    // Stay on the GPU: cudaconvert to an accepted format in CUDA memory.
-    chain.push_back(Make("cudaconvert"));
-    GstElement* filter = Make("capsfilter");
-    GstCaps* caps = gst_caps_from_string(
-        (std::string("video/x-raw(") + kCudaFeature + "), format=(string)" + kAcceptedFormatList)
-            .c_str());
-    g_object_set(filter, "caps", caps, nullptr);
-    gst_caps_unref(caps);
-    chain.push_back(filter);
-    return chain;
-  }
-  if (cuda) {
-    GstElement* download = Make("cudadownload");
-    if (!download) {
-      *error = "cannot convert the " + std::string(b->role) +
-               "'s CUDA frames: neither cudaconvert nor cudadownload is installed";
-      for (GstElement* e : chain) gst_object_unref(e);
-      return {};
-    }
-    chain.push_back(download);
-  }
-  GstElement* convert = Make("videoconvert");
-  if (!convert) {
-    *error = "the GStreamer element videoconvert is missing (gst-plugins-base)";
-    for (GstElement* e : chain) gst_object_unref(e);
-    return {};
-  }
-  chain.push_back(convert);
-  GstElement* filter = Make("capsfilter");
-  GstCaps* caps = gst_caps_from_string(
-      (std::string("video/x-raw, format=(string)") + kAcceptedFormatList).c_str());
-  g_object_set(filter, "caps", caps, nullptr);
-  gst_caps_unref(caps);
-  chain.push_back(filter);
-  return chain;
-}
-
-void OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
-  Branch* b = static_cast<Branch*>(data);
-  Run* run = b->run;
-  GstCaps* caps = gst_pad_get_current_caps(pad);
-  if (!caps) caps = gst_pad_query_caps(pad, nullptr);
-  const GstStructure* s = caps && !gst_caps_is_empty(caps) ? gst_caps_get_structure(caps, 0)
-                                                           : nullptr;
-  const bool is_video = s && gst_structure_has_name(s, "video/x-raw");
-  if (!is_video || b->linked) {
-    if (caps) gst_caps_unref(caps);
-    LinkToFakesink(run, pad);
-    return;
-  }
-  const GstCapsFeatures* features = gst_caps_get_features(caps, 0);
-  const bool cuda = features && gst_caps_features_contains(features, kCudaFeature);
-  const bool sysmem = !features || gst_caps_features_is_equal(
-                                       features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
-  const char* format_field = gst_structure_get_string(s, "format");
-  const bool accepted = (cuda || sysmem) && FormatAccepted(format_field);
-  const std::string format = format_field ? format_field : "?";  // outlives the caps
-  {
-    std::lock_guard<std::mutex> lock(run->mutex);
-    b->format = format;
-    b->cuda_memory = cuda;
-  }
-  gst_caps_unref(caps);
-  if (!cuda && !sysmem) {
-    // Another memory type (GL, VA, ...) that the element does not take.
-    PostFailure(run, "cannot use the decoded " + Quoted(*b) +
-                  ": decoder outputs a memory type ssim2compare does not accept");
-    return;
-  }
-
-  std::string error;
-  std::vector<GstElement*> chain = MakeChain(b, cuda, accepted, &error);
-  if (chain.empty()) {
-    PostFailure(run, error);
-    return;
-  }
-  for (GstElement* e : chain) gst_bin_add(GST_BIN(run->pipeline), e);
-  bool ok = true;
-  for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
-    ok = ok && gst_element_link(chain[i], chain[i + 1]);
-  }
-  GstPad* chain_sink = gst_element_get_static_pad(chain.front(), "sink");
-  GstPad* chain_src = gst_element_get_static_pad(chain.back(), "src");
-  b->queue_src = gst_element_get_static_pad(chain.front(), "src");
-  ok = ok && gst_pad_link(chain_src, b->element_pad) == GST_PAD_LINK_OK;
-  gst_object_unref(chain_src);
-  for (GstElement* e : chain) gst_element_sync_state_with_parent(e);
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, OnDecodedEvent, b, nullptr);
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, OnDecodedBuffer, b, nullptr);
-  ok = ok && gst_pad_link(pad, chain_sink) == GST_PAD_LINK_OK;
-  gst_object_unref(chain_sink);
-  if (!ok) {
-    PostFailure(run, "cannot link the decoded " + Quoted(*b) + " (" + format +
-                  ") to ssim2compare");
-    return;
-  }
-  b->decoded_pad = GST_PAD(gst_object_ref(pad));
-  b->linked = true;
-}
-
-void OnNoMorePads(GstElement*, gpointer data) {
-  Branch* b = static_cast<Branch*>(data);
-  if (!b->linked) {
-    GstElement* pipeline = b->run->pipeline;
-    gst_element_post_message(
-        pipeline, gst_message_new_application(
-                      GST_OBJECT(pipeline),
-                      gst_structure_new("ssim2-no-video", "role", G_TYPE_STRING, b->role,
-                                        nullptr)));
-  }
-}
-
-// Caps and context queries of the decoders, made before their pads are
-// exposed and linked, are answered by the element's pad, as playbin does
-// with its sinks: this lets a hardware decoder pick CUDA memory.
-gboolean OnAutoplugQuery(GstElement*, GstPad*, GstElement* element, GstQuery* query,
-                         gpointer data) {
-  Branch* b = static_cast<Branch*>(data);
-  // Only video (and image) decoders output what reaches the element;
-  // parsers, demuxers and audio decoders asking the same would be told "raw
-  // video" and fail to negotiate.
-  GstElementFactory* factory = element ? gst_element_get_factory(element) : nullptr;
-  if (!factory ||
-      !(gst_element_factory_list_is_type(
-            factory, GST_ELEMENT_FACTORY_TYPE_DECODER | GST_ELEMENT_FACTORY_TYPE_MEDIA_VIDEO) ||
-        gst_element_factory_list_is_type(
-            factory, GST_ELEMENT_FACTORY_TYPE_DECODER | GST_ELEMENT_FACTORY_TYPE_MEDIA_IMAGE))) {
-    return FALSE;
-  }
-  switch (GST_QUERY_TYPE(query)) {
-    case GST_QUERY_CAPS:
-    case GST_QUERY_ACCEPT_CAPS:
-    case GST_QUERY_CONTEXT:
-      return gst_pad_query(b->element_pad, query);
-    default:
-      return FALSE;
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -502,7 +225,7 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
 gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
   Run* run = static_cast<Run*>(data);
   if (run->failed) return TRUE;
-  run->last_bus_message_s = run->Elapsed();
+  run->last_progress_s = run->Elapsed();
   switch (GST_MESSAGE_TYPE(msg)) {
     case GST_MESSAGE_ERROR:
       HandleError(run, msg);
@@ -548,11 +271,11 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
       break;
     case GST_MESSAGE_APPLICATION: {
       const GstStructure* s = gst_message_get_structure(msg);
-      if (gst_structure_has_name(s, "ssim2-failure")) {
+      if (gst_structure_has_name(s, kFailureMessage)) {
         Fail(run, gst_structure_get_string(s, "line"));
-      } else if (gst_structure_has_name(s, "ssim2-size-mismatch")) {
+      } else if (gst_structure_has_name(s, kSizeMismatchMessage)) {
         Fail(run, SizeMismatchLine(run));
-      } else if (gst_structure_has_name(s, "ssim2-no-video")) {
+      } else if (gst_structure_has_name(s, kNoVideoMessage)) {
         const char* role = gst_structure_get_string(s, "role");
         const Branch& b = std::strcmp(role, "reference") == 0 ? run->ref : run->dist;
         Fail(run, "no video stream in " + Quoted(b));
@@ -615,18 +338,41 @@ std::uint64_t ExpectedScores(Run* run) {
   return total;
 }
 
-// A pipeline that posts nothing for this long (no frame scored, no state
-// change, no error) is stuck, e.g. on a damaged file whose demuxer neither
-// errors nor ends: the tool gives up with one line instead of hanging.
-constexpr double kStallSeconds = 30.0;
+std::string FormatSeconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+// The watchdog's line: an input that delivered nothing at all tells a pipe
+// with no writer (or a source stuck opening) from a stream that stopped.
+std::string StallLine(Run* run) {
+  const bool ref_silent = run->ref.seen == 0, dist_silent = run->dist.seen == 0;
+  const std::string silent = ref_silent && dist_silent ? "either input"
+                             : ref_silent              ? "the reference"
+                             : dist_silent             ? "the distorted input"
+                                                       : "";
+  return "no progress for " + FormatSeconds(WatchdogSeconds()) + " s reading " +
+         Quoted(run->ref) + " and " + Quoted(run->dist) + ": giving up (" +
+         (silent.empty() ? std::string("a damaged file or a stalled decoder")
+                         : "no frame from " + silent +
+                               ": a pipe with no writer, a stalled source or a damaged file") +
+         ")";
+}
 
 gboolean OnProgressTick(gpointer data) {
   Run* run = static_cast<Run*>(data);
   if (run->failed) return G_SOURCE_CONTINUE;
-  if (run->Elapsed() - run->last_bus_message_s > kStallSeconds) {
-    Fail(run, "no progress for " + std::to_string(static_cast<int>(kStallSeconds)) +
-                  " s reading " + Quoted(run->ref) + " and " + Quoted(run->dist) +
-                  ": giving up (a damaged file or a stalled decoder)");
+  // Decoded frames are progress even when none is scored (--every N with a
+  // large N, a long --offset).
+  const std::uint64_t decoded = run->ref.seen + run->dist.seen;
+  if (decoded != run->last_decoded) {
+    run->last_decoded = decoded;
+    run->last_progress_s = run->Elapsed();
+  }
+  if (run->Elapsed() - run->last_progress_s > WatchdogSeconds()) {
+    run->stalled = true;
+    Fail(run, StallLine(run));
     return G_SOURCE_CONTINUE;
   }
   if (run->progress && run->progress->enabled()) {
@@ -635,155 +381,28 @@ gboolean OnProgressTick(gpointer data) {
   return G_SOURCE_CONTINUE;
 }
 
-gboolean OnInterrupt(gpointer data) {
-  Run* run = static_cast<Run*>(data);
-  run->interrupted = true;
+gboolean StopOnSignal(Run* run, int signal) {
+  if (run->stop_signal == 0) run->stop_signal = signal;
   g_main_loop_quit(run->loop);
   return G_SOURCE_CONTINUE;
 }
+gboolean OnSigint(gpointer data) { return StopOnSignal(static_cast<Run*>(data), SIGINT); }
+gboolean OnSigterm(gpointer data) { return StopOnSignal(static_cast<Run*>(data), SIGTERM); }
 
-// ---------------------------------------------------------------------------
-// Setup
-
-// Ranks NVIDIA's hardware decoders above the software ones, so that decodebin
-// picks them when a GPU is there (they are not registered without one). With
-// --device N (N > 0), the decoders of that GPU ("nvh264deviceNdec", ...) come
-// first, so that frames are decoded where they are scored.
-void PreferHardwareDecoders(int cuda_device) {
-  const std::string device_tag =
-      cuda_device > 0 ? "device" + std::to_string(cuda_device) : std::string();
-  GList* factories = gst_element_factory_list_get_elements(
-      static_cast<GstElementFactoryListType>(GST_ELEMENT_FACTORY_TYPE_DECODER |
-                                             GST_ELEMENT_FACTORY_TYPE_MEDIA_VIDEO),
-      GST_RANK_NONE);
-  for (GList* l = factories; l; l = l->next) {
-    GstElementFactory* factory = GST_ELEMENT_FACTORY(l->data);
-    const char* klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
-    const char* name = GST_OBJECT_NAME(factory);
-    if (klass && std::strstr(klass, "Hardware") && std::strncmp(name, "nv", 2) == 0 &&
-        gst_plugin_feature_get_rank(GST_PLUGIN_FEATURE(factory)) >= GST_RANK_MARGINAL) {
-      const bool that_device = !device_tag.empty() && std::strstr(name, device_tag.c_str()) &&
-                               !std::isdigit(static_cast<unsigned char>(
-                                   std::strstr(name, device_tag.c_str())[device_tag.size()]));
-      gst_plugin_feature_set_rank(GST_PLUGIN_FEATURE(factory),
-                                  GST_RANK_PRIMARY + (that_device ? 2 : 1));
-    }
-  }
-  gst_plugin_feature_list_free(factories);
-}
-
-// A URI for a path (or the argument itself when it is already a URI).
-std::string ToUri(const std::string& path, std::string* error) {
-  if (gst_uri_is_valid(path.c_str()) && path.find("://") != std::string::npos) return path;
-  GError* err = nullptr;
-  gchar* uri = gst_filename_to_uri(path.c_str(), &err);
-  if (!uri) {
-    *error = err ? err->message : "invalid path";
-    g_clear_error(&err);
-    return {};
-  }
-  std::string out = uri;
-  g_free(uri);
-  return out;
-}
-
-// Local files are checked before the pipeline starts, for a plain message.
-bool CheckReadable(const Branch& b, std::string* line) {
-  if (gst_uri_is_valid(b.path.c_str()) && b.path.find("://") != std::string::npos) return true;
-  if (g_file_test(b.path.c_str(), G_FILE_TEST_IS_DIR)) {
-    *line = "cannot open " + Quoted(b) + ": is a directory";
-    return false;
-  }
-  if (access(b.path.c_str(), R_OK) != 0) {
-    *line = "cannot open " + Quoted(b) + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
-}
-
-bool SetProperty(GstElement* e, const char* name, const char* value) {
-  if (!g_object_class_find_property(G_OBJECT_GET_CLASS(e), name)) return false;
-  gst_util_set_object_arg(G_OBJECT(e), name, value);
-  return true;
-}
-
-// Lets the tool run from the build tree or from an install without
-// GST_PLUGIN_PATH: the plugin is loaded from where this build put it.
-void LoadOwnPluginIfMissing() {
-  if (GstElementFactory* factory = gst_element_factory_find(kElementName)) {
-    gst_object_unref(factory);
-    return;
-  }
-  for (const char* dir : {SSIM2_PLUGIN_BUILD_DIR, SSIM2_PLUGIN_INSTALL_DIR}) {
-    const std::string path = std::string(dir) + "/libgstssim2.so";
-    GError* err = nullptr;
-    if (GstPlugin* plugin = gst_plugin_load_file(path.c_str(), &err)) {
-      gst_object_unref(plugin);
-      return;
-    }
-    g_clear_error(&err);
-  }
-}
-
-bool Build(Run* run, std::string* error) {
-  LoadOwnPluginIfMissing();
-  run->pipeline = gst_pipeline_new("ssim2");
-  run->compare = gst_element_factory_make(kElementName, "compare");
-  if (!run->compare) {
-    *error = "the GStreamer element ssim2compare is not available (is the ssim2 plugin "
-             "installed, or GST_PLUGIN_PATH set to its folder?)";
-    return false;
-  }
-  const Options& o = run->options;
-  SetProperty(run->compare, "alignment",
-              o.alignment == Alignment::kSequence ? "sequence" : "running-time");
-  SetProperty(run->compare, "backend",
-              o.backend == Backend::kCpu ? "cpu" : o.backend == Backend::kCuda ? "cuda" : "auto");
-  SetProperty(run->compare, "cuda-device-id", std::to_string(o.cuda_device).c_str());
-  SetProperty(run->compare, "post-messages", "true");
-  SetProperty(run->compare, "frame-step", std::to_string(o.every).c_str());
-  // Elements older than the threads property use all cores, as --threads 0.
-  if (!SetProperty(run->compare, "threads", std::to_string(o.cpu_threads).c_str()) &&
-      o.cpu_threads != 0) {
-    PrintLine(run, "warning: this ssim2compare has no threads property; --threads is ignored");
-  }
-  GstElement* sink = gst_element_factory_make("fakesink", "sink");
-  g_object_set(sink, "sync", FALSE, nullptr);
-  gst_bin_add_many(GST_BIN(run->pipeline), run->compare, sink, nullptr);
-  if (!gst_element_link(run->compare, sink)) {
-    *error = "cannot link ssim2compare to fakesink";
-    return false;
-  }
-  for (Branch* b : {&run->ref, &run->dist}) {
-    std::string uri = ToUri(b->path, error);
-    if (uri.empty()) {
-      *error = "cannot open " + Quoted(*b) + ": " + *error;
-      return false;
-    }
-    b->element_pad = gst_element_get_static_pad(run->compare, b->pad_name);
-    if (!b->element_pad) {
-      *error = std::string("ssim2compare has no ") + b->pad_name + " pad";
-      return false;
-    }
-    b->decoder = gst_element_factory_make("uridecodebin",
-                                          b == &run->ref ? "ref-src" : "dist-src");
-    if (!b->decoder) {
-      *error = "the GStreamer element uridecodebin is missing (gst-plugins-base)";
-      return false;
-    }
-    g_object_set(b->decoder, "uri", uri.c_str(), nullptr);
-    g_signal_connect(b->decoder, "pad-added", G_CALLBACK(OnPadAdded), b);
-    g_signal_connect(b->decoder, "no-more-pads", G_CALLBACK(OnNoMorePads), b);
-    g_signal_connect(b->decoder, "autoplug-query", G_CALLBACK(OnAutoplugQuery), b);
-    gst_bin_add(GST_BIN(run->pipeline), b->decoder);
-  }
-  return true;
+// Sets the pipeline to NULL, waiting at most kTeardownSeconds for that and
+// for the start call. false: something is still blocked (see BackgroundCall).
+bool StopPipeline(Run* run, BackgroundCall* start) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(kTeardownSeconds));
+  GstElement* pipeline = run->pipeline;
+  BackgroundCall stop([pipeline] { gst_element_set_state(pipeline, GST_STATE_NULL); });
+  const bool stopped = stop.WaitUntil(deadline);
+  return (start == nullptr || start->WaitUntil(deadline)) && stopped;
 }
 
 void Cleanup(Run* run) {
-  if (run->pipeline) {
-    gst_element_set_state(run->pipeline, GST_STATE_NULL);
-  }
+  ClosePipes(run);
   for (Branch* b : {&run->ref, &run->dist}) {
     if (b->element_pad) gst_object_unref(b->element_pad);
     if (b->decoded_pad) gst_object_unref(b->decoded_pad);
@@ -792,6 +411,124 @@ void Cleanup(Run* run) {
   if (run->pipeline) gst_object_unref(run->pipeline);
   else if (run->compare) gst_object_unref(run->compare);
   if (run->loop) g_main_loop_unref(run->loop);
+}
+
+// --csv, --json=FILE, vmaf-json and --plot; false when one of them could
+// not be written (each failure is one line on stderr).
+bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frames,
+                      const LogSummary& log_summary, const LogRunInfo& info) {
+  bool ok = true;
+  std::string write_error;
+  for (const auto& [path, format] : {std::make_pair(&options.csv_path, LogFormat::kCsv),
+                                     std::make_pair(&options.json_path, LogFormat::kJson),
+                                     std::make_pair(&options.vmaf_json_path, LogFormat::kVmafJson)}) {
+    LogOptions log;
+    log.format = format;
+    if (!path->empty() && !WriteScoreLog(*path, log, frames, log_summary, info, &write_error)) {
+      std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
+      ok = false;
+    }
+  }
+  if (!options.plot_path.empty() &&
+      !WriteSvgPlot(options.plot_path, frames, log_summary.scores, info, &write_error)) {
+    std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
+    ok = false;
+  }
+  return ok;
+}
+
+// The end of a run: messages, summary and files; returns the exit status.
+int ReportResults(Run& run, double elapsed) {
+  const Options& options = run.options;
+  if (run.failed && !run.stalled) return 1;  // its line is out; nothing was measured
+  // Frame counts (the distorted one after --offset). A stream not read to
+  // its end (the pipeline ends with the shorter one) is counted from its
+  // duration when that is known.
+  std::uint64_t ref_frames = run.ref.passed, dist_frames = run.dist.passed;
+  if (!run.ref.eos) ref_frames = std::max(ref_frames, run.ref.total_frames);
+  if (!run.dist.eos && run.dist.total_frames > options.offset) {
+    dist_frames = std::max(dist_frames, run.dist.total_frames - options.offset);
+  }
+  const std::string skipped =
+      options.offset ? " after skipping " + std::to_string(options.offset) : "";
+  if (run.frames.empty()) {
+    if (run.stalled) return 1;
+    // An input that ended without a single decoded frame: its container
+    // promised a video stream that is not there.
+    for (const Branch* b : {&run.ref, &run.dist}) {
+      if (!run.stop_signal && b->eos && b->seen == 0) {
+        PrintLine(&run, "cannot decode " + Quoted(*b) +
+                            ": damaged or truncated file (it ended before its first video frame)");
+        return 1;
+      }
+    }
+    const std::string counts = "(reference " + std::to_string(ref_frames) + " frames, distorted " +
+                               std::to_string(dist_frames) + " frames" + skipped + ")";
+    if (run.stop_signal) {
+      PrintLine(&run, "interrupted before any frame pair was scored " + counts);
+      return 128 + run.stop_signal;
+    }
+    PrintLine(&run, "no frame pair could be scored " + counts);
+    return 1;
+  }
+  if (run.stop_signal) PrintLine(&run, "interrupted: summary of the frames scored so far");
+  // One stream shorter than the other: the element says so (its warning is
+  // replaced by this line, which has both complete counts); without its
+  // word, one stream having ended and not the other tells.
+  InputEnds ends;
+  ends.ref_frames = ref_frames;
+  ends.dist_frames = dist_frames;
+  ends.ref_ended = run.ref.eos;
+  ends.dist_ended = run.dist.eos;
+  std::optional<Input> ended_first;
+  if (!run.stop_signal && !run.stalled && !run.frames_reached) {
+    ended_first = run.element_ended_first;
+    if (!ended_first && !run.element_warned) ended_first = EndedFirst(ends);
+  }
+  if (ended_first) {
+    std::string w = EndedFirstMessage(*ended_first, ends, run.frames.size(), true);
+    if (options.offset) w += " (distorted frames counted" + skipped + ")";
+    run.warnings.push_back(w);
+    PrintLine(&run, "warning: " + w);
+  }
+
+  std::vector<double> scores;
+  scores.reserve(run.frames.size());
+  for (const ScoreRow& f : run.frames) scores.push_back(f.score);
+  LogSummary log_summary;
+  log_summary.scores = Summarize(scores);
+  log_summary.ended_first = ended_first;
+  log_summary.unmatched_ref = run.unmatched_ref;
+  log_summary.unmatched_dist = run.unmatched_dist;
+  const Summary& summary = log_summary.scores;
+  LogRunInfo info;
+  info.reference = options.reference_path;
+  info.distorted = options.distorted_path;
+  info.alignment = options.alignment == Alignment::kSequence ? "sequence" : "running-time";
+  info.offset = options.offset;
+  info.every = options.every;
+  {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    info.width = run.dist.width;
+    info.height = run.dist.height;
+  }
+  info.elapsed_s = elapsed;
+  info.warnings = run.warnings;
+
+  // A stalled run keeps its one line: the frames done go to the files only.
+  if (!run.stalled) {
+    // --json / --json=-: the JSON document on stdout instead of the summary.
+    LogOptions json_log;
+    json_log.format = LogFormat::kJson;
+    std::fputs(options.json ? RenderScoreLog(json_log, run.frames, log_summary, info).c_str()
+                            : RenderSummary(run.frames, summary, info).c_str(),
+               stdout);
+    std::fflush(stdout);
+  }
+  const bool written = WriteOutputFiles(options, run.frames, log_summary, info);
+  if (run.stalled) return 1;
+  if (run.stop_signal) return 128 + run.stop_signal;
+  return written ? 0 : 1;
 }
 
 }  // namespace
@@ -820,7 +557,7 @@ int RunVideoMode(const Options& options) {
 
   run.loop = g_main_loop_new(nullptr, FALSE);
   std::string error;
-  if (!Build(&run, &error)) {
+  if (!BuildPipeline(&run, &error)) {
     std::fprintf(stderr, "ssim2: %s\n", error.c_str());
     Cleanup(&run);
     return 1;
@@ -832,135 +569,42 @@ int RunVideoMode(const Options& options) {
   guint bus_watch = gst_bus_add_watch(bus, OnBusMessage, &run);
   gst_object_unref(bus);
   guint tick = g_timeout_add(100, OnProgressTick, &run);
-  guint sigint = g_unix_signal_add(SIGINT, OnInterrupt, &run);
+  guint sigint = g_unix_signal_add(SIGINT, OnSigint, &run);
+  guint sigterm = g_unix_signal_add(SIGTERM, OnSigterm, &run);
 
   run.start = std::chrono::steady_clock::now();
-  if (gst_element_set_state(run.pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    // The bus usually holds the reason; let the loop report it.
-    g_idle_add(
-        [](gpointer data) -> gboolean {
-          Run* r = static_cast<Run*>(data);
-          Fail(r, "cannot start the pipeline");
-          return G_SOURCE_REMOVE;
-        },
-        &run);
-  }
+  Run* r = &run;
+  BackgroundCall start([r] {
+    OpenPipes(r);
+    // The bus usually holds the reason first; this line is the fallback.
+    if (gst_element_set_state(r->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+      PostFailure(r, "cannot start the pipeline");
+    }
+  });
   g_main_loop_run(run.loop);
   const double elapsed = run.frames.empty() ? run.Elapsed() : run.last_score_s;
-  if (!run.failed) ExpectedScores(&run);  // stream lengths, while they can be queried
-  gst_element_set_state(run.pipeline, GST_STATE_NULL);
+  // Stream lengths, while they can be queried (not on a stopped run, whose
+  // sources may be blocked).
+  if (!run.failed && !run.stop_signal) ExpectedScores(&run);
+  const bool stopped = StopPipeline(&run, &start);
   // Messages posted while stopping (errors of the last moment) are not
   // reported; the bus watch goes with the loop.
   g_source_remove(tick);
   g_source_remove(sigint);
+  g_source_remove(sigterm);
   g_source_remove(bus_watch);
   progress.Finish();
   run.progress = nullptr;
 
-  if (run.failed) {
-    Cleanup(&run);
-    return 1;
+  const int code = ReportResults(run, elapsed);
+  if (!stopped) {
+    // A source is still blocked (e.g. in read() on a pipe) and its thread
+    // cannot be joined: the results are out, so the process ends here.
+    const int final_code = FinishStdout(code);
+    std::fflush(stderr);
+    _exit(final_code);
   }
-  if (run.interrupted) PrintLine(&run, "interrupted: summary of the frames scored so far");
-
-  // One stream shorter than the other: the element warns with both counts;
-  // if it did not, say it here.
-  // Frame counts (the distorted one after --offset). A stream not read to
-  // its end (the pipeline ends with the shorter one) is counted from its
-  // duration when that is known.
-  std::uint64_t ref_frames = run.ref.passed, dist_frames = run.dist.passed;
-  if (!run.ref.eos) ref_frames = std::max(ref_frames, run.ref.total_frames);
-  if (!run.dist.eos && run.dist.total_frames > options.offset) {
-    dist_frames = std::max(dist_frames, run.dist.total_frames - options.offset);
-  }
-  const std::string skipped =
-      options.offset ? " after skipping " + std::to_string(options.offset) : "";
-  if (run.frames.empty()) {
-    std::fprintf(stderr,
-                 "ssim2: no frame pair could be scored (reference %llu frames, distorted %llu "
-                 "frames%s)\n",
-                 static_cast<unsigned long long>(ref_frames),
-                 static_cast<unsigned long long>(dist_frames), skipped.c_str());
-    Cleanup(&run);
-    return 1;
-  }
-  // One stream shorter than the other: the element says so (its warning is
-  // replaced by this line, which has both complete counts); without its
-  // word, one stream having ended and not the other tells.
-  InputEnds ends;
-  ends.ref_frames = ref_frames;
-  ends.dist_frames = dist_frames;
-  ends.ref_ended = run.ref.eos;
-  ends.dist_ended = run.dist.eos;
-  std::optional<Input> ended_first;
-  if (!run.interrupted && !run.frames_reached) {
-    ended_first = run.element_ended_first;
-    if (!ended_first && !run.element_warned) ended_first = EndedFirst(ends);
-  }
-  if (ended_first) {
-    std::string w = EndedFirstMessage(*ended_first, ends, run.frames.size(), true);
-    if (options.offset) w += " (distorted frames counted" + skipped + ")";
-    run.warnings.push_back(w);
-    PrintLine(&run, "warning: " + w);
-  }
-
-  std::vector<double> scores;
-  scores.reserve(run.frames.size());
-  for (const ScoreRow& f : run.frames) scores.push_back(f.score);
-  LogSummary log_summary;
-  log_summary.scores = Summarize(scores);
-  log_summary.ended_first = ended_first;
-  log_summary.unmatched_ref = run.unmatched_ref;
-  log_summary.unmatched_dist = run.unmatched_dist;
-  const Summary& summary = log_summary.scores;
-  LogRunInfo info;
-  info.reference = options.reference_path;
-  info.distorted = options.distorted_path;
-  info.alignment = options.alignment == Alignment::kSequence ? "sequence" : "running-time";
-  info.offset = options.offset;
-  info.every = run.options.every;
-  {
-    std::lock_guard<std::mutex> lock(run.mutex);
-    info.width = run.dist.width;
-    info.height = run.dist.height;
-  }
-  info.elapsed_s = elapsed;
-  info.warnings = run.warnings;
   Cleanup(&run);
-
-  // --json / --json=-: the JSON document on stdout instead of the summary.
-  LogOptions json_log;
-  json_log.format = LogFormat::kJson;
-  std::fputs(options.json ? RenderScoreLog(json_log, run.frames, log_summary, info).c_str()
-                          : RenderSummary(run.frames, summary, info).c_str(),
-             stdout);
-  std::fflush(stdout);
-  int code = run.interrupted ? 130 : 0;
-  std::string write_error;
-  LogOptions csv_log;
-  csv_log.format = LogFormat::kCsv;
-  if (!options.csv_path.empty() &&
-      !WriteScoreLog(options.csv_path, csv_log, run.frames, log_summary, info, &write_error)) {
-    std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
-    code = 1;
-  }
-  if (!options.json_path.empty() &&
-      !WriteScoreLog(options.json_path, json_log, run.frames, log_summary, info, &write_error)) {
-    std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
-    code = 1;
-  }
-  LogOptions vmaf_log;
-  vmaf_log.format = LogFormat::kVmafJson;
-  if (!options.vmaf_json_path.empty() &&
-      !WriteScoreLog(options.vmaf_json_path, vmaf_log, run.frames, log_summary, info, &write_error)) {
-    std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
-    code = 1;
-  }
-  if (!options.plot_path.empty() &&
-      !WriteSvgPlot(options.plot_path, run.frames, summary, info, &write_error)) {
-    std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
-    code = 1;
-  }
   return code;
 }
 

@@ -90,6 +90,36 @@ def test_more_errors(exe, data, tmp):
     expect_error(exe, ["--frobnicate", ref, ref], "ssim2: unknown option", data)
 
 
+def test_stdout_write_error(exe, data):
+    """A score that cannot be written to stdout (a full disk) is an error:
+    exit 1 and one line, as for --json=FILE."""
+    ref = "images/coffee_8x8/reference.png"
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([exe, ref, ref], stdout=full, stderr=subprocess.PIPE, text=True,
+                           cwd=data, timeout=60)
+    lines = p.stderr.splitlines()
+    check(p.returncode == 1, f"stdout on /dev/full: exit {p.returncode}, expected 1")
+    check(len(lines) == 1 and "cannot write the result to standard output" in lines[0],
+          f"stdout on /dev/full: stderr {p.stderr!r}")
+
+
+def test_decompression_bomb(exe, data, tmp):
+    """A 100-byte PNG declaring 30000x30000 fails at once with one line."""
+    import struct
+    import zlib
+    ihdr = struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0)
+    idat = zlib.compress(b"\0" * 64)
+
+    def chunk(kind, body):
+        return (struct.pack(">I", len(body)) + kind + body +
+                struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff))
+    bomb = os.path.join(tmp, "bomb.png")
+    with open(bomb, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) +
+                chunk(b"IEND", b""))
+    expect_error(exe, [bomb, bomb], f"Could not load original image: {bomb} (PNG: 30000x30000", data)
+
+
 def test_video_dispatch(exe, data, tmp, with_video):
     if with_video:
         return  # the video mode has its own tests
@@ -243,6 +273,8 @@ def main():
         test_error_cases(exe, data)
         test_more_errors(exe, data, tmp)
         test_video_dispatch(exe, data, tmp, video_flag == "--with-video")
+        test_stdout_write_error(exe, data)
+        test_decompression_bomb(exe, data, tmp)
         test_scores(exe, data)
         test_json(exe, data, tmp)
     if FAILURES:

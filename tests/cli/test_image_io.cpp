@@ -1,6 +1,9 @@
 // The PNG/JPEG loaders of the ssim2 tool: every PNG layout the reference
 // expands, the colour-chunk policy, JPEG, and the shared test images checked
 // against libpng's simplified decoder.
+#include <sys/resource.h>
+
+#include <chrono>
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>
@@ -361,6 +364,106 @@ TEST(Jpeg, DamagedFileFails) {
   const Status s = io::DecodeJpeg(head.data(), head.size(), &image);
   EXPECT_EQ(s.code(), StatusCode::kIoError);
   EXPECT_EQ(s.message().rfind("JPEG: ", 0), 0u) << s.message();
+}
+
+// ------------------------------------------------- decompression bombs
+
+// Peak resident memory of this process so far, in MiB.
+long PeakRssMib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024;
+}
+
+// A small valid PNG whose IHDR now declares width x height (CRC updated).
+Bytes PngDeclaring(std::uint32_t width, std::uint32_t height, bool interlaced) {
+  PngSpec spec;
+  spec.interlaced = interlaced;
+  spec.rows = Rgb8Rows(spec.width, spec.height);
+  Bytes file = WritePng(spec);
+  const std::size_t ihdr_data = 8 + 8;
+  for (int i = 0; i < 4; ++i) {
+    file[ihdr_data + i] = static_cast<std::uint8_t>(width >> (24 - 8 * i));
+    file[ihdr_data + 4 + i] = static_cast<std::uint8_t>(height >> (24 - 8 * i));
+  }
+  const std::uint32_t crc = Crc32(file.data() + 12, 4 + 13);
+  for (int i = 0; i < 4; ++i) file[ihdr_data + 13 + i] = static_cast<std::uint8_t>(crc >> (24 - 8 * i));
+  return file;
+}
+
+// A small valid JPEG whose SOF0 header now declares width x height.
+Bytes JpegDeclaring(std::uint16_t width, std::uint16_t height) {
+  Bytes file = WriteJpeg(16, 16, 3, nullptr);
+  for (std::size_t i = 2; i + 8 < file.size(); ++i) {
+    if (file[i] == 0xFF && file[i + 1] == 0xC0) {  // SOF0: length, precision, height, width
+      file[i + 5] = static_cast<std::uint8_t>(height >> 8);
+      file[i + 6] = static_cast<std::uint8_t>(height);
+      file[i + 7] = static_cast<std::uint8_t>(width >> 8);
+      file[i + 8] = static_cast<std::uint8_t>(width);
+      return file;
+    }
+  }
+  ADD_FAILURE() << "no SOF0 marker in the test JPEG";
+  return file;
+}
+
+// A header that promises far more pixels than the file's data can hold fails
+// at once, without taking memory for the declared size (30000 x 30000 RGB
+// would be 2.7 GB zero-filled before the first row was read).
+TEST(Bombs, TruncatedHugeImagesFailFastAndSmall) {
+  const long rss_before = PeakRssMib();
+  const auto start = std::chrono::steady_clock::now();
+  io::Image image;
+  for (bool interlaced : {false, true}) {
+    const Bytes png = PngDeclaring(30000, 30000, interlaced);
+    const Status s = Decode(png, &image);
+    EXPECT_EQ(s.code(), StatusCode::kIoError);
+    EXPECT_NE(s.message().find("30000x30000"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.message();
+  }
+  const Bytes jpeg = JpegDeclaring(30000, 30000);
+  const Status s = io::DecodeJpeg(jpeg.data(), jpeg.size(), &image);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.message();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_LT(PeakRssMib() - rss_before, 64);
+}
+
+// A declared size above kMaxImagePixels is refused by its header alone.
+TEST(Bombs, OversizedHeadersAreRefused) {
+  io::Image image;
+  const Bytes png = PngDeclaring(60000, 40000, false);
+  Status s = Decode(png, &image);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_NE(s.message().find("larger than ssim2 accepts"), std::string::npos) << s.message();
+  const Bytes jpeg = JpegDeclaring(65500, 65500);
+  s = io::DecodeJpeg(jpeg.data(), jpeg.size(), &image);
+  EXPECT_NE(s.message().find("larger than ssim2 accepts"), std::string::npos) << s.message();
+}
+
+// Truncated in the middle of the rows: the pixel memory follows the rows
+// decoded, not the declared height.
+TEST(Bombs, RowsAreStoredAsDecoded) {
+  PngSpec spec;
+  spec.width = 1000;
+  spec.height = 4000;
+  std::uint32_t noise = 12345;  // incompressible rows: the data is really there
+  spec.rows.assign(spec.height, Bytes(spec.width * 3));
+  for (Bytes& row : spec.rows) {
+    for (std::uint8_t& v : row) {
+      noise = noise * 1664525u + 1013904223u;
+      v = static_cast<std::uint8_t>(noise >> 24);
+    }
+  }
+  const Bytes file = WritePng(spec);
+  const Bytes head(file.begin(), file.begin() + file.size() / 10);
+  io::Image image;
+  const Status s = Decode(head, &image);
+  EXPECT_EQ(s.code(), StatusCode::kIoError) << s.message();
+  const std::size_t declared = std::size_t{1000} * 4000 * 3;
+  EXPECT_LT(image.bytes().capacity(), declared / 3);  // about 10 % decoded, capacity at most twice that
 }
 
 // ----------------------------------------------------------------- sniffing

@@ -469,6 +469,13 @@ def case_bad_input(exe, data, tmp):
         head = f.read(300)  # the EBML header and little else
     with open(truncated, "wb") as f:
         f.write(head)
+    # Headers complete, cut before the first frame's data: the demuxer ends
+    # without an error, and the message must still say what happened.
+    headers_only = os.path.join(tmp, "headers_only.mkv")
+    with open(p["good"], "rb") as f:
+        head = f.read(1500)
+    with open(headers_only, "wb") as f:
+        f.write(head)
     missing = os.path.join(tmp, "missing.mkv")
     short_raw = os.path.join(tmp, "short.yuv")
     make_raw(short_raw, 7)
@@ -479,7 +486,10 @@ def case_bad_input(exe, data, tmp):
         ("missing file", [missing, p["good"]], [missing]),
         ("missing distorted", [p["ref"], missing], [missing]),
         ("undecodable", [p["ref"], garbage], [garbage]),
-        ("truncated", [p["ref"], truncated], [truncated]),
+        ("truncated", [p["ref"], truncated], [truncated, "damaged or truncated file"]),
+        ("headers only", [p["ref"], headers_only], [headers_only, "damaged or truncated file"]),
+        ("headers only as reference", [headers_only, p["ref"]],
+         [headers_only, "damaged or truncated file"]),
         ("no video stream", [p["ref"], audio], ["no video stream", audio]),
         ("different sizes", [p["ref"], other_size], ["320x240", "352x288"]),
         ("directory", [p["ref"], tmp], [tmp]),
@@ -561,29 +571,199 @@ def case_still_images(exe, data, tmp):
     check(rc == 0 and out == row["score"] + "\n", f"image mode: {out!r} vs {row['score']}")
 
 
-def case_stall(exe, data, tmp):
-    """A distorted input that never delivers more than its first bytes (a
-    FIFO whose writer stays open) must end with one line and exit 1 after the
-    tool's 30 s no-progress watchdog, not hang."""
-    p = generated_pair(tmp, frames=4)
-    fifo = os.path.join(tmp, "stall.mkv")
-    os.mkfifo(fifo)
-    with open(p["good"], "rb") as f:
-        head = f.read(2000)
+# The watchdog's time for the tests (the tool's default is 30 s); the tool
+# reads SSIM2_WATCHDOG_SECONDS for exactly this purpose.
+TEST_WATCHDOG_S = 2
 
+
+def watchdog_env(seconds=TEST_WATCHDOG_S):
+    env = dict(os.environ)
+    env["SSIM2_WATCHDOG_SECONDS"] = str(seconds)
+    return env
+
+
+def feed_fifo(fifo, data, chunks=1, interval=0.0, hold=60.0):
+    """Writes `data` into the FIFO in `chunks` pieces `interval` seconds
+    apart, then keeps it open for `hold` seconds (a stalled writer) unless the
+    reader goes away. Runs on a daemon thread."""
     def writer():
-        with open(fifo, "wb") as w:
-            w.write(head)
-            w.flush()
-            time.sleep(40)
+        try:
+            with open(fifo, "wb") as w:
+                step = max(1, -(-len(data) // chunks))
+                for i in range(0, len(data), step):
+                    w.write(data[i:i + step])
+                    w.flush()
+                    time.sleep(interval)
+                time.sleep(hold)
+        except BrokenPipeError:
+            pass
 
     t = threading.Thread(target=writer, daemon=True)
     t.start()
-    rc, out, err = ssim2(exe, p["ref"], fifo, timeout=90)
+    return t
+
+
+def timed_ssim2(exe, *args, env=None, timeout=60):
+    t0 = time.monotonic()
+    rc, out, err = ssim2(exe, *args, env=env, timeout=timeout)
+    return rc, out, err, time.monotonic() - t0
+
+
+def case_stall(exe, data, tmp):
+    """A distorted input that stops midway (a FIFO whose writer stays open,
+    the tool's reader blocked in read()) ends with one line, exit 1, a few
+    seconds after the watchdog's time, with the CSV of the frames scored
+    before the stall and nothing on stdout."""
+    p = generated_pair(tmp, frames=12)
+    fifo = os.path.join(tmp, "stall.mkv")
+    os.mkfifo(fifo)
+    with open(p["good"], "rb") as f:
+        head = f.read()
+    feed_fifo(fifo, head[:len(head) * 7 // 10])
+    c = os.path.join(tmp, "stall.csv")
+    rc, out, err, took = timed_ssim2(exe, "--csv", c, p["ref"], fifo, env=watchdog_env(),
+                                     timeout=40)
+    stall_checks(rc, out, err, took, c, fifo)
+    # A FIFO named by a file:// URI.
+    fifo = os.path.join(tmp, "stall-uri.mkv")
+    os.mkfifo(fifo)
+    feed_fifo(fifo, head[:len(head) * 7 // 10])
+    os.remove(c)
+    rc, out, err, took = timed_ssim2(exe, "--csv", c, p["ref"], "file://" + fifo,
+                                     env=watchdog_env(), timeout=40)
+    stall_checks(rc, out, err, took, c, fifo)
+
+
+def stall_checks(rc, out, err, took, c, fifo):
     lines = [l for l in err.splitlines() if l.strip()]
-    check(rc == 1, f"stall: exit {rc}, expected 1")
-    check(len(lines) == 1 and "no progress for 30 s" in lines[0] and fifo in lines[0],
-          f"stall: stderr {lines!r}")
+    check(rc == 1 and out == "", f"stall: exit {rc}, stdout {out!r}")
+    check(len(lines) == 1 and f"no progress for {TEST_WATCHDOG_S} s" in lines[0] and
+          fifo in lines[0], f"stall: stderr {lines!r}")
+    check(took < TEST_WATCHDOG_S + 10, f"stall: exited after {took:.1f} s")
+    rows, _ = read_csv(c)
+    check(1 <= len(rows) < 12, f"stall: {len(rows)} rows in the CSV of the frames done")
+
+
+def case_fifo_no_writer(exe, data, tmp):
+    """A FIFO nobody opens for writing blocks open(): the tool still gives up
+    after the watchdog's time with one line naming it."""
+    p = generated_pair(tmp, frames=4)
+    fifo = os.path.join(tmp, "nowriter.mkv")
+    os.mkfifo(fifo)
+    rc, out, err, took = timed_ssim2(exe, p["ref"], fifo, env=watchdog_env(), timeout=40)
+    lines = [l for l in err.splitlines() if l.strip()]
+    check(rc == 1 and out == "", f"no writer: exit {rc}, stdout {out!r}")
+    check(len(lines) == 1 and fifo in lines[0] and "no frame from" in lines[0],
+          f"no writer: stderr {lines!r}")
+    check(took < TEST_WATCHDOG_S + 10, f"no writer: exited after {took:.1f} s")
+
+
+def case_watchdog_progress(exe, data, tmp):
+    """Decoded frames are progress: the same 15,000-frame file twice with
+    --every 100000 scores one pair and then decodes for seconds without any
+    pipeline message; with the watchdog at 1.5 s the run must still complete
+    (exit 0, the one score in the CSV). Decoding takes about 4 s on the
+    development machine, so a watchdog that counted only messages would end
+    it; 1.5 s leaves the start-up (before the first frame) room on a loaded
+    machine."""
+    clip = os.path.join(tmp, "long.mkv")
+    gst_launch(f"videotestsrc num-buffers=15000 pattern=ball ! video/x-raw,format=I420,"
+               f"width={W},height={H},framerate=30/1 ! x264enc speed-preset=ultrafast "
+               f"! matroskamux ! filesink location={clip}")
+    c = os.path.join(tmp, "every.csv")
+    rc, out, err, took = timed_ssim2(exe, "-q", "--every", 100000, "--csv", c, clip, clip,
+                                     env=watchdog_env(1.5), timeout=120)
+    print(f"  the run took {took:.1f} s")
+    check(rc == 0, f"--every 100000 on a long clip: exit {rc} after {took:.1f} s "
+                   f"({err.strip()!r})")
+    rows, _ = read_csv(c)
+    check(len(rows) == 1, f"{len(rows)} rows, expected the one scored pair")
+
+
+def case_signals(exe, data, tmp):
+    """SIGINT and SIGTERM while a source is blocked in read(): the tool exits
+    within seconds with 128 + the signal, the summary on stdout and the CSV
+    of the frames scored so far."""
+    import signal as sig
+    p = generated_pair(tmp, frames=20)
+    with open(p["good"], "rb") as f:
+        head = f.read()
+    head = head[:len(head) * 7 // 10]
+    for signum, name in ((sig.SIGINT, "SIGINT"), (sig.SIGTERM, "SIGTERM")):
+        fifo = os.path.join(tmp, f"stop-{name}.mkv")
+        os.mkfifo(fifo)
+        feed_fifo(fifo, head)
+        c = os.path.join(tmp, f"stop-{name}.csv")
+        proc = subprocess.Popen([exe, "-q", "--csv", c, p["ref"], fifo],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(3)  # the frames there are get scored, then the source blocks
+        check(proc.poll() is None, f"{name}: the tool ended before the signal")
+        t0 = time.monotonic()
+        proc.send_signal(signum)
+        try:
+            out, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise Failure(f"{name}: still running 15 s after the signal")
+        took = time.monotonic() - t0
+        out, err = out.decode(), err.decode()
+        print(f"  {name}: exit {proc.returncode} after {took:.1f} s; stderr {err.strip()!r}")
+        check(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode}")
+        check(took < 8, f"{name}: exit took {took:.1f} s")
+        check("interrupted" in err, f"{name}: no 'interrupted' line")
+        summary = parse_summary(out)
+        rows, _ = read_csv(c)
+        check(len(rows) >= 1 and len(rows) == summary["frames"],
+              f"{name}: CSV has {len(rows)} rows, summary {summary['frames']}")
+
+
+def case_signal_before_scores(exe, data, tmp):
+    """SIGTERM before anything was scored (a FIFO whose writer sends
+    nothing): one line, exit 143, within seconds."""
+    import signal as sig
+    p = generated_pair(tmp, frames=4)
+    fifo = os.path.join(tmp, "silent.mkv")
+    os.mkfifo(fifo)
+    feed_fifo(fifo, b"")
+    proc = subprocess.Popen([exe, "-q", p["ref"], fifo], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    time.sleep(2)
+    proc.send_signal(sig.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise Failure("still running 15 s after SIGTERM")
+    lines = err.decode().splitlines()
+    check(proc.returncode == 143 and out == b"", f"exit {proc.returncode}, stdout {out!r}")
+    check(len(lines) == 1 and "interrupted before any frame pair was scored" in lines[0],
+          f"stderr {lines!r}")
+
+
+def case_uri_inputs(exe, data, tmp):
+    """file:// URIs work for either input, the reference included, and give
+    the same scores as the paths."""
+    p = generated_pair(tmp, frames=6)
+    uri = {k: "file://" + os.path.abspath(v) for k, v in p.items()}
+    rc, plain, err = ssim2(exe, "-q", p["ref"], p["good"])
+    check(rc == 0, f"paths: exit {rc}")
+    for args in ((uri["ref"], uri["good"]), (uri["ref"], p["good"]), (p["ref"], uri["good"])):
+        rc, out, err = ssim2(exe, "-q", *args)
+        check(rc == 0, f"{args}: exit {rc} ({err.strip()!r})")
+        check(parse_summary(out)["mean"] == parse_summary(plain)["mean"], f"{args}: other scores")
+
+
+def case_stdout_full(exe, data, tmp):
+    """A summary that cannot be written (stdout on a full disk) is an error."""
+    p = generated_pair(tmp, frames=4)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([exe, "-q", p["ref"], p["good"]], stdout=full,
+                              stderr=subprocess.PIPE, timeout=60)
+    lines = proc.stderr.decode().splitlines()
+    check(proc.returncode == 1, f"/dev/full: exit {proc.returncode}")
+    check(len(lines) == 1 and "standard output" in lines[0], f"/dev/full: stderr {lines!r}")
 
 
 def case_options(exe, data, tmp):

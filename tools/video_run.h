@@ -1,0 +1,87 @@
+// State of one video-mode run, shared by the pipeline construction
+// (video_pipeline.cpp: streaming-thread callbacks fill it) and the run loop
+// (video_mode.cpp: bus, watchdog, signals, results).
+#pragma once
+
+#include <gst/gst.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_options.h"
+#include "video_report.h"
+
+namespace ssim2 {
+namespace cli {
+
+struct Run;
+
+// One input: its decoder bin, the pad linked to the element, counters.
+struct Branch {
+  Run* run = nullptr;
+  const char* role = "";      // "reference" / "distorted"
+  const char* pad_name = "";  // element pad: "ref" / "dist"
+  std::string path;
+  GstElement* decoder = nullptr;  // uridecodebin
+  GstPad* element_pad = nullptr;  // ssim2compare.ref / .dist
+  GstPad* decoded_pad = nullptr;  // the decodebin pad linked to our chain (ref held)
+  GstPad* queue_src = nullptr;    // where the --offset pad offset goes (ref held)
+  bool is_pipe = false;  // a local FIFO: opened by OpenPipes(), read through fdsrc
+  int pipe_fd = -1;
+  std::atomic<bool> linked{false};  // a video pad was linked (set last, after decoded_pad)
+  std::atomic<std::uint64_t> seen{0};    // decoded video frames
+  std::atomic<std::uint64_t> passed{0};  // frames sent on to the element
+  GstClockTime first_running_time = GST_CLOCK_TIME_NONE;
+  std::atomic<bool> eos{false};
+  std::atomic<int> eos_order{0};  // 1: first branch to end, 2: second
+  // Caps (under Run::mutex).
+  int width = 0, height = 0, fps_n = 0, fps_d = 1;
+  std::string format;
+  bool cuda_memory = false;
+  std::uint64_t total_frames = 0;  // 0: unknown yet
+  bool total_queried = false;
+};
+
+struct Run {
+  Options options;
+  GstElement* pipeline = nullptr;
+  GstElement* compare = nullptr;
+  GMainLoop* loop = nullptr;
+  Branch ref, dist;
+  std::mutex mutex;
+  bool size_mismatch = false;  // under mutex
+
+  std::vector<ScoreRow> frames;
+  std::vector<std::string> warnings;
+  bool element_warned = false;     // any warning from ssim2compare
+  std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
+  std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
+  std::atomic<int> eos_count{0};
+  bool failed = false;
+  bool stalled = false;         // the no-progress watchdog ended the run (failed too)
+  int stop_signal = 0;          // SIGINT / SIGTERM that stopped the run, 0: none
+  bool frames_reached = false;  // --frames N scores collected
+  std::string missing_plugin;  // description of the last missing decoder
+  std::chrono::steady_clock::time_point start;
+  double last_score_s = 0.0;
+  // Watchdog: the last time anything moved (a bus message or a decoded
+  // frame), and the decoded-frame count seen then.
+  double last_progress_s = 0.0;
+  std::uint64_t last_decoded = 0;
+  ProgressLine* progress = nullptr;
+
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+// "distorted clip.mkv": how messages name an input.
+inline std::string Quoted(const Branch& b) { return std::string(b.role) + " " + b.path; }
+
+}  // namespace cli
+}  // namespace ssim2

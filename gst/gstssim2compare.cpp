@@ -595,6 +595,22 @@ gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
 }
 
 #ifdef HAVE_GST_CUDA
+/* Sets up what the element uses from the GStreamer CUDA library: the CUDA
+ * memory allocator, which the upload pool looks up by name, and the driver
+ * library. The allocator exists only once someone asks for it; nvcodec's
+ * plugin does that for its own elements, but a pipeline need not contain any
+ * of them (software decoders, videotestsrc, appsrc). */
+static bool
+cuda_library_init (std::string * why)
+{
+  gst_cuda_memory_init_once ();
+  if (!gst_cuda_load_library ()) {
+    *why = "the CUDA driver library could not be loaded";
+    return false;
+  }
+  return true;
+}
+
 static bool
 cuda_ok (GstSsim2Compare * self, CUresult res, const char *what)
 {
@@ -631,6 +647,15 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 
 /* ------------------------------------------------------------------------ */
 /* start / stop */
+
+/* Test hook: failures that cannot be provoked safely in CI (no GPU; a huge
+ * host allocation may succeed under overcommit) are requested through this
+ * variable, so that the tests can check the paths that handle them. */
+static bool
+test_fault_is (const char *fault)
+{
+  return g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), fault) == 0;
+}
 
 static bool
 ends_with_json (const std::string & name)
@@ -705,12 +730,16 @@ gst_ssim2_compare_start (GstAggregator * agg)
   /* Backend selection. */
   if (priv->run.backend != GST_SSIM2_COMPARE_BACKEND_CPU) {
     std::string why;
-    bool ok = ssim2::CudaAvailable (&why);
 #ifdef HAVE_GST_CUDA
-    if (ok && !gst_cuda_load_library ()) {
+    bool ok = cuda_library_init (&why) && ssim2::CudaAvailable (&why);
+#else
+    bool ok = ssim2::CudaAvailable (&why);
+#endif
+    if (ok && test_fault_is ("no-cuda-device")) {
       ok = false;
-      why = "the CUDA driver library could not be loaded";
+      why = "simulated by GST_SSIM2_COMPARE_TEST_FAULT=no-cuda-device";
     }
+#ifdef HAVE_GST_CUDA
     if (ok && !gst_cuda_ensure_element_context (GST_ELEMENT (self),
             priv->run.device_id, &priv->context)) {
       ok = false;
@@ -1213,6 +1242,49 @@ map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
   return true;
 }
 
+/* Returned by the scoring steps when the CUDA path failed and the element
+ * switched to the CPU: the caller tries the same pair again. */
+#define FLOW_RETRY_ON_CPU GST_FLOW_CUSTOM_SUCCESS
+
+/* backend=auto keeps scoring when the CUDA path cannot work for this stream
+ * (device, context, pool, upload or engine failure): it says why once and
+ * continues on the CPU. Returns false with backend=cuda, where the caller
+ * posts the error. */
+static bool
+fall_back_to_cpu (GstSsim2Compare * self, const std::string & why)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!priv->use_cuda || priv->run.backend != GST_SSIM2_COMPARE_BACKEND_AUTO)
+    return false;
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+      ("The CUDA path cannot score this stream (%s): scoring on the CPU.",
+          why.c_str ()),
+      ("Set backend=cpu to silence this warning, or backend=cuda to make it "
+          "an error."));
+  priv->scorer.reset ();
+#ifdef HAVE_GST_CUDA
+  gst_ssim2_compare_release_cuda (self);
+#endif
+  priv->use_cuda = false;
+  return true;
+}
+
+/* Scorer failures that come from the input, not from the backend: another
+ * backend would refuse them too. */
+static bool
+is_caller_error (ssim2::StatusCode code)
+{
+  switch (code) {
+    case ssim2::StatusCode::kInvalidArgument:
+    case ssim2::StatusCode::kImageTooSmall:
+    case ssim2::StatusCode::kSizeMismatch:
+    case ssim2::StatusCode::kUnsupportedFormat:
+      return true;
+    default:
+      return false;
+  }
+}
+
 /* Makes sure the scorer matches the current size. */
 static GstFlowReturn
 ensure_scorer (GstSsim2Compare * self, int width, int height)
@@ -1233,6 +1305,8 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     opts.cuda_context = gst_cuda_context_get_handle (priv->context);
     opts.cuda_stream = priv->stream;
     if (!gst_cuda_context_push (priv->context)) {
+      if (fall_back_to_cpu (self, "the CUDA context could not be made current"))
+        return FLOW_RETRY_ON_CPU;
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("Could not make the CUDA context current."), (NULL));
       return GST_FLOW_ERROR;
@@ -1243,12 +1317,12 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
 #endif
   std::unique_ptr < ssim2::Scorer > scorer;
   ssim2::Status s;
-  /* Test hook: out-of-memory cannot be provoked safely in CI (no GPU, and a
-   * huge host allocation may succeed under overcommit), so the tests ask
-   * for the failure with this variable to check the error path. */
-  if (g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), "oom") == 0)
+  if (test_fault_is ("oom"))
     s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
         "simulated by GST_SSIM2_COMPARE_TEST_FAULT=oom");
+  else if (priv->use_cuda && test_fault_is ("cuda-engine"))
+    s = ssim2::Status (ssim2::StatusCode::kCudaError,
+        "simulated by GST_SSIM2_COMPARE_TEST_FAULT=cuda-engine");
   else
     s = ssim2::Scorer::Create (width, height, opts, &scorer);
 #ifdef HAVE_GST_CUDA
@@ -1256,6 +1330,10 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     gst_cuda_context_pop (nullptr);
 #endif
   if (!s.ok ()) {
+    if (priv->use_cuda && !is_caller_error (s.code ()) &&
+        fall_back_to_cpu (self, "the CUDA engine could not be created: " +
+            s.message ()))
+      return FLOW_RETRY_ON_CPU;
     if (s.code () == ssim2::StatusCode::kOutOfMemory) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Out of %s memory for %dx%d frames: %s.",
@@ -1275,6 +1353,82 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   GST_INFO_OBJECT (self, "scorer for %dx%d: %s, %" G_GSIZE_FORMAT " bytes",
       width, height, scorer->description ().c_str (), scorer->memory_bytes ());
   priv->scorer = std::move (scorer);
+  return GST_FLOW_OK;
+}
+
+/* One attempt at scoring the pair on the current backend. */
+static GstFlowReturn
+try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
+    double *score)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const GstVideoInfo & ri = priv->ref.info;
+
+  GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
+      GST_VIDEO_INFO_HEIGHT (&ri));
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  ssim2::Result result;
+  ssim2::Status s;
+  std::string read_failure, context_failure;
+  {
+    /* The frames are unmapped (and uploads released) at the end of this
+     * block, before any switch to the CPU releases the CUDA context. */
+    MappedFrame rf, df;
+    if (!map_frame (self, priv->ref, ref, &rf, &read_failure) ||
+        !map_frame (self, priv->dist, dist, &df, &read_failure)) {
+      if (read_failure.empty ())
+        read_failure = "the frame could not be read";
+    }
+#ifdef HAVE_GST_CUDA
+    else if (priv->use_cuda && !gst_cuda_context_push (priv->context)) {
+      context_failure = "the CUDA context could not be made current";
+    }
+#endif
+    else {
+      s = priv->scorer->Compute (rf.view, df.view, &result);
+#ifdef HAVE_GST_CUDA
+      if (priv->use_cuda)
+        gst_cuda_context_pop (nullptr);
+#endif
+    }
+  }
+  if (!read_failure.empty ()) {
+    if (fall_back_to_cpu (self, read_failure))
+      return FLOW_RETRY_ON_CPU;
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("Could not read a frame: %s.", read_failure.c_str ()), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!context_failure.empty ()) {
+    if (fall_back_to_cpu (self, context_failure))
+      return FLOW_RETRY_ON_CPU;
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!s.ok ()) {
+    if (priv->use_cuda && !is_caller_error (s.code ()) &&
+        fall_back_to_cpu (self, "scoring on the GPU failed: " + s.message ()))
+      return FLOW_RETRY_ON_CPU;
+    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of %s memory while scoring: %s.",
+              priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
+          ("Free memory, score smaller frames, or set backend=cpu."));
+    } else if (s.code () == ssim2::StatusCode::kUnsupportedFormat) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("These formats cannot be compared: %s.", s.message ().c_str ()),
+          ("Insert videoconvert before the element to get RGBA or I420."));
+    } else {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Scoring failed: %s (%s).", s.message ().c_str (),
+              ssim2::StatusCodeName (s.code ())), (NULL));
+    }
+    return GST_FLOW_ERROR;
+  }
+  *score = result.score;
   return GST_FLOW_OK;
 }
 
@@ -1299,52 +1453,13 @@ score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
-      GST_VIDEO_INFO_HEIGHT (&ri));
-  if (ret != GST_FLOW_OK)
-    return ret;
-
-  MappedFrame rf, df;
-  std::string why;
-  if (!map_frame (self, priv->ref, ref, &rf, &why) ||
-      !map_frame (self, priv->dist, dist, &df, &why)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Could not read a frame: %s.", why.c_str ()), (NULL));
-    return GST_FLOW_ERROR;
-  }
-
-  ssim2::Result result;
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda && !gst_cuda_context_push (priv->context)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current."), (NULL));
-    return GST_FLOW_ERROR;
-  }
-#endif
-  ssim2::Status s = priv->scorer->Compute (rf.view, df.view, &result);
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda)
-    gst_cuda_context_pop (nullptr);
-#endif
-  if (!s.ok ()) {
-    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of %s memory while scoring: %s.",
-              priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
-          ("Free memory, score smaller frames, or set backend=cpu."));
-    } else if (s.code () == ssim2::StatusCode::kUnsupportedFormat) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("These formats cannot be compared: %s.", s.message ().c_str ()),
-          ("Insert videoconvert before the element to get RGBA or I420."));
-    } else {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED,
-          ("Scoring failed: %s (%s).", s.message ().c_str (),
-              ssim2::StatusCodeName (s.code ())), (NULL));
-    }
-    return GST_FLOW_ERROR;
-  }
-  *score = result.score;
-  return GST_FLOW_OK;
+  /* At most two attempts: a CUDA failure under backend=auto switches to the
+   * CPU for good. */
+  GstFlowReturn ret;
+  do {
+    ret = try_score_pair (self, ref, dist, score);
+  } while (ret == FLOW_RETRY_ON_CPU);
+  return ret;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -21,6 +21,10 @@
 
 #include "gstssim2meta.h"
 
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudamemory.h>
+#endif
+
 #ifndef SSIM2_TESTDATA_DIR
 #define SSIM2_TESTDATA_DIR "../shared/testdata"
 #endif
@@ -508,6 +512,108 @@ GST_START_TEST (test_error_no_cuda)
     g_clear_error (&err);
     gst_message_unref (w);
   }
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cuda_allocator_registered_by_element)
+{
+  /* The element's CUDA upload pool needs the CUDA memory allocator, which
+   * the GStreamer CUDA library registers only when asked. Nothing but the
+   * element is loaded here (no nvcodec element ran first): after its start
+   * with the default backend the allocator must exist, device or not. */
+#ifdef HAVE_GST_CUDA
+  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  fail_unless (alloc != NULL, "the element did not initialise CUDA memory");
+  gst_object_unref (alloc);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+#else
+  GST_INFO ("built without GStreamer CUDA: the element uploads nothing");
+#endif
+}
+
+GST_END_TEST;
+
+/* backend=auto with the CUDA path failing (@fault, through the element's
+ * test hook): the frames are scored on the CPU, with one warning that says
+ * why. */
+static void
+check_auto_falls_back_to_cpu (const gchar * fault, const gchar * why)
+{
+  Fixture f;
+  GstVideoInfo info;
+  GError *err = NULL;
+  g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", fault, TRUE);
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, make_element ("backend", 0 /* auto */ , NULL),
+      CAPS64 ("I420"), CAPS64 ("I420"));
+  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
+          0, 0), FALSE);
+  g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 3);
+  for (guint k = 0; k < 3; k++) {
+    GstBuffer *out = gst_harness_pull (f.dist);
+    GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
+    fail_unless (meta != NULL, "%s: frame %u not scored", fault, k);
+    fail_unless_equals_float (meta->score, 100.0);
+    gst_buffer_unref (out);
+  }
+  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL, "%s: error", fault);
+  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
+  fail_unless (w != NULL, "%s: no warning", fault);
+  gst_message_parse_warning (w, &err, NULL);
+  fail_unless (strstr (err->message, "scoring on the CPU") != NULL, "%s",
+      err->message);
+  fail_unless (strstr (err->message, why) != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (w);
+  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL,
+      "%s: more than one warning", fault);
+  fixture_clear (&f);
+}
+
+GST_START_TEST (test_backend_auto_falls_back_to_cpu)
+{
+  /* No device at start. */
+  check_auto_falls_back_to_cpu ("no-cuda-device", "CUDA");
+  /* The engine cannot be created for this stream (on a machine without a
+   * device the start already falls back, with the device's reason). */
+  check_auto_falls_back_to_cpu ("cuda-engine", "CUDA");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_backend_cuda_error_without_device)
+{
+  /* backend=cuda keeps its promise: an error, never a silent CPU run. */
+  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
+  GstBus *bus = gst_bus_new ();
+  GError *err = NULL;
+  g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "no-cuda-device", TRUE);
+  g_object_set (e, "backend", 1 /* cuda */ , NULL);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "no usable CUDA device") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (m);
   gst_element_set_state (e, GST_STATE_NULL);
   gst_element_set_bus (e, NULL);
   gst_object_unref (bus);
@@ -1244,6 +1350,9 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_error_unsupported_matrix);
   tcase_add_test (tc, test_error_size_mismatch);
   tcase_add_test (tc, test_error_no_cuda);
+  tcase_add_test (tc, test_cuda_allocator_registered_by_element);
+  tcase_add_test (tc, test_backend_auto_falls_back_to_cpu);
+  tcase_add_test (tc, test_backend_cuda_error_without_device);
   tcase_add_test (tc, test_error_out_of_memory);
   tcase_add_test (tc, test_error_stats_file_unwritable);
   tcase_add_test (tc, test_pairing_running_time);

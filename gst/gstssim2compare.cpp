@@ -242,6 +242,7 @@ struct GstSsim2ComparePrivate {
   bool finished = false;
   bool ref_ended_first = false;
   guint64 passed_after_ref_eos = 0;
+  guint64 seeks = 0;  /* flushing seeks since start */
 
   FILE *stats = nullptr;
   bool stats_json = false;
@@ -330,6 +331,8 @@ static GstFlowReturn gst_ssim2_compare_update_src_caps (GstAggregator * agg,
     GstCaps * caps, GstCaps ** ret);
 static GstFlowReturn gst_ssim2_compare_aggregate (GstAggregator * agg,
     gboolean timeout);
+static GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
+    GstAggregatorPad * pad, GstBuffer * buf);
 
 static void
 gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
@@ -436,6 +439,7 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   agg_class->update_src_caps =
       GST_DEBUG_FUNCPTR (gst_ssim2_compare_update_src_caps);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_ssim2_compare_aggregate);
+  agg_class->clip = GST_DEBUG_FUNCPTR (gst_ssim2_compare_clip);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
@@ -704,6 +708,55 @@ stats_write_summary_and_close (GstSsim2Compare * self,
   priv->stats = nullptr;
 }
 
+/* Opens (truncates) the stats file for a new measurement; posts an error
+ * when it cannot be written. */
+static bool
+stats_open (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->run.stats_file.empty () || priv->stats)
+    return true;
+  priv->stats = fopen (priv->run.stats_file.c_str (), "w");
+  if (!priv->stats) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not open stats-file \"%s\" for writing: %s.",
+            priv->run.stats_file.c_str (), g_strerror (errno)),
+        ("Check that the folder exists and is writable."));
+    return false;
+  }
+  priv->stats_json = ends_with_json (priv->run.stats_file);
+  priv->stats_first_row = true;
+  if (priv->stats_json)
+    fprintf (priv->stats, "{\n  \"frames\": [\n");
+  else
+    fprintf (priv->stats, "index,timestamp,running_time,duration,score\n");
+  fflush (priv->stats);
+  return true;
+}
+
+/* A measurement runs from the start, or from a flushing seek, to EOS or to
+ * the next flushing seek; its summary covers its own pairs only. */
+static void
+measurement_reset (GstSsim2ComparePrivate * priv)
+{
+  priv->pair_index = 0;
+  priv->unmatched_ref = priv->unmatched_dist = 0;
+  priv->scores.clear ();
+  priv->finished = false;
+  priv->ref_ended_first = false;
+  priv->passed_after_ref_eos = 0;
+  for (PadState * p : {&priv->ref, &priv->dist}) {
+    p->frames = 0;
+    p->ended = false;
+  }
+}
+
+static bool
+measurement_started (const GstSsim2ComparePrivate * priv)
+{
+  return priv->ref.frames > 0 || priv->dist.frames > 0;
+}
+
 static gboolean
 gst_ssim2_compare_start (GstAggregator * agg)
 {
@@ -719,12 +772,8 @@ gst_ssim2_compare_start (GstAggregator * agg)
   priv->ref = PadState ();
   priv->dist = PadState ();
   priv->scorer.reset ();
-  priv->pair_index = 0;
-  priv->unmatched_ref = priv->unmatched_dist = 0;
-  priv->scores.clear ();
-  priv->finished = false;
-  priv->ref_ended_first = false;
-  priv->passed_after_ref_eos = 0;
+  measurement_reset (priv);
+  priv->seeks = 0;
   priv->use_cuda = false;
 
   /* Backend selection. */
@@ -778,26 +827,11 @@ gst_ssim2_compare_start (GstAggregator * agg)
   }
   GST_INFO_OBJECT (self, "backend: %s", priv->use_cuda ? "cuda" : "cpu");
 
-  /* Stats file. */
-  if (!priv->run.stats_file.empty ()) {
-    priv->stats = fopen (priv->run.stats_file.c_str (), "w");
-    if (!priv->stats) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-          ("Could not open stats-file \"%s\" for writing: %s.",
-              priv->run.stats_file.c_str (), g_strerror (errno)),
-          ("Check that the folder exists and is writable."));
+  if (!stats_open (self)) {
 #ifdef HAVE_GST_CUDA
-      gst_ssim2_compare_release_cuda (self);
+    gst_ssim2_compare_release_cuda (self);
 #endif
-      return FALSE;
-    }
-    priv->stats_json = ends_with_json (priv->run.stats_file);
-    priv->stats_first_row = true;
-    if (priv->stats_json)
-      fprintf (priv->stats, "{\n  \"frames\": [\n");
-    else
-      fprintf (priv->stats, "index,timestamp,running_time,duration,score\n");
-    fflush (priv->stats);
+    return FALSE;
   }
   return TRUE;
 }
@@ -822,16 +856,28 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   return TRUE;
 }
 
+static void post_summary (GstSsim2Compare * self);
+
+/* A flushing seek ends the current measurement (its summary is posted and
+ * the stats file completed with it, unless EOS did that already) and starts
+ * a new one: the stats file is rewritten from its header, so that it always
+ * holds the pairs of the last posted summary. */
 static GstFlowReturn
 gst_ssim2_compare_flush (GstAggregator * agg)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
-  priv->ref.ended = priv->dist.ended = false;
-  priv->finished = false;
-  priv->ref_ended_first = false;
-  priv->passed_after_ref_eos = 0;
+  if (!priv->finished && measurement_started (priv)) {
+    GST_INFO_OBJECT (self, "flushing seek: ending the measurement after %"
+        G_GSIZE_FORMAT " scored frames", priv->scores.size ());
+    post_summary (self);
+  }
+  const bool restart_file = !priv->stats;
+  measurement_reset (priv);
+  priv->seeks++;
+  if (restart_file && !stats_open (self))
+    return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
 
@@ -1000,6 +1046,87 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       break;
   }
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
+}
+
+/* Frame period of the caps on @pad, GST_CLOCK_TIME_NONE when the caps give
+ * no frame rate. */
+static GstClockTime
+caps_frame_period (GstPad * pad)
+{
+  GstClockTime period = GST_CLOCK_TIME_NONE;
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gint n = 0, d = 0;
+  if (caps && gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "framerate", &n, &d) && n > 0 && d > 0)
+    period = gst_util_uint64_scale_int (GST_SECOND, d, n);
+  if (caps)
+    gst_caps_unref (caps);
+  return period;
+}
+
+/* Runs in the pad's streaming thread as each buffer arrives, before it is
+ * queued. Only frames shown inside the segment are paired:
+ * - a buffer entirely outside the segment is dropped;
+ * - a buffer cut by the segment start or stop that keeps less than half a
+ *   frame period inside it is dropped too: decoders clip the frame that began before the segment
+ *   start of an accurate seek to that start, with what is left of its
+ *   duration, and the next frame follows at the same running time. The
+ *   clipped one would be paired in its place (running-time alignment) or
+ *   shift every later pair by one (sequence alignment);
+ * - a buffer of zero duration is shown for no time and is dropped.
+ * Gap buffers (made from GAP events) are kept: aggregate handles them. */
+static GstBuffer *
+gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
+    GstBuffer * buf)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) ||
+      !GST_CLOCK_TIME_IS_VALID (pts))
+    return buf;
+
+  /* The segment of this buffer: the pad's sticky event, stored as it
+   * arrived (the pad's own segment follows the queue head instead). */
+  GstEvent *ev = gst_pad_get_sticky_event (GST_PAD (pad), GST_EVENT_SEGMENT,
+      0);
+  if (!ev)
+    return buf;
+  GstSegment segment;
+  gst_event_copy_segment (ev, &segment);
+  gst_event_unref (ev);
+  if (segment.format != GST_FORMAT_TIME)
+    return buf;
+
+  const GstClockTime duration = GST_BUFFER_DURATION (buf);
+  const GstClockTime period = caps_frame_period (GST_PAD (pad));
+  const char *why = nullptr;
+  guint64 start, stop;
+  if (GST_CLOCK_TIME_IS_VALID (duration) && duration == 0) {
+    why = "it lasts no time";
+  } else {
+    const GstClockTime span = GST_CLOCK_TIME_IS_VALID (duration) ? duration :
+        period;
+    const GstClockTime end = GST_CLOCK_TIME_IS_VALID (span) ? pts + span :
+        GST_CLOCK_TIME_NONE;
+    if (!gst_segment_clip (&segment, GST_FORMAT_TIME, pts, end, &start,
+            &stop)) {
+      why = "it lies outside the segment";
+    } else if (GST_CLOCK_TIME_IS_VALID (period) &&
+        GST_CLOCK_TIME_IS_VALID (end) && (start > pts || stop < end ||
+            pts == segment.start) && (stop - start) * 2 < period) {
+      /* Only a buffer cut by the segment (here or upstream, where it was
+       * restamped to the segment start) is judged by its remaining part. */
+      why = "less than half a frame of it lies inside the segment";
+    }
+  }
+  if (why) {
+    GST_DEBUG_OBJECT (self, "%s: dropping the buffer at %" GST_TIME_FORMAT
+        " (duration %" GST_TIME_FORMAT "): %s", GST_PAD_NAME (pad),
+        GST_TIME_ARGS (pts), GST_TIME_ARGS (duration), why);
+    gst_buffer_unref (buf);
+    return nullptr;
+  }
+  return buf;
 }
 
 static gboolean
@@ -1621,6 +1748,16 @@ finish_stream (GstSsim2Compare * self)
         priv->ref.uploaded, priv->dist.in_place, priv->dist.uploaded);
   }
 
+  post_summary (self);
+  return GST_FLOW_EOS;
+}
+
+/* Posts the summary of the current measurement and completes the stats file
+ * with the same figures. */
+static void
+post_summary (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
   ssim2::Summary sum = ssim2::Summarize (priv->scores);
   GstStructure *s = gst_structure_new ("ssim2-summary",
       "frames", G_TYPE_UINT64, (guint64) sum.frames,
@@ -1639,7 +1776,6 @@ finish_stream (GstSsim2Compare * self)
   stats_write_summary_and_close (self, &sum);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
-  return GST_FLOW_EOS;
 }
 
 static GstFlowReturn

@@ -1710,6 +1710,61 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
   return gst_aggregator_finish_buffer (agg, buf);
 }
 
+/* GstAggregator queues a GAP event as an empty buffer flagged GAP. The one
+ * at the head of dist goes downstream as the GAP event it was (an empty
+ * buffer with video caps is an invalid frame for the elements after us) and
+ * counts as unscored dist time. Before the measurement's first frame has set
+ * the caps and segment downstream, it is only counted. */
+static void
+pass_gap (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstPad *srcpad = GST_AGGREGATOR_SRC_PAD (agg);
+  GstBuffer *gap = gst_aggregator_pad_pop_buffer (self->dist_pad);
+  if (!gap)
+    return;
+  priv->unmatched_dist++;
+
+  const GstClockTime pts = GST_BUFFER_PTS (gap);
+  const GstClockTime duration = GST_BUFFER_DURATION (gap);
+  bool forward = GST_CLOCK_TIME_IS_VALID (pts);
+  GstEvent *seg_event = gst_pad_get_sticky_event (srcpad, GST_EVENT_SEGMENT, 0);
+  if (forward && seg_event) {
+    /* The same segment apart from the position, which moves. */
+    GstSegment out_segment, dist_segment;
+    gst_event_copy_segment (seg_event, &out_segment);
+    GST_OBJECT_LOCK (self->dist_pad);
+    dist_segment = self->dist_pad->segment;
+    GST_OBJECT_UNLOCK (self->dist_pad);
+    out_segment.position = dist_segment.position = 0;
+    forward = gst_segment_is_equal (&out_segment, &dist_segment);
+  } else {
+    forward = false;
+  }
+  GstCaps *out_caps = gst_pad_get_current_caps (srcpad);
+  forward = forward && out_caps && priv->dist.caps &&
+      gst_caps_is_equal (out_caps, priv->dist.caps);
+  if (out_caps)
+    gst_caps_unref (out_caps);
+  if (seg_event)
+    gst_event_unref (seg_event);
+
+  if (forward) {
+    GST_LOG_OBJECT (self, "gap at %" GST_TIME_FORMAT " on dist: forwarded",
+        GST_TIME_ARGS (pts));
+    GST_OBJECT_LOCK (agg);
+    GST_AGGREGATOR_PAD (agg->srcpad)->segment.position =
+        GST_CLOCK_TIME_IS_VALID (duration) ? pts + duration : pts;
+    GST_OBJECT_UNLOCK (agg);
+    gst_pad_push_event (srcpad, gst_event_new_gap (pts, duration));
+  } else {
+    GST_DEBUG_OBJECT (self, "gap at %" GST_TIME_FORMAT " on dist before the "
+        "first frame: counted, not forwarded", GST_TIME_ARGS (pts));
+  }
+  gst_buffer_unref (gap);
+}
+
 static GstFlowReturn
 finish_stream (GstSsim2Compare * self)
 {
@@ -1847,8 +1902,7 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   }
   if (GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
       gst_buffer_get_size (dist) == 0) {
-    ret = push_dist (self, nullptr, 0);
-    priv->dist.frames--;        /* not a frame */
+    pass_gap (self);
     goto done;
   }
 

@@ -42,6 +42,7 @@ typedef struct
   GstBus *bus;
   GstSegment out_segment;       /* last segment seen on the output */
   gboolean have_out_segment;
+  GArray *out_gaps;             /* GstClockTime of each GAP event output */
 } Fixture;
 
 static GstElement *
@@ -65,6 +66,7 @@ fixture_init (Fixture * f, GstElement * element, const gchar * ref_caps,
 {
   f->element = element;
   f->have_out_segment = FALSE;
+  f->out_gaps = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
   f->bus = gst_bus_new ();
   gst_element_set_bus (element, f->bus);
   f->dist = gst_harness_new_with_element (element, "dist", "src");
@@ -84,6 +86,7 @@ fixture_clear (Fixture * f)
   gst_element_set_bus (f->element, NULL);
   gst_object_unref (f->bus);
   gst_object_unref (f->element);
+  g_array_unref (f->out_gaps);
 }
 
 /* Bytes of frame k: a pattern that depends on k, so that mispaired frames do
@@ -180,6 +183,11 @@ wait_eos (Fixture * f)
     if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
       gst_event_copy_segment (ev, &f->out_segment);
       f->have_out_segment = TRUE;
+    }
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      GstClockTime ts;
+      gst_event_parse_gap (ev, &ts, NULL);
+      g_array_append_val (f->out_gaps, ts);
     }
     gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
     gst_event_unref (ev);
@@ -909,6 +917,48 @@ GST_END_TEST;
 /* ------------------------------------------------------------------------ */
 /* Output: messages, summary, stats file, threshold, frame-step */
 
+GST_START_TEST (test_gap_on_dist_forwarded)
+{
+  /* A GAP event on dist where frame 2 would be: it leaves as a GAP event,
+   * never as an empty buffer, and counts as unscored dist time. */
+  Fixture f;
+  GstVideoInfo info;
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  GPtrArray *d = g_ptr_array_new ();
+  for (guint k = 0; k < 5; k++) {
+    if (k == 2)
+      g_ptr_array_add (d, gst_event_new_gap (k * FRAME_DUR, FRAME_DUR));
+    else
+      g_ptr_array_add (d, make_frame (&info, k, 0, k * FRAME_DUR));
+  }
+  g_ptr_array_add (d, gst_event_new_eos ());
+  run_feeds (&f, frames_range (&info, 0, 5, 0, 0), d, FALSE);
+
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 4);
+  for (guint i = 0; i < 4; i++) {
+    GstBuffer *out = gst_harness_pull (f.dist);
+    fail_unless (gst_buffer_get_size (out) == GST_VIDEO_INFO_SIZE (&info),
+        "buffer %u has %" G_GSIZE_FORMAT " bytes", i,
+        gst_buffer_get_size (out));
+    fail_unless (gst_buffer_get_ssim2_meta (out) != NULL);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (f.out_gaps->len, 1);
+  fail_unless_equals_uint64 (g_array_index (f.out_gaps, GstClockTime, 0),
+      2 * FRAME_DUR);
+  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *s = GST_MESSAGE (sum->data);
+  fail_unless_equals_uint64 (msg_uint64 (s, "frames"), 4);
+  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-dist"), 1);
+  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-ref"), 1);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -1362,6 +1412,7 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_alignment_sequence);
   tcase_add_test (tc, test_ref_ends_first);
   tcase_add_test (tc, test_dist_ends_first);
+  tcase_add_test (tc, test_gap_on_dist_forwarded);
   tcase_add_test (tc, test_messages_summary);
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_stats_file_csv);

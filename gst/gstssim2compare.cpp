@@ -33,7 +33,15 @@
  * - buffers without a timestamp are paired in arrival order.
  *
  * With alignment=sequence the Nth buffer of each pad is paired, whatever the
- * timestamps say.
+ * timestamps say. With alignment=stream-time frames are paired as with
+ * running-time, but by their stream time (position in each stream): use it
+ * for files compared by position, where a seek may restart the two streams
+ * at different positions.
+ *
+ * Only frames shown inside their segment are paired: buffers outside it,
+ * cut by it to less than half a frame, or of zero duration are dropped as
+ * they arrive. A flushing seek ends the measurement (its summary is posted)
+ * and starts a new one; the stats file then holds the new one.
  *
  * Live sources: the element is a #GstAggregator and reports the upstream
  * latency of both branches (the larger one) plus its own `latency` property;
@@ -42,8 +50,11 @@
  * without tune=zerolatency) make the first frames miss their deadline: set
  * the `latency` property to cover the encoder's delay.
  *
+ * A GAP event on `dist` leaves as a GAP event and counts as unmatched.
+ *
  * When one pad ends before the other the element posts a warning that gives
- * both frame counts. If `ref` ends first the remaining `dist` frames are
+ * both frame counts (streams of the same length at different frame rates
+ * end together: no warning). If `ref` ends first the remaining `dist` frames are
  * pushed unscored until `dist` ends; if `dist` ends first the element ends the
  * stream at once (the remaining `ref` frames are not read). Either way the
  * summary is posted and EOS is sent.
@@ -136,6 +147,7 @@
 
 #include "gstssim2compare.h"
 #include "gstssim2meta-private.h"
+#include "gstssim2pairing.h"
 
 #include <gst/video/video.h>
 
@@ -149,6 +161,7 @@
 #endif
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -243,6 +256,11 @@ struct GstSsim2ComparePrivate {
   bool ref_ended_first = false;
   guint64 passed_after_ref_eos = 0;
   guint64 seeks = 0;  /* flushing seeks since start */
+  bool seek_positions_checked = false;
+  /* End of the last buffer that arrived on each pad (set by clip in the
+   * pads' streaming threads), in the alignment's time domain. */
+  std::atomic<guint64> ref_end { GST_CLOCK_TIME_NONE };
+  std::atomic<guint64> dist_end { GST_CLOCK_TIME_NONE };
 
   FILE *stats = nullptr;
   bool stats_json = false;
@@ -274,6 +292,9 @@ gst_ssim2_compare_alignment_get_type (void)
         "Pair frames by running time", "running-time"},
     {GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE,
         "Pair the Nth buffer of each pad, ignoring timestamps", "sequence"},
+    {GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME,
+          "Pair frames by their position in each stream (stream time)",
+        "stream-time"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
@@ -352,8 +373,9 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    */
   g_object_class_install_property (object_class, PROP_ALIGNMENT,
       g_param_spec_enum ("alignment", "Alignment",
-          "How frames of the two pads are paired: by running time, or the "
-          "Nth buffer of each pad", GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
+          "How frames of the two pads are paired: by running time, the Nth "
+          "buffer of each pad, or by stream time (position in each stream)",
+          GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
           DEFAULT_ALIGNMENT,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
@@ -745,6 +767,7 @@ measurement_reset (GstSsim2ComparePrivate * priv)
   priv->finished = false;
   priv->ref_ended_first = false;
   priv->passed_after_ref_eos = 0;
+  priv->seek_positions_checked = false;
   for (PadState * p : {&priv->ref, &priv->dist}) {
     p->frames = 0;
     p->ended = false;
@@ -774,6 +797,8 @@ gst_ssim2_compare_start (GstAggregator * agg)
   priv->scorer.reset ();
   measurement_reset (priv);
   priv->seeks = 0;
+  priv->ref_end = GST_CLOCK_TIME_NONE;
+  priv->dist_end = GST_CLOCK_TIME_NONE;
   priv->use_cuda = false;
 
   /* Backend selection. */
@@ -1100,14 +1125,14 @@ gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
   const GstClockTime duration = GST_BUFFER_DURATION (buf);
   const GstClockTime period = caps_frame_period (GST_PAD (pad));
   const char *why = nullptr;
-  guint64 start, stop;
+  guint64 start = pts, stop = GST_CLOCK_TIME_NONE;
+  const GstClockTime span = GST_CLOCK_TIME_IS_VALID (duration) ? duration :
+      period;
+  const GstClockTime end = GST_CLOCK_TIME_IS_VALID (span) ? pts + span :
+      GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (duration) && duration == 0) {
     why = "it lasts no time";
   } else {
-    const GstClockTime span = GST_CLOCK_TIME_IS_VALID (duration) ? duration :
-        period;
-    const GstClockTime end = GST_CLOCK_TIME_IS_VALID (span) ? pts + span :
-        GST_CLOCK_TIME_NONE;
     if (!gst_segment_clip (&segment, GST_FORMAT_TIME, pts, end, &start,
             &stop)) {
       why = "it lies outside the segment";
@@ -1126,6 +1151,16 @@ gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
     gst_buffer_unref (buf);
     return nullptr;
   }
+
+  /* Where the pad's stream ends once it is at EOS: the end of its last
+   * buffer, in the time domain the pairing uses. */
+  const GstClockTime last = GST_CLOCK_TIME_IS_VALID (stop) ? stop : start;
+  const GstClockTime end_time =
+      self->priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME ?
+      gst_segment_to_stream_time (&segment, GST_FORMAT_TIME, last) :
+      gst_segment_to_running_time (&segment, GST_FORMAT_TIME, last);
+  (pad == self->ref_pad ? self->priv->ref_end : self->priv->dist_end) =
+      end_time;
   return buf;
 }
 
@@ -1592,16 +1627,21 @@ score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
 /* ------------------------------------------------------------------------ */
 /* Aggregation */
 
+/* @ts of a buffer of @pad in the time domain of @alignment: running time,
+ * or stream time for alignment=stream-time (and for sequence, where it only
+ * serves the messages). */
 static GstClockTime
-pad_running_time (GstAggregatorPad * pad, GstClockTime ts)
+pad_time (GstAggregatorPad * pad, GstSsim2CompareAlignment alignment,
+    GstClockTime ts)
 {
   if (!GST_CLOCK_TIME_IS_VALID (ts))
     return GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
-  GstClockTime rt = gst_segment_to_running_time (&pad->segment,
-      GST_FORMAT_TIME, ts);
+  GstClockTime t = alignment == GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME ?
+      gst_segment_to_stream_time (&pad->segment, GST_FORMAT_TIME, ts) :
+      gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, ts);
   GST_OBJECT_UNLOCK (pad);
-  return rt;
+  return t;
 }
 
 static GstClockTime
@@ -1628,7 +1668,8 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
   priv->dist.frames++;
 
   GstClockTime pts = GST_BUFFER_PTS (buf);
-  GstClockTime rt = pad_running_time (self->dist_pad, pts);
+  GstClockTime rt = pad_time (self->dist_pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME, pts);
   GstClockTime st = GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (pts)) {
     GST_OBJECT_LOCK (self->dist_pad);
@@ -1833,6 +1874,114 @@ post_summary (GstSsim2Compare * self)
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* The head of @pad's queue as the pairing decision sees it. */
+static void
+describe_head (GstSsim2Compare * self, GstAggregatorPad * pad,
+    const PadState & st, GstBuffer * buf, ssim2gst::PadHead * head)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  head->has_buffer = buf != nullptr;
+  head->eos = !buf && gst_aggregator_pad_is_eos (pad);
+  head->stream_end = (pad == self->ref_pad ? priv->ref_end : priv->dist_end)
+      .load ();
+  if (!buf)
+    return;
+  head->gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
+      gst_buffer_get_size (buf) == 0;
+  head->time = pad_time (pad, priv->run.alignment, GST_BUFFER_PTS (buf));
+  head->duration = frame_duration (st, buf);
+}
+
+/* Output caps follow the dist caps (also after renegotiation). */
+static bool
+ensure_src_caps (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstCaps *scaps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
+  bool need = priv->dist.caps && (!scaps ||
+      !gst_caps_is_equal (priv->dist.caps, scaps));
+  if (scaps)
+    gst_caps_unref (scaps);
+  return !need || gst_aggregator_negotiate (agg);
+}
+
+/* Running-time pairing after a flushing seek pairs the frames that follow
+ * the seek in each stream. When the two streams restarted at different
+ * positions (a KEY_UNIT seek on streams with different keyframes) those
+ * are different moments: say so once per measurement. */
+static void
+check_positions_after_seek (GstSsim2Compare * self, GstBuffer * ref,
+    GstBuffer * dist)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->seeks == 0 || priv->seek_positions_checked ||
+      priv->run.alignment != GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME)
+    return;
+  priv->seek_positions_checked = true;
+  const GstClockTime st_r = pad_time (self->ref_pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (ref));
+  const GstClockTime st_d = pad_time (self->dist_pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (dist));
+  if (!GST_CLOCK_TIME_IS_VALID (st_r) || !GST_CLOCK_TIME_IS_VALID (st_d))
+    return;
+  const GstClockTime tol = ssim2gst::PairingTolerance (frame_duration
+      (priv->ref, ref), frame_duration (priv->dist, dist));
+  const GstClockTime diff = st_r > st_d ? st_r - st_d : st_d - st_r;
+  if (diff <= tol)
+    return;
+  GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
+      ("After the seek the two streams restarted at different positions "
+          "(ref at %" GST_TIME_FORMAT ", dist at %" GST_TIME_FORMAT "): "
+          "pairing by running time compares different moments.",
+          GST_TIME_ARGS (st_r), GST_TIME_ARGS (st_d)),
+      ("Use alignment=stream-time to pair frames by their position in the "
+          "media, or seek with GST_SEEK_FLAG_ACCURATE."),
+      ("ref-position", G_TYPE_UINT64, (guint64) st_r, "dist-position",
+          G_TYPE_UINT64, (guint64) st_d, NULL));
+}
+
+/* Scores the two head buffers (or passes dist on unscored under
+ * frame-step) and takes both. Owns @dist, the peeked dist buffer. */
+static GstFlowReturn
+take_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  check_positions_after_seek (self, ref, dist);
+  const guint64 index = priv->pair_index++;
+  const guint step = MAX (priv->run.frame_step, 1u);
+  if (index % step != 0) {
+    gst_buffer_unref (dist);
+    priv->ref.frames++;
+    gst_aggregator_pad_drop_buffer (self->ref_pad);
+    return push_dist (self, nullptr, index);
+  }
+  double score = 0.0;
+  GstFlowReturn ret = score_pair (self, ref, dist, &score);
+  /* Release our peeked reference before push_dist makes it writable. */
+  gst_buffer_unref (dist);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_DEBUG_OBJECT (self, "pair %" G_GUINT64_FORMAT ": %.8f", index, score);
+  priv->ref.frames++;
+  gst_aggregator_pad_drop_buffer (self->ref_pad);
+  return push_dist (self, &score, index);
+}
+
+static ssim2gst::Alignment
+pairing_alignment (GstSsim2CompareAlignment a)
+{
+  switch (a) {
+    case GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE:
+      return ssim2gst::Alignment::kSequence;
+    case GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME:
+      return ssim2gst::Alignment::kStreamTime;
+    case GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME:
+    default:
+      return ssim2gst::Alignment::kRunningTime;
+  }
+}
+
 static GstFlowReturn
 gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -1842,129 +1991,52 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   if (priv->finished)
     return GST_FLOW_EOS;
 
-  GstBuffer *ref = gst_aggregator_pad_peek_buffer (self->ref_pad);
-  GstBuffer *dist = gst_aggregator_pad_peek_buffer (self->dist_pad);
-  const bool ref_eos = !ref && gst_aggregator_pad_is_eos (self->ref_pad);
-  const bool dist_eos = !dist && gst_aggregator_pad_is_eos (self->dist_pad);
-  GstFlowReturn ret = GST_FLOW_OK;
+  g_autoptr (GstBuffer) ref = gst_aggregator_pad_peek_buffer (self->ref_pad);
+  g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (self->dist_pad);
+  ssim2gst::PairingInput in;
+  in.alignment = pairing_alignment (priv->run.alignment);
+  in.timeout = timeout;
+  describe_head (self, self->ref_pad, priv->ref, ref, &in.ref);
+  describe_head (self, self->dist_pad, priv->dist, dist, &in.dist);
 
-  if (ref_eos && !priv->ref.ended) {
+  if (in.ref.eos && !priv->ref.ended) {
     priv->ref.ended = true;
-    priv->ref_ended_first = !dist_eos;
+    priv->ref_ended_first = !in.dist.eos;
   }
-  if (dist_eos)
+  if (in.dist.eos)
     priv->dist.ended = true;
+  if (dist && !ensure_src_caps (self))
+    return GST_FLOW_NOT_NEGOTIATED;
 
-  /* Output caps follow the dist caps (also after renegotiation). */
-  if (dist) {
-    GstCaps *dcaps = priv->dist.caps ? gst_caps_ref (priv->dist.caps) :
-        nullptr;
-    GstCaps *scaps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
-    bool need = dcaps && (!scaps || !gst_caps_is_equal (dcaps, scaps));
-    if (dcaps)
-      gst_caps_unref (dcaps);
-    if (scaps)
-      gst_caps_unref (scaps);
-    if (need && !gst_aggregator_negotiate (agg)) {
-      ret = GST_FLOW_NOT_NEGOTIATED;
-      goto done;
-    }
-  }
-
-  if (dist_eos) {
-    /* Nothing more to push: the stream is complete. */
-    ret = finish_stream (self);
-    goto done;
-  }
-
-  if (!ref || !dist) {
-    if (dist && (ref_eos || timeout)) {
-      /* No reference for this frame (ref ended, or late on a live source). */
-      priv->unmatched_dist++;
-      if (ref_eos)
-        priv->passed_after_ref_eos++;
-      ret = push_dist (self, nullptr, 0);
-    } else if (ref && timeout) {
+  const ssim2gst::PairingDecision decision = ssim2gst::DecidePairing (in);
+  switch (decision.action) {
+    case ssim2gst::PairingAction::kPair:
+      return take_pair (self, ref, (GstBuffer *) g_steal_pointer (&dist));
+    case ssim2gst::PairingAction::kDropRef:
+      GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no dist frame, "
+          "dropping it", GST_TIME_ARGS (in.ref.time));
       priv->unmatched_ref++;
       priv->ref.frames++;
       gst_aggregator_pad_drop_buffer (self->ref_pad);
-    } else {
-      ret = GST_AGGREGATOR_FLOW_NEED_DATA;
-    }
-    goto done;
-  }
-
-  /* Gap buffers carry no frame. */
-  if (GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP) &&
-      gst_buffer_get_size (ref) == 0) {
-    gst_aggregator_pad_drop_buffer (self->ref_pad);
-    goto done;
-  }
-  if (GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
-      gst_buffer_get_size (dist) == 0) {
-    pass_gap (self);
-    goto done;
-  }
-
-  if (priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME) {
-    GstClockTime rt_r = pad_running_time (self->ref_pad, GST_BUFFER_PTS (ref));
-    GstClockTime rt_d = pad_running_time (self->dist_pad,
-        GST_BUFFER_PTS (dist));
-    if (GST_CLOCK_TIME_IS_VALID (rt_r) && GST_CLOCK_TIME_IS_VALID (rt_d)) {
-      GstClockTime dr = frame_duration (priv->ref, ref);
-      GstClockTime dd = frame_duration (priv->dist, dist);
-      GstClockTime d = GST_CLOCK_TIME_NONE;
-      if (GST_CLOCK_TIME_IS_VALID (dr))
-        d = dr;
-      if (GST_CLOCK_TIME_IS_VALID (dd) && (!GST_CLOCK_TIME_IS_VALID (d)
-              || dd < d))
-        d = dd;
-      const GstClockTime tol = GST_CLOCK_TIME_IS_VALID (d) ? d / 2 :
-          GST_MSECOND;
-      if (rt_r + tol < rt_d) {
-        GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no dist frame, "
-            "dropping it", GST_TIME_ARGS (rt_r));
-        priv->unmatched_ref++;
-        priv->ref.frames++;
-        gst_aggregator_pad_drop_buffer (self->ref_pad);
-        goto done;
-      }
-      if (rt_d + tol < rt_r) {
-        GST_LOG_OBJECT (self, "dist %" GST_TIME_FORMAT " has no ref frame, "
-            "passing it unscored", GST_TIME_ARGS (rt_d));
-        priv->unmatched_dist++;
-        ret = push_dist (self, nullptr, 0);
-        goto done;
-      }
-    }
-  }
-
-  {
-    /* A pair. */
-    const guint64 index = priv->pair_index++;
-    const guint step = MAX (priv->run.frame_step, 1u);
-    if (index % step != 0) {
-      priv->ref.frames++;
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kDropRefGap:
       gst_aggregator_pad_drop_buffer (self->ref_pad);
-      ret = push_dist (self, nullptr, index);
-      goto done;
-    }
-    double score = 0.0;
-    ret = score_pair (self, ref, dist, &score);
-    if (ret != GST_FLOW_OK)
-      goto done;
-    GST_DEBUG_OBJECT (self, "pair %" G_GUINT64_FORMAT ": %.8f", index, score);
-    priv->ref.frames++;
-    gst_aggregator_pad_drop_buffer (self->ref_pad);
-    /* Release our peeked reference before making the buffer writable. */
-    gst_clear_buffer (&dist);
-    ret = push_dist (self, &score, index);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kPassDist:
+      GST_LOG_OBJECT (self, "dist %" GST_TIME_FORMAT " has no ref frame, "
+          "passing it unscored", GST_TIME_ARGS (in.dist.time));
+      priv->unmatched_dist++;
+      if (decision.after_ref_end)
+        priv->passed_after_ref_eos++;
+      gst_clear_buffer (&dist);
+      return push_dist (self, nullptr, 0);
+    case ssim2gst::PairingAction::kPassGap:
+      pass_gap (self);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kFinish:
+      return finish_stream (self);
+    case ssim2gst::PairingAction::kNeedData:
+    default:
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
-
-done:
-  if (ref)
-    gst_buffer_unref (ref);
-  if (dist)
-    gst_buffer_unref (dist);
-  return ret;
 }

@@ -917,6 +917,100 @@ GST_END_TEST;
 /* ------------------------------------------------------------------------ */
 /* Output: messages, summary, stats file, threshold, frame-step */
 
+/* @n frames at @fps (30 or 60) from 0; frame j carries the pixels of 30 fps
+ * frame j * 30 / fps when that is a whole number, else its own. */
+static GPtrArray *
+frames_at_rate (const GstVideoInfo * info, guint n, guint fps)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  const GstClockTime dur = gst_util_uint64_scale_int (GST_SECOND, 1, fps);
+  for (guint j = 0; j < n; j++) {
+    guint k = (j * 30) % fps == 0 ? j * 30 / fps : 1000 + j;
+    GstBuffer *b = make_frame (info, k, 0, j * dur);
+    GST_BUFFER_DURATION (b) = dur;
+    g_ptr_array_add (a, b);
+  }
+  g_ptr_array_add (a, gst_event_new_eos ());
+  return a;
+}
+
+/* Two streams of the same length at different frame rates: every frame of
+ * the slower one pairs, the others are unmatched, and no "ended first"
+ * warning, since neither stream ends early. */
+static void
+check_rates_same_length (guint ref_fps, guint dist_fps)
+{
+  Fixture f;
+  GstVideoInfo info;
+  gchar *rc = g_strdup_printf ("video/x-raw,format=I420,width=64,height=48,"
+      "framerate=%u/1", ref_fps);
+  gchar *dc = g_strdup_printf ("video/x-raw,format=I420,width=64,height=48,"
+      "framerate=%u/1", dist_fps);
+  video_info (&info, rc);
+  fixture_init (&f, make_element (NULL), rc, dc);
+  run_feeds (&f, frames_at_rate (&info, ref_fps / 3, ref_fps),
+      frames_at_rate (&info, dist_fps / 3, dist_fps), FALSE);
+  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
+  if (w) {
+    GError *err = NULL;
+    gst_message_parse_warning (w, &err, NULL);
+    fail ("ref %u fps, dist %u fps: unexpected warning: %s", ref_fps,
+        dist_fps, err->message);
+  }
+  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *m = GST_MESSAGE (sum->data);
+  fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 10);
+  fail_unless_equals_float (msg_double (m, "min"), 100.0);
+  fail_unless_equals_uint64 (msg_uint64 (m, dist_fps > ref_fps ?
+          "unmatched-dist" : "unmatched-ref"), 10);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  fixture_clear (&f);
+  g_free (rc);
+  g_free (dc);
+}
+
+GST_START_TEST (test_different_rates_no_ended_first)
+{
+  check_rates_same_length (30, 60);
+  check_rates_same_length (60, 30);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_alignment_stream_time)
+{
+  /* dist's segment puts its frames 5 frames later in running time (base)
+   * at the same stream positions: running-time pairs nothing, stream-time
+   * pairs every frame with its own. */
+  GstVideoInfo info;
+  video_info (&info, CAPS64 ("I420"));
+  for (guint mode = 0; mode < 2; mode++) {
+    Fixture f;
+    fixture_init (&f, make_element ("alignment", mode == 0 ? 0 : 2, NULL),
+        CAPS64 ("I420"), CAPS64 ("I420"));
+    GstSegment seg;
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    seg.base = 5 * FRAME_DUR;
+    fail_unless (gst_pad_push_event (f.dist->srcpad,
+            gst_event_new_segment (&seg)));
+    run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0,
+            5, 0, 0), FALSE);
+    GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+    GstMessage *m = GST_MESSAGE (sum->data);
+    if (mode == 0) {
+      fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 0);
+    } else {
+      fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 5);
+      fail_unless_equals_float (msg_double (m, "min"), 100.0);
+    }
+    g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+    fixture_clear (&f);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_gap_on_dist_forwarded)
 {
   /* A GAP event on dist where frame 2 would be: it leaves as a GAP event,
@@ -1413,6 +1507,8 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_ref_ends_first);
   tcase_add_test (tc, test_dist_ends_first);
   tcase_add_test (tc, test_gap_on_dist_forwarded);
+  tcase_add_test (tc, test_different_rates_no_ended_first);
+  tcase_add_test (tc, test_alignment_stream_time);
   tcase_add_test (tc, test_messages_summary);
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_stats_file_csv);

@@ -57,16 +57,16 @@ run_to_eos (const gchar * desc)
   gst_object_unref (pipe);
 }
 
-/* One keyframe (at 0): every seek decodes from the start and the decoder
- * clips the frame that straddles the segment start. */
+/* With one keyframe (at 0) every seek decodes from the start and the
+ * decoder clips the frame that straddles the segment start. */
 static void
-make_clip (const gchar * path, guint quantizer)
+make_clip (const gchar * path, guint quantizer, guint keyframe_interval)
 {
   gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%d ! "
       "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
       "x264enc pass=quant quantizer=%u speed-preset=ultrafast "
-      "key-int-max=1000 ! matroskamux ! filesink location=\"%s\"",
-      CLIP_FRAMES, quantizer, path);
+      "key-int-max=%u ! matroskamux ! filesink location=\"%s\"",
+      CLIP_FRAMES, quantizer, keyframe_interval, path);
   run_to_eos (desc);
   g_free (desc);
 }
@@ -79,8 +79,8 @@ clips_setup (void)
   fail_unless (tmp_dir != NULL);
   ref_path = g_build_filename (tmp_dir, "ref.mkv", NULL);
   dist_path = g_build_filename (tmp_dir, "dist.mkv", NULL);
-  make_clip (ref_path, 5);
-  make_clip (dist_path, 40);
+  make_clip (ref_path, 5, 1000);
+  make_clip (dist_path, 40, 1000);
 }
 
 static void
@@ -105,6 +105,7 @@ typedef struct
 {
   GArray *scores;               /* Score */
   GArray *summary_frames;       /* guint64, one per ssim2-summary */
+  GPtrArray *warnings;          /* texts of the warning messages */
   gchar *stats;                 /* stats file at the end */
 } Run;
 
@@ -113,6 +114,7 @@ run_clear (Run * r)
 {
   g_array_unref (r->scores);
   g_array_unref (r->summary_frames);
+  g_ptr_array_unref (r->warnings);
   g_free (r->stats);
 }
 
@@ -120,7 +122,8 @@ run_clear (Run * r)
  * after EOS when @seek_after is G_MAXUINT) it seeks once (FLUSH | @flags) to
  * @seek_to, then runs to EOS. */
 static void
-run_compare (const gchar * alignment, guint seek_after, GstSeekFlags flags,
+run_compare_files (const gchar * ref, const gchar * dist,
+    const gchar * alignment, guint seek_after, GstSeekFlags flags,
     GstClockTime seek_to, Run * out)
 {
   gchar *stats_path = g_build_filename (tmp_dir, "stats.csv", NULL);
@@ -128,7 +131,7 @@ run_compare (const gchar * alignment, guint seek_after, GstSeekFlags flags,
       "alignment=%s stats-file=\"%s\" ! fakesink sync=false "
       "filesrc location=\"%s\" ! matroskademux ! avdec_h264 ! queue ! c.ref "
       "filesrc location=\"%s\" ! matroskademux ! avdec_h264 ! queue ! c.dist",
-      alignment, stats_path, ref_path, dist_path);
+      alignment, stats_path, ref, dist);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
@@ -136,6 +139,7 @@ run_compare (const gchar * alignment, guint seek_after, GstSeekFlags flags,
 
   out->scores = g_array_new (FALSE, FALSE, sizeof (Score));
   out->summary_frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+  out->warnings = g_ptr_array_new_with_free_func (g_free);
   GstBus *bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   gboolean seeked = seek_after == 0;
@@ -143,11 +147,18 @@ run_compare (const gchar * alignment, guint seek_after, GstSeekFlags flags,
   while (TRUE) {
     GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
         (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
-            GST_MESSAGE_ELEMENT));
+            GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT));
     fail_unless (m != NULL, "timeout");
     if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
       gst_message_parse_error (m, &err, NULL);
       fail ("error: %s", err->message);
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &err, NULL);
+      g_ptr_array_add (out->warnings, g_strdup (err->message));
+      g_clear_error (&err);
+      gst_message_unref (m);
+      continue;
     }
     if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
       gst_message_unref (m);
@@ -184,6 +195,14 @@ run_compare (const gchar * alignment, guint seek_after, GstSeekFlags flags,
   fail_unless (g_file_get_contents (stats_path, &out->stats, NULL, NULL));
   g_unlink (stats_path);
   g_free (stats_path);
+}
+
+static void
+run_compare (const gchar * alignment, guint seek_after, GstSeekFlags flags,
+    GstClockTime seek_to, Run * out)
+{
+  run_compare_files (ref_path, dist_path, alignment, seek_after, flags,
+      seek_to, out);
 }
 
 static guint
@@ -311,6 +330,52 @@ GST_START_TEST (test_seek_after_eos)
 
 GST_END_TEST;
 
+static gboolean
+has_warning (const Run * r, const gchar * needle)
+{
+  for (guint i = 0; i < r->warnings->len; i++)
+    if (strstr ((const gchar *) g_ptr_array_index (r->warnings, i), needle))
+      return TRUE;
+  return FALSE;
+}
+
+GST_START_TEST (test_key_unit_seek_different_gops)
+{
+  /* Keyframes every 30 frames on ref, every 45 on dist: a KEY_UNIT seek to
+   * 1.2 s restarts ref at 1.0 s and dist at 0 s, both at running time 0. */
+  gchar *ref = g_build_filename (tmp_dir, "ref-gop30.mkv", NULL);
+  gchar *dist = g_build_filename (tmp_dir, "dist-gop45.mkv", NULL);
+  make_clip (ref, 5, 30);
+  make_clip (dist, 40, 45);
+  const GstSeekFlags key_unit = GST_SEEK_FLAG_KEY_UNIT;
+  const GstClockTime to = GST_SECOND + GST_SECOND / 5;
+  Run plain, by_running_time, by_stream_time;
+  run_compare_files (ref, dist, "stream-time", 0, GST_SEEK_FLAG_NONE, 0,
+      &plain);
+  run_compare_files (ref, dist, "running-time", 10, key_unit, to,
+      &by_running_time);
+  run_compare_files (ref, dist, "stream-time", 10, key_unit, to,
+      &by_stream_time);
+
+  /* Running time pairs different moments: a warning says so. */
+  fail_unless (has_warning (&by_running_time, "different positions"));
+  /* Stream time pairs each frame with its own: the scores of the plain
+   * run, for every frame from 1.0 s (where ref restarted), no warning. */
+  fail_if (has_warning (&by_stream_time, "different positions"));
+  check_same_scores (&plain, &by_stream_time, GST_SECOND);
+  check_file_matches_summary (&by_stream_time);
+
+  run_clear (&plain);
+  run_clear (&by_running_time);
+  run_clear (&by_stream_time);
+  g_unlink (ref);
+  g_unlink (dist);
+  g_free (ref);
+  g_free (dist);
+}
+
+GST_END_TEST;
+
 static Suite *
 ssim2compare_seek_suite (void)
 {
@@ -324,6 +389,7 @@ ssim2compare_seek_suite (void)
   tcase_add_test (tc, test_flushing_seek_accurate);
   tcase_add_test (tc, test_flushing_seek_accurate_sequence);
   tcase_add_test (tc, test_seek_after_eos);
+  tcase_add_test (tc, test_key_unit_seek_different_gops);
   return s;
 }
 

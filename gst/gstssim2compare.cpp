@@ -147,6 +147,7 @@
 
 #include "gstssim2compare.h"
 #include "gstssim2meta-private.h"
+#include "gstssim2memory.h"
 #include "gstssim2pairing.h"
 
 #include <gst/video/video.h>
@@ -166,6 +167,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -1447,6 +1449,33 @@ is_caller_error (ssim2::StatusCode code)
   }
 }
 
+/* The CPU scorer allocates as it first scores; under memory overcommit a
+ * need far beyond the machine's memory only shows when the kernel kills the
+ * process. Checks the need against what the process can get first, and
+ * posts an error when it is too much. */
+static bool
+check_host_memory (GstSsim2Compare * self, int width, int height)
+{
+  const double per_pixel = ssim2gst::CpuScorerBytesPerPixel ();
+  const guint64 need = (guint64) (per_pixel * width * height);
+  const ssim2gst::HostMemory avail = ssim2gst::AvailableHostMemory ();
+  GST_DEBUG_OBJECT (self, "CPU path for %dx%d: needs %" G_GUINT64_FORMAT
+      " bytes (%.1f per pixel), %" G_GUINT64_FORMAT " available (%s)",
+      width, height, need, per_pixel, avail.bytes,
+      avail.limited_by.empty ()? "no limit found" : avail.limited_by.c_str ());
+  if (need <= avail.bytes)
+    return true;
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("Not enough host memory to score %dx%d frames on the CPU: it needs "
+          "about %" G_GUINT64_FORMAT " MiB, %" G_GUINT64_FORMAT " MiB are "
+          "available (%s).", width, height, need >> 20, avail.bytes >> 20,
+          avail.limited_by.c_str ()),
+      ("The CPU path needs about %.0f bytes per pixel. Score smaller frames "
+          "(videoscale), free memory or raise the limit, or use backend=cuda "
+          "on a GPU.", per_pixel));
+  return false;
+}
+
 /* Makes sure the scorer matches the current size. */
 static GstFlowReturn
 ensure_scorer (GstSsim2Compare * self, int width, int height)
@@ -1477,6 +1506,8 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
 #else
   opts.cuda_device = priv->run.device_id;
 #endif
+  if (!priv->use_cuda && !check_host_memory (self, width, height))
+    return GST_FLOW_ERROR;
   std::unique_ptr < ssim2::Scorer > scorer;
   ssim2::Status s;
   if (test_fault_is ("oom"))
@@ -1549,7 +1580,13 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
     }
 #endif
     else {
-      s = priv->scorer->Compute (rf.view, df.view, &result);
+      try {
+        s = priv->scorer->Compute (rf.view, df.view, &result);
+      } catch (const std::bad_alloc &) {
+        /* The CPU scorer allocates its planes as it first scores. */
+        s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+            "a host allocation failed");
+      }
 #ifdef HAVE_GST_CUDA
       if (priv->use_cuda)
         gst_cuda_context_pop (nullptr);

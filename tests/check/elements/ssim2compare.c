@@ -16,6 +16,7 @@
 
 #include <glib/gstdio.h>
 #include <math.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -656,6 +657,60 @@ GST_START_TEST (test_error_out_of_memory)
   g_free (dbg);
   gst_message_unref (m);
   /* Nothing was pushed after the error. */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
+static guint64
+vm_size_bytes (void)
+{
+  gchar *status = NULL;
+  guint64 kb = 0;
+  fail_unless (g_file_get_contents ("/proc/self/status", &status, NULL,
+          NULL));
+  const gchar *p = strstr (status, "VmSize:");
+  fail_unless (p != NULL);
+  kb = g_ascii_strtoull (p + strlen ("VmSize:"), NULL, 10);
+  g_free (status);
+  return kb * 1024;
+}
+
+GST_START_TEST (test_error_not_enough_host_memory)
+{
+  /* 4096x2048 frames need about 600 MiB on the CPU path; the process may
+   * grow by 200 MiB only (RLIMIT_AS). The element says so up front, with
+   * NO_SPACE_LEFT, instead of failing (or being killed) while it scores. */
+  Fixture f;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstVideoInfo info;
+  const gchar *caps = "video/x-raw,format=I420,width=4096,height=2048,"
+      "framerate=30/1";
+  video_info (&info, caps);
+  fixture_init (&f, make_element (NULL), caps, caps);
+  GPtrArray *r = frames_range (&info, 0, 1, 0, 0);
+  GPtrArray *d = frames_range (&info, 0, 1, 0, 0);
+  struct rlimit old_limit, limit;
+  fail_unless (getrlimit (RLIMIT_AS, &old_limit) == 0);
+  limit = old_limit;
+  limit.rlim_cur = vm_size_bytes () + 200 * 1024 * 1024;
+  fail_unless (setrlimit (RLIMIT_AS, &limit) == 0);
+  run_feeds (&f, r, d, TRUE);
+  fail_unless (setrlimit (RLIMIT_AS, &old_limit) == 0);
+  GstMessage *m = pop_type (f.bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
+  fail_unless (strstr (err->message, "4096x2048") &&
+      strstr (err->message, "needs about") &&
+      strstr (err->message, "RLIMIT_AS"), "%s", err->message);
+  fail_unless (dbg && strstr (dbg, "bytes per pixel"), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
   fixture_clear (&f);
 }
@@ -1498,6 +1553,7 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_backend_auto_falls_back_to_cpu);
   tcase_add_test (tc, test_backend_cuda_error_without_device);
   tcase_add_test (tc, test_error_out_of_memory);
+  tcase_add_test (tc, test_error_not_enough_host_memory);
   tcase_add_test (tc, test_error_stats_file_unwritable);
   tcase_add_test (tc, test_pairing_running_time);
   tcase_add_test (tc, test_pairing_dist_without_ref);

@@ -147,6 +147,7 @@
 
 #include "gstssim2compare.h"
 #include "gstssim2meta-private.h"
+#include "gstssim2frame.h"
 #include "gstssim2memory.h"
 #include "gstssim2pairing.h"
 
@@ -156,7 +157,6 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/cuda-gst.h>
 #endif
@@ -213,21 +213,30 @@ enum
 namespace {
 
 struct PadState {
-  GstVideoInfo info;
+  ssim2gst::FrameFormat fmt;
   bool have_info = false;
-  ssim2::PixelFormat format = ssim2::PixelFormat::kRGB8;
-  ssim2::YuvColorimetry yuv;
   guint64 frames = 0;  /* buffers taken from the pad (scored or not) */
-  guint64 in_place = 0;  /* CUDA frames read where they were (zero copy) */
-  guint64 uploaded = 0;  /* frames copied into CUDA memory first */
   bool ended = false;  /* EOS seen with no buffer left */
   /* Caps of the buffers now at the head of the pad's queue (set when the
    * caps event is processed in stream order, unlike the pad's current caps,
    * which change as soon as the event arrives). */
   GstCaps *caps = nullptr;
 #ifdef HAVE_GST_CUDA
-  GstBufferPool *pool = nullptr;  /* upload pool for non-CUDA input */
+  ssim2gst::CudaFrameReader reader;  /* CUDA input, and uploads of the rest */
 #endif
+
+  /* Back to the state before any caps. */
+  void Reset ()
+  {
+    gst_clear_caps (&caps);
+    fmt = ssim2gst::FrameFormat ();
+    have_info = false;
+    frames = 0;
+    ended = false;
+#ifdef HAVE_GST_CUDA
+    reader.ReleasePool ();
+#endif
+  }
 };
 
 struct Settings {
@@ -656,12 +665,8 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
 
-  for (PadState * p : {&priv->ref, &priv->dist}) {
-    if (p->pool) {
-      gst_buffer_pool_set_active (p->pool, FALSE);
-      gst_clear_object (&p->pool);
-    }
-  }
+  for (PadState * p : {&priv->ref, &priv->dist})
+    p->reader.ReleasePool ();
   if (priv->stream && priv->context) {
     if (gst_cuda_context_push (priv->context)) {
       cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
@@ -792,10 +797,8 @@ gst_ssim2_compare_start (GstAggregator * agg)
   priv->run = priv->settings;
   GST_OBJECT_UNLOCK (self);
 
-  gst_clear_caps (&priv->ref.caps);
-  gst_clear_caps (&priv->dist.caps);
-  priv->ref = PadState ();
-  priv->dist = PadState ();
+  priv->ref.Reset ();
+  priv->dist.Reset ();
   priv->scorer.reset ();
   measurement_reset (priv);
   priv->seeks = 0;
@@ -911,29 +914,6 @@ gst_ssim2_compare_flush (GstAggregator * agg)
 /* ------------------------------------------------------------------------ */
 /* Caps */
 
-static bool
-pixel_format_of (GstVideoFormat f, ssim2::PixelFormat * out)
-{
-  switch (f) {
-    case GST_VIDEO_FORMAT_RGB: *out = ssim2::PixelFormat::kRGB8; return true;
-    case GST_VIDEO_FORMAT_RGBA: *out = ssim2::PixelFormat::kRGBA8; return true;
-    case GST_VIDEO_FORMAT_BGRA: *out = ssim2::PixelFormat::kBGRA8; return true;
-    case GST_VIDEO_FORMAT_RGBx: *out = ssim2::PixelFormat::kRGBX8; return true;
-    case GST_VIDEO_FORMAT_BGRx: *out = ssim2::PixelFormat::kBGRX8; return true;
-    case GST_VIDEO_FORMAT_I420: *out = ssim2::PixelFormat::kI420; return true;
-    case GST_VIDEO_FORMAT_NV12: *out = ssim2::PixelFormat::kNV12; return true;
-    case GST_VIDEO_FORMAT_Y444: *out = ssim2::PixelFormat::kY444; return true;
-    case GST_VIDEO_FORMAT_I420_10LE:
-      *out = ssim2::PixelFormat::kI420_10LE;
-      return true;
-    case GST_VIDEO_FORMAT_P010_10LE:
-      *out = ssim2::PixelFormat::kP010_10LE;
-      return true;
-    default:
-      return false;
-  }
-}
-
 /* Validates caps arriving on @pad; posts an error saying what to do when
  * they cannot be scored. */
 static gboolean
@@ -969,7 +949,7 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
     return FALSE;
   }
   ssim2::PixelFormat fmt;
-  if (!pixel_format_of (GST_VIDEO_INFO_FORMAT (&info), &fmt)) {
+  if (!ssim2gst::PixelFormatOf (GST_VIDEO_INFO_FORMAT (&info), &fmt)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Format %s on the %s pad cannot be scored.",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)), name),
@@ -1006,15 +986,12 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
 
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, name, caps);
   gst_caps_replace (&st.caps, caps);
-  st.info = info;
+  st.fmt.info = info;
+  st.fmt.format = fmt;
+  st.fmt.yuv = yuv;
   st.have_info = true;
-  st.format = fmt;
-  st.yuv = yuv;
 #ifdef HAVE_GST_CUDA
-  if (st.pool) {
-    gst_buffer_pool_set_active (st.pool, FALSE);
-    gst_clear_object (&st.pool);
-  }
+  st.reader.ReleasePool ();
 #endif
 
   if (!is_ref)
@@ -1261,149 +1238,23 @@ gst_ssim2_compare_src_query (GstAggregator * agg, GstQuery * query)
 /* ------------------------------------------------------------------------ */
 /* Scoring */
 
-/* A mapped frame and the view the core library reads. */
-struct MappedFrame
-{
-  GstVideoFrame frame;
-  bool mapped = false;
-  GstBuffer *upload = nullptr;
-  ssim2::ImageView view;
-
-  ~MappedFrame ()
-  {
-    if (mapped)
-      gst_video_frame_unmap (&frame);
-    if (upload)
-      gst_buffer_unref (upload);
-  }
-};
-
-static void
-make_view (const PadState & st, GstVideoFrame * frame, bool device,
-    ssim2::ImageView * view)
-{
-  const int w = GST_VIDEO_FRAME_WIDTH (frame);
-  const int h = GST_VIDEO_FRAME_HEIGHT (frame);
-  const ssim2::MemoryLocation loc = device ?
-      ssim2::MemoryLocation::kCudaDevice : ssim2::MemoryLocation::kHost;
-  if (ssim2::IsYuvFormat (st.format)) {
-    std::array < const void *, 3 > planes {
-    };
-    std::array < std::ptrdiff_t, 3 > strides {
-    };
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame) && p < 3; p++) {
-      planes[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-      strides[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
-    }
-    *view = ssim2::ImageView::Planar (st.format, w, h, planes, strides, loc);
-    view->yuv = st.yuv;
-  } else {
-    *view = ssim2::ImageView::Packed (st.format, w, h,
-        GST_VIDEO_FRAME_PLANE_DATA (frame, 0),
-        GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), loc);
-  }
-}
-
-#ifdef HAVE_GST_CUDA
-static GstBuffer *
-upload_to_cuda (GstSsim2Compare * self, PadState & st, GstBuffer * in)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-
-  if (!st.pool) {
-    st.pool = gst_cuda_buffer_pool_new (priv->context);
-    GstCaps *caps = gst_video_info_to_caps (&st.info);
-    GstStructure *config = gst_buffer_pool_get_config (st.pool);
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-    gst_buffer_pool_config_set_params (config, caps,
-        GST_VIDEO_INFO_SIZE (&st.info), 0, 0);
-    gst_caps_unref (caps);
-    if (!gst_buffer_pool_set_config (st.pool, config) ||
-        !gst_buffer_pool_set_active (st.pool, TRUE)) {
-      GST_WARNING_OBJECT (self, "could not configure the CUDA upload pool");
-      gst_clear_object (&st.pool);
-      return nullptr;
-    }
-  }
-  GstBuffer *out = nullptr;
-  if (gst_buffer_pool_acquire_buffer (st.pool, &out, nullptr) != GST_FLOW_OK)
-    return nullptr;
-
-  GstVideoFrame src, dst;
-  if (!gst_video_frame_map (&src, &st.info, in, GST_MAP_READ)) {
-    gst_buffer_unref (out);
-    return nullptr;
-  }
-  if (!gst_video_frame_map (&dst, &st.info, out, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&src);
-    gst_buffer_unref (out);
-    return nullptr;
-  }
-  /* Written to the staging memory; mapping with GST_MAP_CUDA uploads it. */
-  gboolean ok = gst_video_frame_copy (&dst, &src);
-  gst_video_frame_unmap (&dst);
-  gst_video_frame_unmap (&src);
-  if (!ok) {
-    gst_buffer_unref (out);
-    return nullptr;
-  }
-  return out;
-}
-#endif
-
-/* Maps @buf of the pad described by @st for the scorer. */
+/* Maps @buf of the pad described by @st for the current backend. */
 static bool
 map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
-    MappedFrame * out, std::string * why)
+    ssim2gst::MappedFrame * out, std::string * why)
 {
+#ifdef HAVE_GST_CUDA
   GstSsim2ComparePrivate *priv = self->priv;
   if (priv->use_cuda) {
-#ifdef HAVE_GST_CUDA
-    GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-    GstBuffer *src = buf;
-    if (!(gst_is_cuda_memory (mem) &&
-            GST_CUDA_MEMORY_CAST (mem)->context == priv->context)) {
-      if (st.uploaded == 0)
-        GST_INFO_OBJECT (self, "%s frames are not CUDA memory of our "
-            "context: uploading them", &st == &priv->ref ? "ref" : "dist");
-      out->upload = upload_to_cuda (self, st, buf);
-      if (!out->upload) {
-        *why = "could not upload the frame into CUDA memory";
-        return false;
-      }
-      src = out->upload;
-      st.uploaded++;
-    } else {
-      st.in_place++;
-    }
-#if GST_CHECK_VERSION(1, 24, 0)
-    /* Since 1.24 CUDA memory may carry pending work on the producer's
-     * stream; we read on a stream of our own, so wait for it first. */
-    for (guint i = 0; i < gst_buffer_n_memory (src); i++) {
-      GstMemory *m = gst_buffer_peek_memory (src, i);
-      if (gst_is_cuda_memory (m) &&
-          gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (m)))
-        gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (m));
-    }
-#endif
-    if (!gst_video_frame_map (&out->frame, &st.info, src,
-            (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA))) {
-      *why = "could not map the frame's CUDA memory";
-      return false;
-    }
-    out->mapped = true;
-    make_view (st, &out->frame, true, &out->view);
-    return true;
-#endif
+    if (st.reader.uploaded () == 0 && st.reader.in_place () == 0)
+      GST_DEBUG_OBJECT (self, "%s: first frame for the CUDA engine",
+          &st == &priv->ref ? "ref" : "dist");
+    return st.reader.Map (priv->context, st.fmt, buf, out, why);
   }
-  if (!gst_video_frame_map (&out->frame, &st.info, buf, GST_MAP_READ)) {
-    *why = "could not map the frame";
-    return false;
-  }
-  out->mapped = true;
-  make_view (st, &out->frame, false, &out->view);
-  return true;
+#else
+  (void) self;
+#endif
+  return ssim2gst::MapHostFrame (st.fmt, buf, out, why);
 }
 
 /* Returned by the scoring steps when the CUDA path failed and the element
@@ -1555,7 +1406,7 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
     double *score)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  const GstVideoInfo & ri = priv->ref.info;
+  const GstVideoInfo & ri = priv->ref.fmt.info;
 
   GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
       GST_VIDEO_INFO_HEIGHT (&ri));
@@ -1568,7 +1419,7 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
   {
     /* The frames are unmapped (and uploads released) at the end of this
      * block, before any switch to the CPU releases the CUDA context. */
-    MappedFrame rf, df;
+    ssim2gst::MappedFrame rf, df;
     if (!map_frame (self, priv->ref, ref, &rf, &read_failure) ||
         !map_frame (self, priv->dist, dist, &df, &read_failure)) {
       if (read_failure.empty ())
@@ -1581,7 +1432,7 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
 #endif
     else {
       try {
-        s = priv->scorer->Compute (rf.view, df.view, &result);
+        s = priv->scorer->Compute (rf.view (), df.view (), &result);
       } catch (const std::bad_alloc &) {
         /* The CPU scorer allocates its planes as it first scores. */
         s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
@@ -1636,8 +1487,8 @@ score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
     double *score)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  const GstVideoInfo & ri = priv->ref.info;
-  const GstVideoInfo & di = priv->dist.info;
+  const GstVideoInfo & ri = priv->ref.fmt.info;
+  const GstVideoInfo & di = priv->dist.fmt.info;
 
   if (GST_VIDEO_INFO_WIDTH (&ri) != GST_VIDEO_INFO_WIDTH (&di) ||
       GST_VIDEO_INFO_HEIGHT (&ri) != GST_VIDEO_INFO_HEIGHT (&di)) {
@@ -1686,10 +1537,11 @@ frame_duration (const PadState & st, GstBuffer * buf)
 {
   if (GST_BUFFER_DURATION_IS_VALID (buf) && GST_BUFFER_DURATION (buf) > 0)
     return GST_BUFFER_DURATION (buf);
-  if (st.have_info && GST_VIDEO_INFO_FPS_N (&st.info) > 0 &&
-      GST_VIDEO_INFO_FPS_D (&st.info) > 0)
+  if (st.have_info && GST_VIDEO_INFO_FPS_N (&st.fmt.info) > 0 &&
+      GST_VIDEO_INFO_FPS_D (&st.fmt.info) > 0)
     return gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&st.info), GST_VIDEO_INFO_FPS_N (&st.info));
+        GST_VIDEO_INFO_FPS_D (&st.fmt.info),
+        GST_VIDEO_INFO_FPS_N (&st.fmt.info));
   return GST_CLOCK_TIME_NONE;
 }
 
@@ -1874,12 +1726,15 @@ finish_stream (GstSsim2Compare * self)
             nref, "dist-frames", G_TYPE_UINT64, ndist, NULL));
   }
 
+#ifdef HAVE_GST_CUDA
   if (priv->use_cuda) {
     GST_INFO_OBJECT (self, "CUDA input: ref %" G_GUINT64_FORMAT " frames in "
         "place, %" G_GUINT64_FORMAT " uploaded; dist %" G_GUINT64_FORMAT
-        " in place, %" G_GUINT64_FORMAT " uploaded", priv->ref.in_place,
-        priv->ref.uploaded, priv->dist.in_place, priv->dist.uploaded);
+        " in place, %" G_GUINT64_FORMAT " uploaded",
+        priv->ref.reader.in_place (), priv->ref.reader.uploaded (),
+        priv->dist.reader.in_place (), priv->dist.reader.uploaded ());
   }
+#endif
 
   post_summary (self);
   return GST_FLOW_EOS;

@@ -107,7 +107,8 @@
  * - `running-time` (G_TYPE_UINT64): its running time
  * - `duration` (G_TYPE_UINT64): its duration (GST_CLOCK_TIME_NONE if unknown)
  *
- * At the end of the stream, an element message `ssim2-summary`: `frames`
+ * At the end of the stream (and at a flushing seek, for the measurement it
+ * ends), an element message `ssim2-summary`: `frames`
  * (G_TYPE_UINT64, number of scored frames), `mean`, `stddev` (population),
  * `min`, `p1`, `p5`, `p50`, `p95`, `p99` (percentiles interpolated linearly
  * between ranks, as numpy.percentile does), `max` and `harmonic-mean` (of

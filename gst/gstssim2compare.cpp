@@ -162,7 +162,6 @@
 #include <gst/cuda/cuda-gst.h>
 #endif
 
-#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cmath>

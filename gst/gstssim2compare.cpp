@@ -147,19 +147,15 @@
 #endif
 
 #include "gstssim2compare.h"
+#include "gstssim2compare-private.h"
 #include "gstssim2meta-private.h"
-#include "gstssim2frame.h"
-#include "gstssim2memory.h"
 #include "gstssim2pairing.h"
 
 #include <gst/video/video.h>
 
 #ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
-#include <gst/cuda/cuda-gst.h>
 #endif
 
 #include <atomic>
@@ -167,15 +163,17 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "ssim2/ssim2.h"
 #include "ssim2/stats.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_ssim2_compare_debug);
+GST_DEBUG_CATEGORY (gst_ssim2_compare_debug);
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
+
+using ssim2gst::PadState;
+using ssim2gst::Settings;
 
 #define SSIM2_FORMATS \
   "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }"
@@ -200,97 +198,6 @@ enum
   PROP_STATS_FILE,
   PROP_THRESHOLD,
   PROP_FRAME_STEP,
-};
-
-#define DEFAULT_ALIGNMENT GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME
-#define DEFAULT_BACKEND GST_SSIM2_COMPARE_BACKEND_AUTO
-#define DEFAULT_CUDA_DEVICE_ID -1
-#define DEFAULT_POST_MESSAGES TRUE
-#define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
-#define DEFAULT_FRAME_STEP 1
-
-/* *INDENT-OFF* */
-namespace {
-
-struct PadState {
-  ssim2gst::FrameFormat fmt;
-  bool have_info = false;
-  guint64 frames = 0;  /* buffers taken from the pad (scored or not) */
-  bool ended = false;  /* EOS seen with no buffer left */
-  /* Caps of the buffers now at the head of the pad's queue (set when the
-   * caps event is processed in stream order, unlike the pad's current caps,
-   * which change as soon as the event arrives). */
-  GstCaps *caps = nullptr;
-#ifdef HAVE_GST_CUDA
-  ssim2gst::CudaFrameReader reader;  /* CUDA input, and uploads of the rest */
-#endif
-
-  /* Back to the state before any caps. */
-  void Reset ()
-  {
-    gst_clear_caps (&caps);
-    fmt = ssim2gst::FrameFormat ();
-    have_info = false;
-    frames = 0;
-    ended = false;
-#ifdef HAVE_GST_CUDA
-    reader.ReleasePool ();
-#endif
-  }
-};
-
-struct Settings {
-  GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
-  GstSsim2CompareBackend backend = DEFAULT_BACKEND;
-  gint device_id = DEFAULT_CUDA_DEVICE_ID;
-  bool post_messages = DEFAULT_POST_MESSAGES;
-  std::string stats_file;
-  gdouble threshold = DEFAULT_THRESHOLD;
-  guint frame_step = DEFAULT_FRAME_STEP;
-};
-
-}  // namespace
-
-struct GstSsim2ComparePrivate {
-  Settings settings;  /* under the object lock */
-
-  /* Streaming state (aggregator thread, start/stop). */
-  Settings run;  /* snapshot taken in start() */
-  PadState ref, dist;
-  std::unique_ptr<ssim2::Scorer> scorer;
-  bool use_cuda = false;
-  guint64 pair_index = 0;
-  guint64 unmatched_ref = 0;
-  guint64 unmatched_dist = 0;
-  std::vector<double> scores;
-  bool finished = false;
-  bool ref_ended_first = false;
-  guint64 passed_after_ref_eos = 0;
-  guint64 seeks = 0;  /* flushing seeks since start */
-  bool seek_positions_checked = false;
-  /* End of the last buffer that arrived on each pad (set by clip in the
-   * pads' streaming threads), in the alignment's time domain. */
-  std::atomic<guint64> ref_end { GST_CLOCK_TIME_NONE };
-  std::atomic<guint64> dist_end { GST_CLOCK_TIME_NONE };
-
-  FILE *stats = nullptr;
-  bool stats_json = false;
-  bool stats_first_row = true;
-
-#ifdef HAVE_GST_CUDA
-  GstCudaContext *context = nullptr;
-  CUstream stream = nullptr;
-#endif
-};
-/* *INDENT-ON* */
-
-struct _GstSsim2Compare
-{
-  GstAggregator parent;
-
-  GstAggregatorPad *ref_pad;
-  GstAggregatorPad *dist_pad;
-  GstSsim2ComparePrivate *priv;
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -631,64 +538,8 @@ gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
   return FALSE;
 }
 
-#ifdef HAVE_GST_CUDA
-/* Sets up what the element uses from the GStreamer CUDA library: the CUDA
- * memory allocator, which the upload pool looks up by name, and the driver
- * library. The allocator exists only once someone asks for it; nvcodec's
- * plugin does that for its own elements, but a pipeline need not contain any
- * of them (software decoders, videotestsrc, appsrc). */
-static bool
-cuda_library_init (std::string * why)
-{
-  gst_cuda_memory_init_once ();
-  if (!gst_cuda_load_library ()) {
-    *why = "the CUDA driver library could not be loaded";
-    return false;
-  }
-  return true;
-}
-
-static bool
-cuda_ok (GstSsim2Compare * self, CUresult res, const char *what)
-{
-  if (res == CUDA_SUCCESS)
-    return true;
-  const char *name = nullptr;
-  CuGetErrorName (res, &name);
-  GST_WARNING_OBJECT (self, "%s failed: %s (%d)", what, name ? name : "?",
-      (int) res);
-  return false;
-}
-
-static void
-gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-
-  for (PadState * p : {&priv->ref, &priv->dist})
-    p->reader.ReleasePool ();
-  if (priv->stream && priv->context) {
-    if (gst_cuda_context_push (priv->context)) {
-      cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
-      gst_cuda_context_pop (nullptr);
-    }
-  }
-  priv->stream = nullptr;
-  gst_clear_object (&priv->context);
-}
-#endif
-
 /* ------------------------------------------------------------------------ */
 /* start / stop */
-
-/* Test hook: failures that cannot be provoked safely in CI (no GPU; a huge
- * host allocation may succeed under overcommit) are requested through this
- * variable, so that the tests can check the paths that handle them. */
-static bool
-test_fault_is (const char *fault)
-{
-  return g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), fault) == 0;
-}
 
 static bool
 ends_with_json (const std::string & name)
@@ -799,68 +650,15 @@ gst_ssim2_compare_start (GstAggregator * agg)
 
   priv->ref.Reset ();
   priv->dist.Reset ();
-  priv->scorer.reset ();
   measurement_reset (priv);
   priv->seeks = 0;
   priv->ref_end = GST_CLOCK_TIME_NONE;
   priv->dist_end = GST_CLOCK_TIME_NONE;
-  priv->use_cuda = false;
 
-  /* Backend selection. */
-  if (priv->run.backend != GST_SSIM2_COMPARE_BACKEND_CPU) {
-    std::string why;
-#ifdef HAVE_GST_CUDA
-    bool ok = cuda_library_init (&why) && ssim2::CudaAvailable (&why);
-#else
-    bool ok = ssim2::CudaAvailable (&why);
-#endif
-    if (ok && test_fault_is ("no-cuda-device")) {
-      ok = false;
-      why = "simulated by GST_SSIM2_COMPARE_TEST_FAULT=no-cuda-device";
-    }
-#ifdef HAVE_GST_CUDA
-    if (ok && !gst_cuda_ensure_element_context (GST_ELEMENT (self),
-            priv->run.device_id, &priv->context)) {
-      ok = false;
-      why = "no GstCudaContext could be created for device " +
-          std::to_string (priv->run.device_id);
-    }
-    if (ok) {
-      if (gst_cuda_context_push (priv->context)) {
-        if (!cuda_ok (self, CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT),
-                "cuStreamCreate")) {
-          ok = false;
-          why = "cuStreamCreate failed";
-        }
-        gst_cuda_context_pop (nullptr);
-      } else {
-        ok = false;
-        why = "the CUDA context could not be made current";
-      }
-    }
-    if (!ok)
-      gst_ssim2_compare_release_cuda (self);
-#endif
-    if (ok) {
-      priv->use_cuda = true;
-    } else if (priv->run.backend == GST_SSIM2_COMPARE_BACKEND_CUDA) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=cuda but no usable CUDA device: %s.", why.c_str ()),
-          ("Check the NVIDIA driver and the cuda-device-id property, or set "
-              "backend=cpu (or auto) to score on the CPU."));
-      return FALSE;
-    } else {
-      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-          ("No usable CUDA device (%s): scoring on the CPU.", why.c_str ()),
-          ("Set backend=cpu to silence this warning."));
-    }
-  }
-  GST_INFO_OBJECT (self, "backend: %s", priv->use_cuda ? "cuda" : "cpu");
-
+  if (!gst_ssim2_compare_open_backend (self))
+    return FALSE;
   if (!stats_open (self)) {
-#ifdef HAVE_GST_CUDA
-    gst_ssim2_compare_release_cuda (self);
-#endif
+    gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
   return TRUE;
@@ -877,10 +675,7 @@ gst_ssim2_compare_stop (GstAggregator * agg)
     ssim2::Summary summary = ssim2::Summarize (priv->scores);
     stats_write_summary_and_close (self, &summary);
   }
-  priv->scorer.reset ();
-#ifdef HAVE_GST_CUDA
-  gst_ssim2_compare_release_cuda (self);
-#endif
+  gst_ssim2_compare_close_backend (self);
   gst_clear_caps (&priv->ref.caps);
   gst_clear_caps (&priv->dist.caps);
   return TRUE;
@@ -1236,283 +1031,6 @@ gst_ssim2_compare_src_query (GstAggregator * agg, GstQuery * query)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Scoring */
-
-/* Maps @buf of the pad described by @st for the current backend. */
-static bool
-map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
-    ssim2gst::MappedFrame * out, std::string * why)
-{
-#ifdef HAVE_GST_CUDA
-  GstSsim2ComparePrivate *priv = self->priv;
-  if (priv->use_cuda) {
-    if (st.reader.uploaded () == 0 && st.reader.in_place () == 0)
-      GST_DEBUG_OBJECT (self, "%s: first frame for the CUDA engine",
-          &st == &priv->ref ? "ref" : "dist");
-    return st.reader.Map (priv->context, st.fmt, buf, out, why);
-  }
-#else
-  (void) self;
-#endif
-  return ssim2gst::MapHostFrame (st.fmt, buf, out, why);
-}
-
-/* Returned by the scoring steps when the CUDA path failed and the element
- * switched to the CPU: the caller tries the same pair again. */
-#define FLOW_RETRY_ON_CPU GST_FLOW_CUSTOM_SUCCESS
-
-/* backend=auto keeps scoring when the CUDA path cannot work for this stream
- * (device, context, pool, upload or engine failure): it says why once and
- * continues on the CPU. Returns false with backend=cuda, where the caller
- * posts the error. */
-static bool
-fall_back_to_cpu (GstSsim2Compare * self, const std::string & why)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  if (!priv->use_cuda || priv->run.backend != GST_SSIM2_COMPARE_BACKEND_AUTO)
-    return false;
-  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-      ("The CUDA path cannot score this stream (%s): scoring on the CPU.",
-          why.c_str ()),
-      ("Set backend=cpu to silence this warning, or backend=cuda to make it "
-          "an error."));
-  priv->scorer.reset ();
-#ifdef HAVE_GST_CUDA
-  gst_ssim2_compare_release_cuda (self);
-#endif
-  priv->use_cuda = false;
-  return true;
-}
-
-/* Scorer failures that come from the input, not from the backend: another
- * backend would refuse them too. */
-static bool
-is_caller_error (ssim2::StatusCode code)
-{
-  switch (code) {
-    case ssim2::StatusCode::kInvalidArgument:
-    case ssim2::StatusCode::kImageTooSmall:
-    case ssim2::StatusCode::kSizeMismatch:
-    case ssim2::StatusCode::kUnsupportedFormat:
-      return true;
-    default:
-      return false;
-  }
-}
-
-/* The CPU scorer allocates as it first scores; under memory overcommit a
- * need far beyond the machine's memory only shows when the kernel kills the
- * process. Checks the need against what the process can get first, and
- * posts an error when it is too much. */
-static bool
-check_host_memory (GstSsim2Compare * self, int width, int height)
-{
-  const double per_pixel = ssim2gst::CpuScorerBytesPerPixel ();
-  const guint64 need = (guint64) (per_pixel * width * height);
-  const ssim2gst::HostMemory avail = ssim2gst::AvailableHostMemory ();
-  GST_DEBUG_OBJECT (self, "CPU path for %dx%d: needs %" G_GUINT64_FORMAT
-      " bytes (%.1f per pixel), %" G_GUINT64_FORMAT " available (%s)",
-      width, height, need, per_pixel, avail.bytes,
-      avail.limited_by.empty ()? "no limit found" : avail.limited_by.c_str ());
-  if (need <= avail.bytes)
-    return true;
-  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-      ("Not enough host memory to score %dx%d frames on the CPU: it needs "
-          "about %" G_GUINT64_FORMAT " MiB, %" G_GUINT64_FORMAT " MiB are "
-          "available (%s).", width, height, need >> 20, avail.bytes >> 20,
-          avail.limited_by.c_str ()),
-      ("The CPU path needs about %.0f bytes per pixel. Score smaller frames "
-          "(videoscale), free memory or raise the limit, or use backend=cuda "
-          "on a GPU.", per_pixel));
-  return false;
-}
-
-/* Makes sure the scorer matches the current size. */
-static GstFlowReturn
-ensure_scorer (GstSsim2Compare * self, int width, int height)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  if (priv->scorer && priv->scorer->width () == width &&
-      priv->scorer->height () == height)
-    return GST_FLOW_OK;
-
-  priv->scorer.reset ();
-  ssim2::ScorerOptions opts;
-  opts.backend = priv->use_cuda ? ssim2::Backend::kCuda : ssim2::Backend::kCpu;
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda) {
-    guint device_id = 0;
-    g_object_get (priv->context, "cuda-device-id", &device_id, NULL);
-    opts.cuda_device = (int) device_id;
-    opts.cuda_context = gst_cuda_context_get_handle (priv->context);
-    opts.cuda_stream = priv->stream;
-    if (!gst_cuda_context_push (priv->context)) {
-      if (fall_back_to_cpu (self, "the CUDA context could not be made current"))
-        return FLOW_RETRY_ON_CPU;
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not make the CUDA context current."), (NULL));
-      return GST_FLOW_ERROR;
-    }
-  }
-#else
-  opts.cuda_device = priv->run.device_id;
-#endif
-  if (!priv->use_cuda && !check_host_memory (self, width, height))
-    return GST_FLOW_ERROR;
-  std::unique_ptr < ssim2::Scorer > scorer;
-  ssim2::Status s;
-  if (test_fault_is ("oom"))
-    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
-        "simulated by GST_SSIM2_COMPARE_TEST_FAULT=oom");
-  else if (priv->use_cuda && test_fault_is ("cuda-engine"))
-    s = ssim2::Status (ssim2::StatusCode::kCudaError,
-        "simulated by GST_SSIM2_COMPARE_TEST_FAULT=cuda-engine");
-  else
-    s = ssim2::Scorer::Create (width, height, opts, &scorer);
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda)
-    gst_cuda_context_pop (nullptr);
-#endif
-  if (!s.ok ()) {
-    if (priv->use_cuda && !is_caller_error (s.code ()) &&
-        fall_back_to_cpu (self, "the CUDA engine could not be created: " +
-            s.message ()))
-      return FLOW_RETRY_ON_CPU;
-    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of %s memory for %dx%d frames: %s.",
-              priv->use_cuda ? "GPU" : "host", width, height,
-              s.message ().c_str ()),
-          ("Free memory (fewer pipelines on this GPU), score smaller frames, "
-              "or set backend=cpu."));
-    } else {
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not set up the %s scorer for %dx%d frames: %s (%s).",
-              priv->use_cuda ? "CUDA" : "CPU", width, height,
-              s.message ().c_str (), ssim2::StatusCodeName (s.code ())),
-          ("Set backend=cpu to use the CPU path."));
-    }
-    return GST_FLOW_ERROR;
-  }
-  GST_INFO_OBJECT (self, "scorer for %dx%d: %s, %" G_GSIZE_FORMAT " bytes",
-      width, height, scorer->description ().c_str (), scorer->memory_bytes ());
-  priv->scorer = std::move (scorer);
-  return GST_FLOW_OK;
-}
-
-/* One attempt at scoring the pair on the current backend. */
-static GstFlowReturn
-try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
-    double *score)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  const GstVideoInfo & ri = priv->ref.fmt.info;
-
-  GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
-      GST_VIDEO_INFO_HEIGHT (&ri));
-  if (ret != GST_FLOW_OK)
-    return ret;
-
-  ssim2::Result result;
-  ssim2::Status s;
-  std::string read_failure, context_failure;
-  {
-    /* The frames are unmapped (and uploads released) at the end of this
-     * block, before any switch to the CPU releases the CUDA context. */
-    ssim2gst::MappedFrame rf, df;
-    if (!map_frame (self, priv->ref, ref, &rf, &read_failure) ||
-        !map_frame (self, priv->dist, dist, &df, &read_failure)) {
-      if (read_failure.empty ())
-        read_failure = "the frame could not be read";
-    }
-#ifdef HAVE_GST_CUDA
-    else if (priv->use_cuda && !gst_cuda_context_push (priv->context)) {
-      context_failure = "the CUDA context could not be made current";
-    }
-#endif
-    else {
-      try {
-        s = priv->scorer->Compute (rf.view (), df.view (), &result);
-      } catch (const std::bad_alloc &) {
-        /* The CPU scorer allocates its planes as it first scores. */
-        s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
-            "a host allocation failed");
-      }
-#ifdef HAVE_GST_CUDA
-      if (priv->use_cuda)
-        gst_cuda_context_pop (nullptr);
-#endif
-    }
-  }
-  if (!read_failure.empty ()) {
-    if (fall_back_to_cpu (self, read_failure))
-      return FLOW_RETRY_ON_CPU;
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Could not read a frame: %s.", read_failure.c_str ()), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  if (!context_failure.empty ()) {
-    if (fall_back_to_cpu (self, context_failure))
-      return FLOW_RETRY_ON_CPU;
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current."), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  if (!s.ok ()) {
-    if (priv->use_cuda && !is_caller_error (s.code ()) &&
-        fall_back_to_cpu (self, "scoring on the GPU failed: " + s.message ()))
-      return FLOW_RETRY_ON_CPU;
-    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of %s memory while scoring: %s.",
-              priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
-          ("Free memory, score smaller frames, or set backend=cpu."));
-    } else if (s.code () == ssim2::StatusCode::kUnsupportedFormat) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("These formats cannot be compared: %s.", s.message ().c_str ()),
-          ("Insert videoconvert before the element to get RGBA or I420."));
-    } else {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED,
-          ("Scoring failed: %s (%s).", s.message ().c_str (),
-              ssim2::StatusCodeName (s.code ())), (NULL));
-    }
-    return GST_FLOW_ERROR;
-  }
-  *score = result.score;
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn
-score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
-    double *score)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  const GstVideoInfo & ri = priv->ref.fmt.info;
-  const GstVideoInfo & di = priv->dist.fmt.info;
-
-  if (GST_VIDEO_INFO_WIDTH (&ri) != GST_VIDEO_INFO_WIDTH (&di) ||
-      GST_VIDEO_INFO_HEIGHT (&ri) != GST_VIDEO_INFO_HEIGHT (&di)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The ref frames are %dx%d but the dist frames are %dx%d: both pads "
-            "must have the same size.", GST_VIDEO_INFO_WIDTH (&ri),
-            GST_VIDEO_INFO_HEIGHT (&ri), GST_VIDEO_INFO_WIDTH (&di),
-            GST_VIDEO_INFO_HEIGHT (&di)),
-        ("Scale one input to the other's size, e.g. ... ! videoscale ! "
-            "video/x-raw,width=%d,height=%d ! c.dist",
-            GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri)));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-
-  /* At most two attempts: a CUDA failure under backend=auto switches to the
-   * CPU for good. */
-  GstFlowReturn ret;
-  do {
-    ret = try_score_pair (self, ref, dist, score);
-  } while (ret == FLOW_RETRY_ON_CPU);
-  return ret;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Aggregation */
 
 /* @ts of a buffer of @pad in the time domain of @alignment: running time,
@@ -1849,7 +1367,7 @@ take_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist)
     return push_dist (self, nullptr, index);
   }
   double score = 0.0;
-  GstFlowReturn ret = score_pair (self, ref, dist, &score);
+  GstFlowReturn ret = gst_ssim2_compare_score_pair (self, ref, dist, &score);
   /* Release our peeked reference before push_dist makes it writable. */
   gst_buffer_unref (dist);
   if (ret != GST_FLOW_OK)

@@ -275,6 +275,21 @@ msg_uint64 (GstMessage * m, const gchar * field)
   return v;
 }
 
+/* Pops the one summary message on @bus and checks its counts. */
+static void
+expect_summary (GstBus * bus, guint64 frames, guint64 unmatched_ref,
+    guint64 unmatched_dist)
+{
+  GList *sum = pop_element_messages (bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *m = GST_MESSAGE (sum->data);
+  fail_unless_equals_uint64 (msg_uint64 (m, "frames"), frames);
+  fail_unless_equals_uint64 (msg_uint64 (m, "unmatched-ref"), unmatched_ref);
+  fail_unless_equals_uint64 (msg_uint64 (m, "unmatched-dist"),
+      unmatched_dist);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+}
+
 static GstEvent *
 caps_event (const gchar * caps_str)
 {
@@ -762,14 +777,8 @@ GST_START_TEST (test_pairing_running_time)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), dist_idx[i] * FRAME_DUR);
     gst_buffer_unref (out);
   }
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  GstMessage *s = GST_MESSAGE (sum->data);
-  fail_unless_equals_uint64 (msg_uint64 (s, "frames"), 8);
-  /* ref 0, 1, 2 (before dist starts) and 7 (dropped on dist). */
-  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-ref"), 4);
-  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-dist"), 0);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  /* Unmatched ref: 0, 1, 2 (before dist starts) and 7 (dropped on dist). */
+  expect_summary (f.bus, 8, 4, 0);
   fixture_clear (&f);
 }
 
@@ -1096,13 +1105,7 @@ GST_START_TEST (test_gap_on_dist_forwarded)
   fail_unless_equals_int (f.out_gaps->len, 1);
   fail_unless_equals_uint64 (g_array_index (f.out_gaps, GstClockTime, 0),
       2 * FRAME_DUR);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  GstMessage *s = GST_MESSAGE (sum->data);
-  fail_unless_equals_uint64 (msg_uint64 (s, "frames"), 4);
-  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-dist"), 1);
-  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-ref"), 1);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  expect_summary (f.bus, 4, 1, 1);
   fixture_clear (&f);
 }
 

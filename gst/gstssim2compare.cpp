@@ -92,7 +92,18 @@
  * neighbours (context query and set_context, as the nvcodec elements do).
  * `video/x-raw(memory:CUDAMemory)` input of that context is read in place
  * (zero copy); system memory (and CUDA memory of another context) is first
- * uploaded into CUDA memory from a buffer pool.
+ * uploaded into CUDA memory from a buffer pool. No nvcodec element is needed
+ * in the pipeline. With backend=auto, when the CUDA path cannot score the
+ * stream (no device; context, pool, upload or engine failure) the element
+ * posts a warning that says why and scores on the CPU; backend=cuda posts an
+ * error instead.
+ *
+ * ## Memory
+ *
+ * The CPU path needs about 76 bytes per pixel. Before it scores frames of a
+ * new size the element checks that need against what the process can get
+ * (MemAvailable, RLIMIT_AS, memory cgroup) and posts a
+ * GST_RESOURCE_ERROR_NO_SPACE_LEFT error when it is too much.
  *
  * ## Messages
  *

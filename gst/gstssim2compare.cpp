@@ -33,7 +33,15 @@
  * - buffers without a timestamp are paired in arrival order.
  *
  * With alignment=sequence the Nth buffer of each pad is paired, whatever the
- * timestamps say.
+ * timestamps say. With alignment=stream-time frames are paired as with
+ * running-time, but by their stream time (position in each stream): use it
+ * for files compared by position, where a seek may restart the two streams
+ * at different positions.
+ *
+ * Only frames shown inside their segment are paired: buffers outside it,
+ * cut by it to less than half a frame, or of zero duration are dropped as
+ * they arrive. A flushing seek ends the measurement (its summary is posted)
+ * and starts a new one; the stats file then holds the new one.
  *
  * Live sources: the element is a #GstAggregator and reports the upstream
  * latency of both branches (the larger one) plus its own `latency` property;
@@ -42,8 +50,11 @@
  * without tune=zerolatency) make the first frames miss their deadline: set
  * the `latency` property to cover the encoder's delay.
  *
+ * A GAP event on `dist` leaves as a GAP event and counts as unmatched.
+ *
  * When one pad ends before the other the element posts a warning that gives
- * both frame counts. If `ref` ends first the remaining `dist` frames are
+ * both frame counts (streams of the same length at different frame rates
+ * end together: no warning). If `ref` ends first the remaining `dist` frames are
  * pushed unscored until `dist` ends; if `dist` ends first the element ends the
  * stream at once (the remaining `ref` frames are not read). Either way the
  * summary is posted and EOS is sent.
@@ -81,7 +92,18 @@
  * neighbours (context query and set_context, as the nvcodec elements do).
  * `video/x-raw(memory:CUDAMemory)` input of that context is read in place
  * (zero copy); system memory (and CUDA memory of another context) is first
- * uploaded into CUDA memory from a buffer pool.
+ * uploaded into CUDA memory from a buffer pool. No nvcodec element is needed
+ * in the pipeline. With backend=auto, when the CUDA path cannot score the
+ * stream (no device; context, pool, upload or engine failure) the element
+ * posts a warning that says why and scores on the CPU; backend=cuda posts an
+ * error instead.
+ *
+ * ## Memory
+ *
+ * The CPU path needs about 76 bytes per pixel. Before it scores frames of a
+ * new size the element checks that need against what the process can get
+ * (MemAvailable, RLIMIT_AS, memory cgroup) and posts a
+ * GST_RESOURCE_ERROR_NO_SPACE_LEFT error when it is too much.
  *
  * ## Messages
  *
@@ -96,7 +118,8 @@
  * - `running-time` (G_TYPE_UINT64): its running time
  * - `duration` (G_TYPE_UINT64): its duration (GST_CLOCK_TIME_NONE if unknown)
  *
- * At the end of the stream, an element message `ssim2-summary`: `frames`
+ * At the end of the stream (and at a flushing seek, for the measurement it
+ * ends), an element message `ssim2-summary`: `frames`
  * (G_TYPE_UINT64, number of scored frames), `mean`, `stddev` (population),
  * `min`, `p1`, `p5`, `p50`, `p95`, `p99` (percentiles interpolated linearly
  * between ranks, as numpy.percentile does), `max` and `harmonic-mean` (of
@@ -123,7 +146,7 @@
  *     filesrc location=distorted.mkv ! decodebin ! c.dist
  * ]| Scores two files frame by frame, writes the scores to scores.csv and posts
  * one `ssim2` message per frame (print them with `gst-launch-1.0 -m`).
- |[
+ * |[
  * gst-launch-1.0 ssim2compare name=c stats-file=vmaf.json stats-format=vmaf-json ! fakesink \
  *     filesrc location=reference.mkv ! decodebin ! c.ref \
  *     filesrc location=distorted.mkv ! decodebin ! c.dist
@@ -147,20 +170,18 @@
 #endif
 
 #include "gstssim2compare.h"
+#include "gstssim2compare-private.h"
 #include "gstssim2meta-private.h"
+#include "gstssim2pairing.h"
 
 #include <gst/video/video.h>
 
 #ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
-#include <gst/cuda/cuda-gst.h>
 #endif
 
-#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -173,8 +194,11 @@
 #include "ssim2/ssim2.h"
 #include "ssim2/stats.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_ssim2_compare_debug);
+GST_DEBUG_CATEGORY (gst_ssim2_compare_debug);
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
+
+using ssim2gst::PadState;
+using ssim2gst::Settings;
 
 #define SSIM2_FORMATS \
   "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }"
@@ -202,82 +226,6 @@ enum
   PROP_FRAME_STEP,
 };
 
-#define DEFAULT_ALIGNMENT GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME
-#define DEFAULT_BACKEND GST_SSIM2_COMPARE_BACKEND_AUTO
-#define DEFAULT_CUDA_DEVICE_ID -1
-#define DEFAULT_POST_MESSAGES TRUE
-#define DEFAULT_STATS_FORMAT GST_SSIM2_COMPARE_STATS_FORMAT_AUTO
-#define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
-#define DEFAULT_FRAME_STEP 1
-
-/* *INDENT-OFF* */
-namespace {
-
-struct PadState {
-  GstVideoInfo info;
-  bool have_info = false;
-  ssim2::PixelFormat format = ssim2::PixelFormat::kRGB8;
-  ssim2::YuvColorimetry yuv;
-  guint64 frames = 0;  /* buffers taken from the pad (scored or not) */
-  guint64 in_place = 0;  /* CUDA frames read where they were (zero copy) */
-  guint64 uploaded = 0;  /* frames copied into CUDA memory first */
-  bool ended = false;  /* EOS seen with no buffer left */
-  /* Caps of the buffers now at the head of the pad's queue (set when the
-   * caps event is processed in stream order, unlike the pad's current caps,
-   * which change as soon as the event arrives). */
-  GstCaps *caps = nullptr;
-#ifdef HAVE_GST_CUDA
-  GstBufferPool *pool = nullptr;  /* upload pool for non-CUDA input */
-#endif
-};
-
-struct Settings {
-  GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
-  GstSsim2CompareBackend backend = DEFAULT_BACKEND;
-  gint device_id = DEFAULT_CUDA_DEVICE_ID;
-  bool post_messages = DEFAULT_POST_MESSAGES;
-  std::string stats_file;
-  GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
-  gdouble threshold = DEFAULT_THRESHOLD;
-  guint frame_step = DEFAULT_FRAME_STEP;
-};
-
-}  // namespace
-
-struct GstSsim2ComparePrivate {
-  Settings settings;  /* under the object lock */
-
-  /* Streaming state (aggregator thread, start/stop). */
-  Settings run;  /* snapshot taken in start() */
-  PadState ref, dist;
-  std::unique_ptr<ssim2::Scorer> scorer;
-  bool use_cuda = false;
-  guint64 pair_index = 0;
-  guint64 unmatched_ref = 0;
-  guint64 unmatched_dist = 0;
-  std::vector<double> scores;
-  bool finished = false;
-  bool ref_ended_first = false;
-  guint64 passed_after_ref_eos = 0;
-
-  std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
-
-#ifdef HAVE_GST_CUDA
-  GstCudaContext *context = nullptr;
-  CUstream stream = nullptr;
-#endif
-};
-/* *INDENT-ON* */
-
-struct _GstSsim2Compare
-{
-  GstAggregator parent;
-
-  GstAggregatorPad *ref_pad;
-  GstAggregatorPad *dist_pad;
-  GstSsim2ComparePrivate *priv;
-};
-
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
 static GType
 gst_ssim2_compare_alignment_get_type (void)
@@ -288,6 +236,9 @@ gst_ssim2_compare_alignment_get_type (void)
         "Pair frames by running time", "running-time"},
     {GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE,
         "Pair the Nth buffer of each pad, ignoring timestamps", "sequence"},
+    {GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME,
+          "Pair frames by their position in each stream (stream time)",
+        "stream-time"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
@@ -367,6 +318,8 @@ static GstFlowReturn gst_ssim2_compare_update_src_caps (GstAggregator * agg,
     GstCaps * caps, GstCaps ** ret);
 static GstFlowReturn gst_ssim2_compare_aggregate (GstAggregator * agg,
     gboolean timeout);
+static GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
+    GstAggregatorPad * pad, GstBuffer * buf);
 
 static void
 gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
@@ -386,8 +339,9 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    */
   g_object_class_install_property (object_class, PROP_ALIGNMENT,
       g_param_spec_enum ("alignment", "Alignment",
-          "How frames of the two pads are paired: by running time, or the "
-          "Nth buffer of each pad", GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
+          "How frames of the two pads are paired: by running time, the Nth "
+          "buffer of each pad, or by stream time (position in each stream)",
+          GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
           DEFAULT_ALIGNMENT,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
@@ -481,6 +435,7 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   agg_class->update_src_caps =
       GST_DEBUG_FUNCPTR (gst_ssim2_compare_update_src_caps);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_ssim2_compare_aggregate);
+  agg_class->clip = GST_DEBUG_FUNCPTR (gst_ssim2_compare_clip);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
@@ -647,41 +602,6 @@ gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
   return FALSE;
 }
 
-#ifdef HAVE_GST_CUDA
-static bool
-cuda_ok (GstSsim2Compare * self, CUresult res, const char *what)
-{
-  if (res == CUDA_SUCCESS)
-    return true;
-  const char *name = nullptr;
-  CuGetErrorName (res, &name);
-  GST_WARNING_OBJECT (self, "%s failed: %s (%d)", what, name ? name : "?",
-      (int) res);
-  return false;
-}
-
-static void
-gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-
-  for (PadState * p : {&priv->ref, &priv->dist}) {
-    if (p->pool) {
-      gst_buffer_pool_set_active (p->pool, FALSE);
-      gst_clear_object (&p->pool);
-    }
-  }
-  if (priv->stream && priv->context) {
-    if (gst_cuda_context_push (priv->context)) {
-      cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
-      gst_cuda_context_pop (nullptr);
-    }
-  }
-  priv->stream = nullptr;
-  gst_clear_object (&priv->context);
-}
-#endif
-
 /* ------------------------------------------------------------------------ */
 /* start / stop */
 
@@ -712,28 +632,36 @@ stats_close (GstSsim2Compare * self, std::optional < ssim2::Input > ended_first)
   summary.unmatched_dist = priv->unmatched_dist;
   summary.ended_first = ended_first;
   ssim2::LogRunInfo info;
-  info.alignment =
-      priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE ?
-      "sequence" : "running-time";
+  switch (priv->run.alignment) {
+    case GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE:
+      info.alignment = "sequence";
+      break;
+    case GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME:
+      info.alignment = "stream-time";
+      break;
+    default:
+      info.alignment = "running-time";
+      break;
+  }
   info.every = MAX (priv->run.frame_step, 1u);
   if (priv->dist.have_info) {
-    info.width = GST_VIDEO_INFO_WIDTH (&priv->dist.info);
-    info.height = GST_VIDEO_INFO_HEIGHT (&priv->dist.info);
+    info.width = GST_VIDEO_INFO_WIDTH (&priv->dist.fmt.info);
+    info.height = GST_VIDEO_INFO_HEIGHT (&priv->dist.fmt.info);
   }
   if (!priv->stats->Close (summary, info))
     stats_write_failed (self);
   priv->stats.reset ();
 }
 
-/* Opens the stats file; FALSE (with an error posted) when it cannot be
- * created. */
-static gboolean
+/* Opens (truncates) the stats file for a new measurement; posts an error
+ * when it cannot be created. */
+static bool
 stats_open (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const std::string & path = priv->run.stats_file;
-  if (path.empty ())
-    return TRUE;
+  if (path.empty () || priv->stats)
+    return true;
   ssim2::LogOptions options;
   switch (priv->run.stats_format) {
     case GST_SSIM2_COMPARE_STATS_FORMAT_CSV:
@@ -758,11 +686,35 @@ stats_open (GstSsim2Compare * self)
         ("Could not open stats-file \"%s\" for writing (%s).", path.c_str (),
             error.c_str ()),
         ("Check that the folder exists and is writable."));
-    return FALSE;
+    return false;
   }
   GST_INFO_OBJECT (self, "stats file %s (%s)", path.c_str (),
       ssim2::LogFormatName (options.format));
-  return TRUE;
+  return true;
+}
+
+/* A measurement runs from the start, or from a flushing seek, to EOS or to
+ * the next flushing seek; its summary covers its own pairs only. */
+static void
+measurement_reset (GstSsim2ComparePrivate * priv)
+{
+  priv->pair_index = 0;
+  priv->unmatched_ref = priv->unmatched_dist = 0;
+  priv->scores.clear ();
+  priv->finished = false;
+  priv->ref_ended_first = false;
+  priv->passed_after_ref_eos = 0;
+  priv->seek_positions_checked = false;
+  for (PadState * p : {&priv->ref, &priv->dist}) {
+    p->frames = 0;
+    p->ended = false;
+  }
+}
+
+static bool
+measurement_started (const GstSsim2ComparePrivate * priv)
+{
+  return priv->ref.frames > 0 || priv->dist.frames > 0;
 }
 
 static gboolean
@@ -775,70 +727,17 @@ gst_ssim2_compare_start (GstAggregator * agg)
   priv->run = priv->settings;
   GST_OBJECT_UNLOCK (self);
 
-  gst_clear_caps (&priv->ref.caps);
-  gst_clear_caps (&priv->dist.caps);
-  priv->ref = PadState ();
-  priv->dist = PadState ();
-  priv->scorer.reset ();
-  priv->pair_index = 0;
-  priv->unmatched_ref = priv->unmatched_dist = 0;
-  priv->scores.clear ();
-  priv->finished = false;
-  priv->ref_ended_first = false;
-  priv->passed_after_ref_eos = 0;
-  priv->use_cuda = false;
+  priv->ref.Reset ();
+  priv->dist.Reset ();
+  measurement_reset (priv);
+  priv->seeks = 0;
+  priv->ref_end = GST_CLOCK_TIME_NONE;
+  priv->dist_end = GST_CLOCK_TIME_NONE;
 
-  /* Backend selection. */
-  if (priv->run.backend != GST_SSIM2_COMPARE_BACKEND_CPU) {
-    std::string why;
-    bool ok = ssim2::CudaAvailable (&why);
-#ifdef HAVE_GST_CUDA
-    if (ok && !gst_cuda_load_library ()) {
-      ok = false;
-      why = "the CUDA driver library could not be loaded";
-    }
-    if (ok && !gst_cuda_ensure_element_context (GST_ELEMENT (self),
-            priv->run.device_id, &priv->context)) {
-      ok = false;
-      why = "no GstCudaContext could be created for device " +
-          std::to_string (priv->run.device_id);
-    }
-    if (ok) {
-      if (gst_cuda_context_push (priv->context)) {
-        if (!cuda_ok (self, CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT),
-                "cuStreamCreate")) {
-          ok = false;
-          why = "cuStreamCreate failed";
-        }
-        gst_cuda_context_pop (nullptr);
-      } else {
-        ok = false;
-        why = "the CUDA context could not be made current";
-      }
-    }
-    if (!ok)
-      gst_ssim2_compare_release_cuda (self);
-#endif
-    if (ok) {
-      priv->use_cuda = true;
-    } else if (priv->run.backend == GST_SSIM2_COMPARE_BACKEND_CUDA) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("backend=cuda but no usable CUDA device: %s.", why.c_str ()),
-          ("Check the NVIDIA driver and the cuda-device-id property, or set "
-              "backend=cpu (or auto) to score on the CPU."));
-      return FALSE;
-    } else {
-      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-          ("No usable CUDA device (%s): scoring on the CPU.", why.c_str ()),
-          ("Set backend=cpu to silence this warning."));
-    }
-  }
-  GST_INFO_OBJECT (self, "backend: %s", priv->use_cuda ? "cuda" : "cpu");
-
+  if (!gst_ssim2_compare_open_backend (self))
+    return FALSE;
   if (!stats_open (self)) {
-#ifdef HAVE_GST_CUDA
-    gst_ssim2_compare_release_cuda (self);
-#endif
+    gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
   return TRUE;
@@ -852,53 +751,40 @@ gst_ssim2_compare_stop (GstAggregator * agg)
 
   /* Stopped before EOS: still leave a well-formed file. */
   stats_close (self, std::nullopt);
-  priv->scorer.reset ();
-#ifdef HAVE_GST_CUDA
-  gst_ssim2_compare_release_cuda (self);
-#endif
+  gst_ssim2_compare_close_backend (self);
   gst_clear_caps (&priv->ref.caps);
   gst_clear_caps (&priv->dist.caps);
   return TRUE;
 }
 
+static void post_summary (GstSsim2Compare * self,
+    std::optional < ssim2::Input > ended_first);
+
+/* A flushing seek ends the current measurement (its summary is posted and
+ * the stats file completed with it, unless EOS did that already) and starts
+ * a new one: the stats file is rewritten from its header, so that it always
+ * holds the pairs of the last posted summary. */
 static GstFlowReturn
 gst_ssim2_compare_flush (GstAggregator * agg)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
-  priv->ref.ended = priv->dist.ended = false;
-  priv->finished = false;
-  priv->ref_ended_first = false;
-  priv->passed_after_ref_eos = 0;
+  if (!priv->finished && measurement_started (priv)) {
+    GST_INFO_OBJECT (self, "flushing seek: ending the measurement after %"
+        G_GSIZE_FORMAT " scored frames", priv->scores.size ());
+    post_summary (self, std::nullopt);
+  }
+  const bool restart_file = !priv->stats;
+  measurement_reset (priv);
+  priv->seeks++;
+  if (restart_file && !stats_open (self))
+    return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Caps */
-
-static bool
-pixel_format_of (GstVideoFormat f, ssim2::PixelFormat * out)
-{
-  switch (f) {
-    case GST_VIDEO_FORMAT_RGB: *out = ssim2::PixelFormat::kRGB8; return true;
-    case GST_VIDEO_FORMAT_RGBA: *out = ssim2::PixelFormat::kRGBA8; return true;
-    case GST_VIDEO_FORMAT_BGRA: *out = ssim2::PixelFormat::kBGRA8; return true;
-    case GST_VIDEO_FORMAT_RGBx: *out = ssim2::PixelFormat::kRGBX8; return true;
-    case GST_VIDEO_FORMAT_BGRx: *out = ssim2::PixelFormat::kBGRX8; return true;
-    case GST_VIDEO_FORMAT_I420: *out = ssim2::PixelFormat::kI420; return true;
-    case GST_VIDEO_FORMAT_NV12: *out = ssim2::PixelFormat::kNV12; return true;
-    case GST_VIDEO_FORMAT_Y444: *out = ssim2::PixelFormat::kY444; return true;
-    case GST_VIDEO_FORMAT_I420_10LE:
-      *out = ssim2::PixelFormat::kI420_10LE;
-      return true;
-    case GST_VIDEO_FORMAT_P010_10LE:
-      *out = ssim2::PixelFormat::kP010_10LE;
-      return true;
-    default:
-      return false;
-  }
-}
 
 /* Validates caps arriving on @pad; posts an error saying what to do when
  * they cannot be scored. */
@@ -935,7 +821,7 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
     return FALSE;
   }
   ssim2::PixelFormat fmt;
-  if (!pixel_format_of (GST_VIDEO_INFO_FORMAT (&info), &fmt)) {
+  if (!ssim2gst::PixelFormatOf (GST_VIDEO_INFO_FORMAT (&info), &fmt)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Format %s on the %s pad cannot be scored.",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)), name),
@@ -972,15 +858,12 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
 
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, name, caps);
   gst_caps_replace (&st.caps, caps);
-  st.info = info;
+  st.fmt.info = info;
+  st.fmt.format = fmt;
+  st.fmt.yuv = yuv;
   st.have_info = true;
-  st.format = fmt;
-  st.yuv = yuv;
 #ifdef HAVE_GST_CUDA
-  if (st.pool) {
-    gst_buffer_pool_set_active (st.pool, FALSE);
-    gst_clear_object (&st.pool);
-  }
+  st.reader.ReleasePool ();
 #endif
 
   if (!is_ref)
@@ -1039,6 +922,97 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       break;
   }
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
+}
+
+/* Frame period of the caps on @pad, GST_CLOCK_TIME_NONE when the caps give
+ * no frame rate. */
+static GstClockTime
+caps_frame_period (GstPad * pad)
+{
+  GstClockTime period = GST_CLOCK_TIME_NONE;
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gint n = 0, d = 0;
+  if (caps && gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "framerate", &n, &d) && n > 0 && d > 0)
+    period = gst_util_uint64_scale_int (GST_SECOND, d, n);
+  if (caps)
+    gst_caps_unref (caps);
+  return period;
+}
+
+/* Runs in the pad's streaming thread as each buffer arrives, before it is
+ * queued. Only frames shown inside the segment are paired:
+ * - a buffer entirely outside the segment is dropped;
+ * - a buffer cut by the segment start or stop that keeps less than half a
+ *   frame period inside it is dropped too: decoders clip the frame that began before the segment
+ *   start of an accurate seek to that start, with what is left of its
+ *   duration, and the next frame follows at the same running time. The
+ *   clipped one would be paired in its place (running-time alignment) or
+ *   shift every later pair by one (sequence alignment);
+ * - a buffer of zero duration is shown for no time and is dropped.
+ * Gap buffers (made from GAP events) are kept: aggregate handles them. */
+static GstBuffer *
+gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
+    GstBuffer * buf)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) ||
+      !GST_CLOCK_TIME_IS_VALID (pts))
+    return buf;
+
+  /* The segment of this buffer: the pad's sticky event, stored as it
+   * arrived (the pad's own segment follows the queue head instead). */
+  GstEvent *ev = gst_pad_get_sticky_event (GST_PAD (pad), GST_EVENT_SEGMENT,
+      0);
+  if (!ev)
+    return buf;
+  GstSegment segment;
+  gst_event_copy_segment (ev, &segment);
+  gst_event_unref (ev);
+  if (segment.format != GST_FORMAT_TIME)
+    return buf;
+
+  const GstClockTime duration = GST_BUFFER_DURATION (buf);
+  const GstClockTime period = caps_frame_period (GST_PAD (pad));
+  const char *why = nullptr;
+  guint64 start = pts, stop = GST_CLOCK_TIME_NONE;
+  const GstClockTime span = GST_CLOCK_TIME_IS_VALID (duration) ? duration :
+      period;
+  const GstClockTime end = GST_CLOCK_TIME_IS_VALID (span) ? pts + span :
+      GST_CLOCK_TIME_NONE;
+  if (GST_CLOCK_TIME_IS_VALID (duration) && duration == 0) {
+    why = "it lasts no time";
+  } else {
+    if (!gst_segment_clip (&segment, GST_FORMAT_TIME, pts, end, &start,
+            &stop)) {
+      why = "it lies outside the segment";
+    } else if (GST_CLOCK_TIME_IS_VALID (period) &&
+        GST_CLOCK_TIME_IS_VALID (end) && (start > pts || stop < end ||
+            pts == segment.start) && (stop - start) * 2 < period) {
+      /* Only a buffer cut by the segment (here or upstream, where it was
+       * restamped to the segment start) is judged by its remaining part. */
+      why = "less than half a frame of it lies inside the segment";
+    }
+  }
+  if (why) {
+    GST_DEBUG_OBJECT (self, "%s: dropping the buffer at %" GST_TIME_FORMAT
+        " (duration %" GST_TIME_FORMAT "): %s", GST_PAD_NAME (pad),
+        GST_TIME_ARGS (pts), GST_TIME_ARGS (duration), why);
+    gst_buffer_unref (buf);
+    return nullptr;
+  }
+
+  /* Where the pad's stream ends once it is at EOS: the end of its last
+   * buffer, in the time domain the pairing uses. */
+  const GstClockTime last = GST_CLOCK_TIME_IS_VALID (stop) ? stop : start;
+  const GstClockTime end_time =
+      self->priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME ?
+      gst_segment_to_stream_time (&segment, GST_FORMAT_TIME, last) :
+      gst_segment_to_running_time (&segment, GST_FORMAT_TIME, last);
+  (pad == self->ref_pad ? self->priv->ref_end : self->priv->dist_end) =
+      end_time;
+  return buf;
 }
 
 static gboolean
@@ -1134,300 +1108,23 @@ gst_ssim2_compare_src_query (GstAggregator * agg, GstQuery * query)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Scoring */
-
-/* A mapped frame and the view the core library reads. */
-struct MappedFrame
-{
-  GstVideoFrame frame;
-  bool mapped = false;
-  GstBuffer *upload = nullptr;
-  ssim2::ImageView view;
-
-  ~MappedFrame ()
-  {
-    if (mapped)
-      gst_video_frame_unmap (&frame);
-    if (upload)
-      gst_buffer_unref (upload);
-  }
-};
-
-static void
-make_view (const PadState & st, GstVideoFrame * frame, bool device,
-    ssim2::ImageView * view)
-{
-  const int w = GST_VIDEO_FRAME_WIDTH (frame);
-  const int h = GST_VIDEO_FRAME_HEIGHT (frame);
-  const ssim2::MemoryLocation loc = device ?
-      ssim2::MemoryLocation::kCudaDevice : ssim2::MemoryLocation::kHost;
-  if (ssim2::IsYuvFormat (st.format)) {
-    std::array < const void *, 3 > planes {
-    };
-    std::array < std::ptrdiff_t, 3 > strides {
-    };
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame) && p < 3; p++) {
-      planes[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-      strides[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
-    }
-    *view = ssim2::ImageView::Planar (st.format, w, h, planes, strides, loc);
-    view->yuv = st.yuv;
-  } else {
-    *view = ssim2::ImageView::Packed (st.format, w, h,
-        GST_VIDEO_FRAME_PLANE_DATA (frame, 0),
-        GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), loc);
-  }
-}
-
-#ifdef HAVE_GST_CUDA
-static GstBuffer *
-upload_to_cuda (GstSsim2Compare * self, PadState & st, GstBuffer * in)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-
-  if (!st.pool) {
-    st.pool = gst_cuda_buffer_pool_new (priv->context);
-    GstCaps *caps = gst_video_info_to_caps (&st.info);
-    GstStructure *config = gst_buffer_pool_get_config (st.pool);
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-    gst_buffer_pool_config_set_params (config, caps,
-        GST_VIDEO_INFO_SIZE (&st.info), 0, 0);
-    gst_caps_unref (caps);
-    if (!gst_buffer_pool_set_config (st.pool, config) ||
-        !gst_buffer_pool_set_active (st.pool, TRUE)) {
-      GST_WARNING_OBJECT (self, "could not configure the CUDA upload pool");
-      gst_clear_object (&st.pool);
-      return nullptr;
-    }
-  }
-  GstBuffer *out = nullptr;
-  if (gst_buffer_pool_acquire_buffer (st.pool, &out, nullptr) != GST_FLOW_OK)
-    return nullptr;
-
-  GstVideoFrame src, dst;
-  if (!gst_video_frame_map (&src, &st.info, in, GST_MAP_READ)) {
-    gst_buffer_unref (out);
-    return nullptr;
-  }
-  if (!gst_video_frame_map (&dst, &st.info, out, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&src);
-    gst_buffer_unref (out);
-    return nullptr;
-  }
-  /* Written to the staging memory; mapping with GST_MAP_CUDA uploads it. */
-  gboolean ok = gst_video_frame_copy (&dst, &src);
-  gst_video_frame_unmap (&dst);
-  gst_video_frame_unmap (&src);
-  if (!ok) {
-    gst_buffer_unref (out);
-    return nullptr;
-  }
-  return out;
-}
-#endif
-
-/* Maps @buf of the pad described by @st for the scorer. */
-static bool
-map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
-    MappedFrame * out, std::string * why)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  if (priv->use_cuda) {
-#ifdef HAVE_GST_CUDA
-    GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-    GstBuffer *src = buf;
-    if (!(gst_is_cuda_memory (mem) &&
-            GST_CUDA_MEMORY_CAST (mem)->context == priv->context)) {
-      if (st.uploaded == 0)
-        GST_INFO_OBJECT (self, "%s frames are not CUDA memory of our "
-            "context: uploading them", &st == &priv->ref ? "ref" : "dist");
-      out->upload = upload_to_cuda (self, st, buf);
-      if (!out->upload) {
-        *why = "could not upload the frame into CUDA memory";
-        return false;
-      }
-      src = out->upload;
-      st.uploaded++;
-    } else {
-      st.in_place++;
-    }
-#if GST_CHECK_VERSION(1, 24, 0)
-    /* Since 1.24 CUDA memory may carry pending work on the producer's
-     * stream; we read on a stream of our own, so wait for it first. */
-    for (guint i = 0; i < gst_buffer_n_memory (src); i++) {
-      GstMemory *m = gst_buffer_peek_memory (src, i);
-      if (gst_is_cuda_memory (m) &&
-          gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (m)))
-        gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (m));
-    }
-#endif
-    if (!gst_video_frame_map (&out->frame, &st.info, src,
-            (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA))) {
-      *why = "could not map the frame's CUDA memory";
-      return false;
-    }
-    out->mapped = true;
-    make_view (st, &out->frame, true, &out->view);
-    return true;
-#endif
-  }
-  if (!gst_video_frame_map (&out->frame, &st.info, buf, GST_MAP_READ)) {
-    *why = "could not map the frame";
-    return false;
-  }
-  out->mapped = true;
-  make_view (st, &out->frame, false, &out->view);
-  return true;
-}
-
-/* Makes sure the scorer matches the current size. */
-static GstFlowReturn
-ensure_scorer (GstSsim2Compare * self, int width, int height)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  if (priv->scorer && priv->scorer->width () == width &&
-      priv->scorer->height () == height)
-    return GST_FLOW_OK;
-
-  priv->scorer.reset ();
-  ssim2::ScorerOptions opts;
-  opts.backend = priv->use_cuda ? ssim2::Backend::kCuda : ssim2::Backend::kCpu;
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda) {
-    guint device_id = 0;
-    g_object_get (priv->context, "cuda-device-id", &device_id, NULL);
-    opts.cuda_device = (int) device_id;
-    opts.cuda_context = gst_cuda_context_get_handle (priv->context);
-    opts.cuda_stream = priv->stream;
-    if (!gst_cuda_context_push (priv->context)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not make the CUDA context current."), (NULL));
-      return GST_FLOW_ERROR;
-    }
-  }
-#else
-  opts.cuda_device = priv->run.device_id;
-#endif
-  std::unique_ptr < ssim2::Scorer > scorer;
-  ssim2::Status s;
-  /* Test hook: out-of-memory cannot be provoked safely in CI (no GPU, and a
-   * huge host allocation may succeed under overcommit), so the tests ask
-   * for the failure with this variable to check the error path. */
-  if (g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), "oom") == 0)
-    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
-        "simulated by GST_SSIM2_COMPARE_TEST_FAULT=oom");
-  else
-    s = ssim2::Scorer::Create (width, height, opts, &scorer);
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda)
-    gst_cuda_context_pop (nullptr);
-#endif
-  if (!s.ok ()) {
-    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of %s memory for %dx%d frames: %s.",
-              priv->use_cuda ? "GPU" : "host", width, height,
-              s.message ().c_str ()),
-          ("Free memory (fewer pipelines on this GPU), score smaller frames, "
-              "or set backend=cpu."));
-    } else {
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not set up the %s scorer for %dx%d frames: %s (%s).",
-              priv->use_cuda ? "CUDA" : "CPU", width, height,
-              s.message ().c_str (), ssim2::StatusCodeName (s.code ())),
-          ("Set backend=cpu to use the CPU path."));
-    }
-    return GST_FLOW_ERROR;
-  }
-  GST_INFO_OBJECT (self, "scorer for %dx%d: %s, %" G_GSIZE_FORMAT " bytes",
-      width, height, scorer->description ().c_str (), scorer->memory_bytes ());
-  priv->scorer = std::move (scorer);
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn
-score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
-    double *score)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  const GstVideoInfo & ri = priv->ref.info;
-  const GstVideoInfo & di = priv->dist.info;
-
-  if (GST_VIDEO_INFO_WIDTH (&ri) != GST_VIDEO_INFO_WIDTH (&di) ||
-      GST_VIDEO_INFO_HEIGHT (&ri) != GST_VIDEO_INFO_HEIGHT (&di)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The ref frames are %dx%d but the dist frames are %dx%d: both pads "
-            "must have the same size.", GST_VIDEO_INFO_WIDTH (&ri),
-            GST_VIDEO_INFO_HEIGHT (&ri), GST_VIDEO_INFO_WIDTH (&di),
-            GST_VIDEO_INFO_HEIGHT (&di)),
-        ("Scale one input to the other's size, e.g. ... ! videoscale ! "
-            "video/x-raw,width=%d,height=%d ! c.dist",
-            GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri)));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-
-  GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
-      GST_VIDEO_INFO_HEIGHT (&ri));
-  if (ret != GST_FLOW_OK)
-    return ret;
-
-  MappedFrame rf, df;
-  std::string why;
-  if (!map_frame (self, priv->ref, ref, &rf, &why) ||
-      !map_frame (self, priv->dist, dist, &df, &why)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Could not read a frame: %s.", why.c_str ()), (NULL));
-    return GST_FLOW_ERROR;
-  }
-
-  ssim2::Result result;
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda && !gst_cuda_context_push (priv->context)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current."), (NULL));
-    return GST_FLOW_ERROR;
-  }
-#endif
-  ssim2::Status s = priv->scorer->Compute (rf.view, df.view, &result);
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda)
-    gst_cuda_context_pop (nullptr);
-#endif
-  if (!s.ok ()) {
-    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of %s memory while scoring: %s.",
-              priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
-          ("Free memory, score smaller frames, or set backend=cpu."));
-    } else if (s.code () == ssim2::StatusCode::kUnsupportedFormat) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("These formats cannot be compared: %s.", s.message ().c_str ()),
-          ("Insert videoconvert before the element to get RGBA or I420."));
-    } else {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED,
-          ("Scoring failed: %s (%s).", s.message ().c_str (),
-              ssim2::StatusCodeName (s.code ())), (NULL));
-    }
-    return GST_FLOW_ERROR;
-  }
-  *score = result.score;
-  return GST_FLOW_OK;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Aggregation */
 
+/* @ts of a buffer of @pad in the time domain of @alignment: running time,
+ * or stream time for alignment=stream-time (and for sequence, where it only
+ * serves the messages). */
 static GstClockTime
-pad_running_time (GstAggregatorPad * pad, GstClockTime ts)
+pad_time (GstAggregatorPad * pad, GstSsim2CompareAlignment alignment,
+    GstClockTime ts)
 {
   if (!GST_CLOCK_TIME_IS_VALID (ts))
     return GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
-  GstClockTime rt = gst_segment_to_running_time (&pad->segment,
-      GST_FORMAT_TIME, ts);
+  GstClockTime t = alignment == GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME ?
+      gst_segment_to_stream_time (&pad->segment, GST_FORMAT_TIME, ts) :
+      gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, ts);
   GST_OBJECT_UNLOCK (pad);
-  return rt;
+  return t;
 }
 
 static GstClockTime
@@ -1435,10 +1132,11 @@ frame_duration (const PadState & st, GstBuffer * buf)
 {
   if (GST_BUFFER_DURATION_IS_VALID (buf) && GST_BUFFER_DURATION (buf) > 0)
     return GST_BUFFER_DURATION (buf);
-  if (st.have_info && GST_VIDEO_INFO_FPS_N (&st.info) > 0 &&
-      GST_VIDEO_INFO_FPS_D (&st.info) > 0)
+  if (st.have_info && GST_VIDEO_INFO_FPS_N (&st.fmt.info) > 0 &&
+      GST_VIDEO_INFO_FPS_D (&st.fmt.info) > 0)
     return gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&st.info), GST_VIDEO_INFO_FPS_N (&st.info));
+        GST_VIDEO_INFO_FPS_D (&st.fmt.info),
+        GST_VIDEO_INFO_FPS_N (&st.fmt.info));
   return GST_CLOCK_TIME_NONE;
 }
 
@@ -1454,7 +1152,8 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
   priv->dist.frames++;
 
   GstClockTime pts = GST_BUFFER_PTS (buf);
-  GstClockTime rt = pad_running_time (self->dist_pad, pts);
+  GstClockTime rt = pad_time (self->dist_pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME, pts);
   GstClockTime st = GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (pts)) {
     GST_OBJECT_LOCK (self->dist_pad);
@@ -1526,6 +1225,61 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
   return gst_aggregator_finish_buffer (agg, buf);
 }
 
+/* GstAggregator queues a GAP event as an empty buffer flagged GAP. The one
+ * at the head of dist goes downstream as the GAP event it was (an empty
+ * buffer with video caps is an invalid frame for the elements after us) and
+ * counts as unscored dist time. Before the measurement's first frame has set
+ * the caps and segment downstream, it is only counted. */
+static void
+pass_gap (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstPad *srcpad = GST_AGGREGATOR_SRC_PAD (agg);
+  GstBuffer *gap = gst_aggregator_pad_pop_buffer (self->dist_pad);
+  if (!gap)
+    return;
+  priv->unmatched_dist++;
+
+  const GstClockTime pts = GST_BUFFER_PTS (gap);
+  const GstClockTime duration = GST_BUFFER_DURATION (gap);
+  bool forward = GST_CLOCK_TIME_IS_VALID (pts);
+  GstEvent *seg_event = gst_pad_get_sticky_event (srcpad, GST_EVENT_SEGMENT, 0);
+  if (forward && seg_event) {
+    /* The same segment apart from the position, which moves. */
+    GstSegment out_segment, dist_segment;
+    gst_event_copy_segment (seg_event, &out_segment);
+    GST_OBJECT_LOCK (self->dist_pad);
+    dist_segment = self->dist_pad->segment;
+    GST_OBJECT_UNLOCK (self->dist_pad);
+    out_segment.position = dist_segment.position = 0;
+    forward = gst_segment_is_equal (&out_segment, &dist_segment);
+  } else {
+    forward = false;
+  }
+  GstCaps *out_caps = gst_pad_get_current_caps (srcpad);
+  forward = forward && out_caps && priv->dist.caps &&
+      gst_caps_is_equal (out_caps, priv->dist.caps);
+  if (out_caps)
+    gst_caps_unref (out_caps);
+  if (seg_event)
+    gst_event_unref (seg_event);
+
+  if (forward) {
+    GST_LOG_OBJECT (self, "gap at %" GST_TIME_FORMAT " on dist: forwarded",
+        GST_TIME_ARGS (pts));
+    GST_OBJECT_LOCK (agg);
+    GST_AGGREGATOR_PAD (agg->srcpad)->segment.position =
+        GST_CLOCK_TIME_IS_VALID (duration) ? pts + duration : pts;
+    GST_OBJECT_UNLOCK (agg);
+    gst_pad_push_event (srcpad, gst_event_new_gap (pts, duration));
+  } else {
+    GST_DEBUG_OBJECT (self, "gap at %" GST_TIME_FORMAT " on dist before the "
+        "first frame: counted, not forwarded", GST_TIME_ARGS (pts));
+  }
+  gst_buffer_unref (gap);
+}
+
 static GstFlowReturn
 finish_stream (GstSsim2Compare * self)
 {
@@ -1556,13 +1310,27 @@ finish_stream (GstSsim2Compare * self)
             "dist-frames", G_TYPE_UINT64, (guint64) ends.dist_frames, NULL));
   }
 
+#ifdef HAVE_GST_CUDA
   if (priv->use_cuda) {
     GST_INFO_OBJECT (self, "CUDA input: ref %" G_GUINT64_FORMAT " frames in "
         "place, %" G_GUINT64_FORMAT " uploaded; dist %" G_GUINT64_FORMAT
-        " in place, %" G_GUINT64_FORMAT " uploaded", priv->ref.in_place,
-        priv->ref.uploaded, priv->dist.in_place, priv->dist.uploaded);
+        " in place, %" G_GUINT64_FORMAT " uploaded",
+        priv->ref.reader.in_place (), priv->ref.reader.uploaded (),
+        priv->dist.reader.in_place (), priv->dist.reader.uploaded ());
   }
+#endif
 
+  post_summary (self, ended_first);
+  return GST_FLOW_EOS;
+}
+
+/* Posts the summary of the current measurement and completes the stats file
+ * with the same figures. */
+static void
+post_summary (GstSsim2Compare * self,
+    std::optional < ssim2::Input > ended_first)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
   const ssim2::Summary sum = ssim2::Summarize (priv->scores);
   GstStructure *s = gst_structure_new ("ssim2-summary",
       "frames", G_TYPE_UINT64, (guint64) sum.frames, NULL);
@@ -1580,7 +1348,114 @@ finish_stream (GstSsim2Compare * self)
   stats_close (self, ended_first);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
-  return GST_FLOW_EOS;
+}
+
+/* The head of @pad's queue as the pairing decision sees it. */
+static void
+describe_head (GstSsim2Compare * self, GstAggregatorPad * pad,
+    const PadState & st, GstBuffer * buf, ssim2gst::PadHead * head)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  head->has_buffer = buf != nullptr;
+  head->eos = !buf && gst_aggregator_pad_is_eos (pad);
+  head->stream_end = (pad == self->ref_pad ? priv->ref_end : priv->dist_end)
+      .load ();
+  if (!buf)
+    return;
+  head->gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
+      gst_buffer_get_size (buf) == 0;
+  head->time = pad_time (pad, priv->run.alignment, GST_BUFFER_PTS (buf));
+  head->duration = frame_duration (st, buf);
+}
+
+/* Output caps follow the dist caps (also after renegotiation). */
+static bool
+ensure_src_caps (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstCaps *scaps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
+  bool need = priv->dist.caps && (!scaps ||
+      !gst_caps_is_equal (priv->dist.caps, scaps));
+  if (scaps)
+    gst_caps_unref (scaps);
+  return !need || gst_aggregator_negotiate (agg);
+}
+
+/* Running-time pairing after a flushing seek pairs the frames that follow
+ * the seek in each stream. When the two streams restarted at different
+ * positions (a KEY_UNIT seek on streams with different keyframes) those
+ * are different moments: say so once per measurement. */
+static void
+check_positions_after_seek (GstSsim2Compare * self, GstBuffer * ref,
+    GstBuffer * dist)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->seeks == 0 || priv->seek_positions_checked ||
+      priv->run.alignment != GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME)
+    return;
+  priv->seek_positions_checked = true;
+  const GstClockTime st_r = pad_time (self->ref_pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (ref));
+  const GstClockTime st_d = pad_time (self->dist_pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (dist));
+  if (!GST_CLOCK_TIME_IS_VALID (st_r) || !GST_CLOCK_TIME_IS_VALID (st_d))
+    return;
+  const GstClockTime tol = ssim2gst::PairingTolerance (frame_duration
+      (priv->ref, ref), frame_duration (priv->dist, dist));
+  const GstClockTime diff = st_r > st_d ? st_r - st_d : st_d - st_r;
+  if (diff <= tol)
+    return;
+  GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
+      ("After the seek the two streams restarted at different positions "
+          "(ref at %" GST_TIME_FORMAT ", dist at %" GST_TIME_FORMAT "): "
+          "pairing by running time compares different moments.",
+          GST_TIME_ARGS (st_r), GST_TIME_ARGS (st_d)),
+      ("Use alignment=stream-time to pair frames by their position in the "
+          "media, or seek with GST_SEEK_FLAG_ACCURATE."),
+      ("ref-position", G_TYPE_UINT64, (guint64) st_r, "dist-position",
+          G_TYPE_UINT64, (guint64) st_d, NULL));
+}
+
+/* Scores the two head buffers (or passes dist on unscored under
+ * frame-step) and takes both. Owns @dist, the peeked dist buffer. */
+static GstFlowReturn
+take_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  check_positions_after_seek (self, ref, dist);
+  const guint64 index = priv->pair_index++;
+  const guint step = MAX (priv->run.frame_step, 1u);
+  if (index % step != 0) {
+    gst_buffer_unref (dist);
+    priv->ref.frames++;
+    gst_aggregator_pad_drop_buffer (self->ref_pad);
+    return push_dist (self, nullptr, index);
+  }
+  double score = 0.0;
+  GstFlowReturn ret = gst_ssim2_compare_score_pair (self, ref, dist, &score);
+  /* Release our peeked reference before push_dist makes it writable. */
+  gst_buffer_unref (dist);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_DEBUG_OBJECT (self, "pair %" G_GUINT64_FORMAT ": %.8f", index, score);
+  priv->ref.frames++;
+  gst_aggregator_pad_drop_buffer (self->ref_pad);
+  return push_dist (self, &score, index);
+}
+
+static ssim2gst::Alignment
+pairing_alignment (GstSsim2CompareAlignment a)
+{
+  switch (a) {
+    case GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE:
+      return ssim2gst::Alignment::kSequence;
+    case GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME:
+      return ssim2gst::Alignment::kStreamTime;
+    case GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME:
+    default:
+      return ssim2gst::Alignment::kRunningTime;
+  }
 }
 
 static GstFlowReturn
@@ -1592,130 +1467,52 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   if (priv->finished)
     return GST_FLOW_EOS;
 
-  GstBuffer *ref = gst_aggregator_pad_peek_buffer (self->ref_pad);
-  GstBuffer *dist = gst_aggregator_pad_peek_buffer (self->dist_pad);
-  const bool ref_eos = !ref && gst_aggregator_pad_is_eos (self->ref_pad);
-  const bool dist_eos = !dist && gst_aggregator_pad_is_eos (self->dist_pad);
-  GstFlowReturn ret = GST_FLOW_OK;
+  g_autoptr (GstBuffer) ref = gst_aggregator_pad_peek_buffer (self->ref_pad);
+  g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (self->dist_pad);
+  ssim2gst::PairingInput in;
+  in.alignment = pairing_alignment (priv->run.alignment);
+  in.timeout = timeout;
+  describe_head (self, self->ref_pad, priv->ref, ref, &in.ref);
+  describe_head (self, self->dist_pad, priv->dist, dist, &in.dist);
 
-  if (ref_eos && !priv->ref.ended) {
+  if (in.ref.eos && !priv->ref.ended) {
     priv->ref.ended = true;
-    priv->ref_ended_first = !dist_eos;
+    priv->ref_ended_first = !in.dist.eos;
   }
-  if (dist_eos)
+  if (in.dist.eos)
     priv->dist.ended = true;
+  if (dist && !ensure_src_caps (self))
+    return GST_FLOW_NOT_NEGOTIATED;
 
-  /* Output caps follow the dist caps (also after renegotiation). */
-  if (dist) {
-    GstCaps *dcaps = priv->dist.caps ? gst_caps_ref (priv->dist.caps) :
-        nullptr;
-    GstCaps *scaps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
-    bool need = dcaps && (!scaps || !gst_caps_is_equal (dcaps, scaps));
-    if (dcaps)
-      gst_caps_unref (dcaps);
-    if (scaps)
-      gst_caps_unref (scaps);
-    if (need && !gst_aggregator_negotiate (agg)) {
-      ret = GST_FLOW_NOT_NEGOTIATED;
-      goto done;
-    }
-  }
-
-  if (dist_eos) {
-    /* Nothing more to push: the stream is complete. */
-    ret = finish_stream (self);
-    goto done;
-  }
-
-  if (!ref || !dist) {
-    if (dist && (ref_eos || timeout)) {
-      /* No reference for this frame (ref ended, or late on a live source). */
-      priv->unmatched_dist++;
-      if (ref_eos)
-        priv->passed_after_ref_eos++;
-      ret = push_dist (self, nullptr, 0);
-    } else if (ref && timeout) {
+  const ssim2gst::PairingDecision decision = ssim2gst::DecidePairing (in);
+  switch (decision.action) {
+    case ssim2gst::PairingAction::kPair:
+      return take_pair (self, ref, (GstBuffer *) g_steal_pointer (&dist));
+    case ssim2gst::PairingAction::kDropRef:
+      GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no dist frame, "
+          "dropping it", GST_TIME_ARGS (in.ref.time));
       priv->unmatched_ref++;
       priv->ref.frames++;
       gst_aggregator_pad_drop_buffer (self->ref_pad);
-    } else {
-      ret = GST_AGGREGATOR_FLOW_NEED_DATA;
-    }
-    goto done;
-  }
-
-  /* Gap buffers carry no frame. */
-  if (GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP) &&
-      gst_buffer_get_size (ref) == 0) {
-    gst_aggregator_pad_drop_buffer (self->ref_pad);
-    goto done;
-  }
-  if (GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
-      gst_buffer_get_size (dist) == 0) {
-    ret = push_dist (self, nullptr, 0);
-    priv->dist.frames--;        /* not a frame */
-    goto done;
-  }
-
-  if (priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME) {
-    GstClockTime rt_r = pad_running_time (self->ref_pad, GST_BUFFER_PTS (ref));
-    GstClockTime rt_d = pad_running_time (self->dist_pad,
-        GST_BUFFER_PTS (dist));
-    if (GST_CLOCK_TIME_IS_VALID (rt_r) && GST_CLOCK_TIME_IS_VALID (rt_d)) {
-      GstClockTime dr = frame_duration (priv->ref, ref);
-      GstClockTime dd = frame_duration (priv->dist, dist);
-      GstClockTime d = GST_CLOCK_TIME_NONE;
-      if (GST_CLOCK_TIME_IS_VALID (dr))
-        d = dr;
-      if (GST_CLOCK_TIME_IS_VALID (dd) && (!GST_CLOCK_TIME_IS_VALID (d)
-              || dd < d))
-        d = dd;
-      const GstClockTime tol = GST_CLOCK_TIME_IS_VALID (d) ? d / 2 :
-          GST_MSECOND;
-      if (rt_r + tol < rt_d) {
-        GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no dist frame, "
-            "dropping it", GST_TIME_ARGS (rt_r));
-        priv->unmatched_ref++;
-        priv->ref.frames++;
-        gst_aggregator_pad_drop_buffer (self->ref_pad);
-        goto done;
-      }
-      if (rt_d + tol < rt_r) {
-        GST_LOG_OBJECT (self, "dist %" GST_TIME_FORMAT " has no ref frame, "
-            "passing it unscored", GST_TIME_ARGS (rt_d));
-        priv->unmatched_dist++;
-        ret = push_dist (self, nullptr, 0);
-        goto done;
-      }
-    }
-  }
-
-  {
-    /* A pair. */
-    const guint64 index = priv->pair_index++;
-    const guint step = MAX (priv->run.frame_step, 1u);
-    if (index % step != 0) {
-      priv->ref.frames++;
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kDropRefGap:
       gst_aggregator_pad_drop_buffer (self->ref_pad);
-      ret = push_dist (self, nullptr, index);
-      goto done;
-    }
-    double score = 0.0;
-    ret = score_pair (self, ref, dist, &score);
-    if (ret != GST_FLOW_OK)
-      goto done;
-    GST_DEBUG_OBJECT (self, "pair %" G_GUINT64_FORMAT ": %.8f", index, score);
-    priv->ref.frames++;
-    gst_aggregator_pad_drop_buffer (self->ref_pad);
-    /* Release our peeked reference before making the buffer writable. */
-    gst_clear_buffer (&dist);
-    ret = push_dist (self, &score, index);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kPassDist:
+      GST_LOG_OBJECT (self, "dist %" GST_TIME_FORMAT " has no ref frame, "
+          "passing it unscored", GST_TIME_ARGS (in.dist.time));
+      priv->unmatched_dist++;
+      if (decision.after_ref_end)
+        priv->passed_after_ref_eos++;
+      gst_clear_buffer (&dist);
+      return push_dist (self, nullptr, 0);
+    case ssim2gst::PairingAction::kPassGap:
+      pass_gap (self);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kFinish:
+      return finish_stream (self);
+    case ssim2gst::PairingAction::kNeedData:
+    default:
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
-
-done:
-  if (ref)
-    gst_buffer_unref (ref);
-  if (dist)
-    gst_buffer_unref (dist);
-  return ret;
 }

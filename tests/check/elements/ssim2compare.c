@@ -16,6 +16,7 @@
 
 #include <glib/gstdio.h>
 #include <math.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,10 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudamemory.h>
+#endif
 
 #ifndef SSIM2_TESTDATA_DIR
 #define SSIM2_TESTDATA_DIR "../shared/testdata"
@@ -42,6 +47,7 @@ typedef struct
   GstBus *bus;
   GstSegment out_segment;       /* last segment seen on the output */
   gboolean have_out_segment;
+  GArray *out_gaps;             /* GstClockTime of each GAP event output */
 } Fixture;
 
 static GstElement *
@@ -65,6 +71,7 @@ fixture_init (Fixture * f, GstElement * element, const gchar * ref_caps,
 {
   f->element = element;
   f->have_out_segment = FALSE;
+  f->out_gaps = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
   f->bus = gst_bus_new ();
   gst_element_set_bus (element, f->bus);
   f->dist = gst_harness_new_with_element (element, "dist", "src");
@@ -84,6 +91,7 @@ fixture_clear (Fixture * f)
   gst_element_set_bus (f->element, NULL);
   gst_object_unref (f->bus);
   gst_object_unref (f->element);
+  g_array_unref (f->out_gaps);
 }
 
 /* Bytes of frame k: a pattern that depends on k, so that mispaired frames do
@@ -181,6 +189,11 @@ wait_eos (Fixture * f)
       gst_event_copy_segment (ev, &f->out_segment);
       f->have_out_segment = TRUE;
     }
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      GstClockTime ts;
+      gst_event_parse_gap (ev, &ts, NULL);
+      g_array_append_val (f->out_gaps, ts);
+    }
     gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
     gst_event_unref (ev);
     if (eos)
@@ -264,6 +277,21 @@ msg_uint64 (GstMessage * m, const gchar * field)
   fail_unless (gst_structure_get_uint64 (gst_message_get_structure (m), field,
           &v), "field %s missing", field);
   return v;
+}
+
+/* Pops the one summary message on @bus and checks its counts. */
+static void
+expect_summary (GstBus * bus, guint64 frames, guint64 unmatched_ref,
+    guint64 unmatched_dist)
+{
+  GList *sum = pop_element_messages (bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *m = GST_MESSAGE (sum->data);
+  fail_unless_equals_uint64 (msg_uint64 (m, "frames"), frames);
+  fail_unless_equals_uint64 (msg_uint64 (m, "unmatched-ref"), unmatched_ref);
+  fail_unless_equals_uint64 (msg_uint64 (m, "unmatched-dist"),
+      unmatched_dist);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
 }
 
 static GstEvent *
@@ -520,6 +548,108 @@ GST_START_TEST (test_error_no_cuda)
 
 GST_END_TEST;
 
+GST_START_TEST (test_cuda_allocator_registered_by_element)
+{
+  /* The element's CUDA upload pool needs the CUDA memory allocator, which
+   * the GStreamer CUDA library registers only when asked. Nothing but the
+   * element is loaded here (no nvcodec element ran first): after its start
+   * with the default backend the allocator must exist, device or not. */
+#ifdef HAVE_GST_CUDA
+  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  fail_unless (alloc != NULL, "the element did not initialise CUDA memory");
+  gst_object_unref (alloc);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+#else
+  GST_INFO ("built without GStreamer CUDA: the element uploads nothing");
+#endif
+}
+
+GST_END_TEST;
+
+/* backend=auto with the CUDA path failing (@fault, through the element's
+ * test hook): the frames are scored on the CPU, with one warning that says
+ * why. */
+static void
+check_auto_falls_back_to_cpu (const gchar * fault, const gchar * why)
+{
+  Fixture f;
+  GstVideoInfo info;
+  GError *err = NULL;
+  g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", fault, TRUE);
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, make_element ("backend", 0 /* auto */ , NULL),
+      CAPS64 ("I420"), CAPS64 ("I420"));
+  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
+          0, 0), FALSE);
+  g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 3);
+  for (guint k = 0; k < 3; k++) {
+    GstBuffer *out = gst_harness_pull (f.dist);
+    GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
+    fail_unless (meta != NULL, "%s: frame %u not scored", fault, k);
+    fail_unless_equals_float (meta->score, 100.0);
+    gst_buffer_unref (out);
+  }
+  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL, "%s: error", fault);
+  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
+  fail_unless (w != NULL, "%s: no warning", fault);
+  gst_message_parse_warning (w, &err, NULL);
+  fail_unless (strstr (err->message, "scoring on the CPU") != NULL, "%s",
+      err->message);
+  fail_unless (strstr (err->message, why) != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (w);
+  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL,
+      "%s: more than one warning", fault);
+  fixture_clear (&f);
+}
+
+GST_START_TEST (test_backend_auto_falls_back_to_cpu)
+{
+  /* No device at start. */
+  check_auto_falls_back_to_cpu ("no-cuda-device", "CUDA");
+  /* The engine cannot be created for this stream (on a machine without a
+   * device the start already falls back, with the device's reason). */
+  check_auto_falls_back_to_cpu ("cuda-engine", "CUDA");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_backend_cuda_error_without_device)
+{
+  /* backend=cuda keeps its promise: an error, never a silent CPU run. */
+  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
+  GstBus *bus = gst_bus_new ();
+  GError *err = NULL;
+  g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "no-cuda-device", TRUE);
+  g_object_set (e, "backend", 1 /* cuda */ , NULL);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "no usable CUDA device") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (m);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_error_out_of_memory)
 {
   /* Out of (GPU or host) memory when the scorer allocates its buffers:
@@ -546,6 +676,60 @@ GST_START_TEST (test_error_out_of_memory)
   g_free (dbg);
   gst_message_unref (m);
   /* Nothing was pushed after the error. */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
+static guint64
+vm_size_bytes (void)
+{
+  gchar *status = NULL;
+  guint64 kb = 0;
+  fail_unless (g_file_get_contents ("/proc/self/status", &status, NULL,
+          NULL));
+  const gchar *p = strstr (status, "VmSize:");
+  fail_unless (p != NULL);
+  kb = g_ascii_strtoull (p + strlen ("VmSize:"), NULL, 10);
+  g_free (status);
+  return kb * 1024;
+}
+
+GST_START_TEST (test_error_not_enough_host_memory)
+{
+  /* 4096x2048 frames need about 600 MiB on the CPU path; the process may
+   * grow by 200 MiB only (RLIMIT_AS). The element says so up front, with
+   * NO_SPACE_LEFT, instead of failing (or being killed) while it scores. */
+  Fixture f;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstVideoInfo info;
+  const gchar *caps = "video/x-raw,format=I420,width=4096,height=2048,"
+      "framerate=30/1";
+  video_info (&info, caps);
+  fixture_init (&f, make_element (NULL), caps, caps);
+  GPtrArray *r = frames_range (&info, 0, 1, 0, 0);
+  GPtrArray *d = frames_range (&info, 0, 1, 0, 0);
+  struct rlimit old_limit, limit;
+  fail_unless (getrlimit (RLIMIT_AS, &old_limit) == 0);
+  limit = old_limit;
+  limit.rlim_cur = vm_size_bytes () + 200 * 1024 * 1024;
+  fail_unless (setrlimit (RLIMIT_AS, &limit) == 0);
+  run_feeds (&f, r, d, TRUE);
+  fail_unless (setrlimit (RLIMIT_AS, &old_limit) == 0);
+  GstMessage *m = pop_type (f.bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL);
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
+  fail_unless (strstr (err->message, "4096x2048") &&
+      strstr (err->message, "needs about") &&
+      strstr (err->message, "RLIMIT_AS"), "%s", err->message);
+  fail_unless (dbg && strstr (dbg, "bytes per pixel"), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
   fixture_clear (&f);
 }
@@ -608,14 +792,8 @@ GST_START_TEST (test_pairing_running_time)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), dist_idx[i] * FRAME_DUR);
     gst_buffer_unref (out);
   }
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  GstMessage *s = GST_MESSAGE (sum->data);
-  fail_unless_equals_uint64 (msg_uint64 (s, "frames"), 8);
-  /* ref 0, 1, 2 (before dist starts) and 7 (dropped on dist). */
-  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-ref"), 4);
-  fail_unless_equals_uint64 (msg_uint64 (s, "unmatched-dist"), 0);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  /* Unmatched ref: 0, 1, 2 (before dist starts) and 7 (dropped on dist). */
+  expect_summary (f.bus, 8, 4, 0);
   fixture_clear (&f);
 }
 
@@ -820,6 +998,136 @@ GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
 /* Output: messages, summary, stats file, threshold, frame-step */
+
+/* @n frames at @fps (30 or 60) from 0; frame j carries the pixels of 30 fps
+ * frame j * 30 / fps when that is a whole number, else its own. */
+static GPtrArray *
+frames_at_rate (const GstVideoInfo * info, guint n, guint fps)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  const GstClockTime dur = gst_util_uint64_scale_int (GST_SECOND, 1, fps);
+  for (guint j = 0; j < n; j++) {
+    guint k = (j * 30) % fps == 0 ? j * 30 / fps : 1000 + j;
+    GstBuffer *b = make_frame (info, k, 0, j * dur);
+    GST_BUFFER_DURATION (b) = dur;
+    g_ptr_array_add (a, b);
+  }
+  g_ptr_array_add (a, gst_event_new_eos ());
+  return a;
+}
+
+/* Two streams of the same length at different frame rates: every frame of
+ * the slower one pairs, the others are unmatched, and no "ended first"
+ * warning, since neither stream ends early. */
+static void
+check_rates_same_length (guint ref_fps, guint dist_fps)
+{
+  Fixture f;
+  GstVideoInfo info;
+  gchar *rc = g_strdup_printf ("video/x-raw,format=I420,width=64,height=48,"
+      "framerate=%u/1", ref_fps);
+  gchar *dc = g_strdup_printf ("video/x-raw,format=I420,width=64,height=48,"
+      "framerate=%u/1", dist_fps);
+  video_info (&info, rc);
+  fixture_init (&f, make_element (NULL), rc, dc);
+  run_feeds (&f, frames_at_rate (&info, ref_fps / 3, ref_fps),
+      frames_at_rate (&info, dist_fps / 3, dist_fps), FALSE);
+  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
+  if (w) {
+    GError *err = NULL;
+    gst_message_parse_warning (w, &err, NULL);
+    fail ("ref %u fps, dist %u fps: unexpected warning: %s", ref_fps,
+        dist_fps, err->message);
+  }
+  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *m = GST_MESSAGE (sum->data);
+  fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 10);
+  fail_unless_equals_float (msg_double (m, "min"), 100.0);
+  fail_unless_equals_uint64 (msg_uint64 (m, dist_fps > ref_fps ?
+          "unmatched-dist" : "unmatched-ref"), 10);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  fixture_clear (&f);
+  g_free (rc);
+  g_free (dc);
+}
+
+GST_START_TEST (test_different_rates_no_ended_first)
+{
+  check_rates_same_length (30, 60);
+  check_rates_same_length (60, 30);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_alignment_stream_time)
+{
+  /* dist's segment puts its frames 5 frames later in running time (base)
+   * at the same stream positions: running-time pairs nothing, stream-time
+   * pairs every frame with its own. */
+  GstVideoInfo info;
+  video_info (&info, CAPS64 ("I420"));
+  for (guint mode = 0; mode < 2; mode++) {
+    Fixture f;
+    fixture_init (&f, make_element ("alignment", mode == 0 ? 0 : 2, NULL),
+        CAPS64 ("I420"), CAPS64 ("I420"));
+    GstSegment seg;
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    seg.base = 5 * FRAME_DUR;
+    fail_unless (gst_pad_push_event (f.dist->srcpad,
+            gst_event_new_segment (&seg)));
+    run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0,
+            5, 0, 0), FALSE);
+    GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+    GstMessage *m = GST_MESSAGE (sum->data);
+    if (mode == 0) {
+      fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 0);
+    } else {
+      fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 5);
+      fail_unless_equals_float (msg_double (m, "min"), 100.0);
+    }
+    g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+    fixture_clear (&f);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gap_on_dist_forwarded)
+{
+  /* A GAP event on dist where frame 2 would be: it leaves as a GAP event,
+   * never as an empty buffer, and counts as unscored dist time. */
+  Fixture f;
+  GstVideoInfo info;
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  GPtrArray *d = g_ptr_array_new ();
+  for (guint k = 0; k < 5; k++) {
+    if (k == 2)
+      g_ptr_array_add (d, gst_event_new_gap (k * FRAME_DUR, FRAME_DUR));
+    else
+      g_ptr_array_add (d, make_frame (&info, k, 0, k * FRAME_DUR));
+  }
+  g_ptr_array_add (d, gst_event_new_eos ());
+  run_feeds (&f, frames_range (&info, 0, 5, 0, 0), d, FALSE);
+
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 4);
+  for (guint i = 0; i < 4; i++) {
+    GstBuffer *out = gst_harness_pull (f.dist);
+    fail_unless (gst_buffer_get_size (out) == GST_VIDEO_INFO_SIZE (&info),
+        "buffer %u has %" G_GSIZE_FORMAT " bytes", i,
+        gst_buffer_get_size (out));
+    fail_unless (gst_buffer_get_ssim2_meta (out) != NULL);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (f.out_gaps->len, 1);
+  fail_unless_equals_uint64 (g_array_index (f.out_gaps, GstClockTime, 0),
+      2 * FRAME_DUR);
+  expect_summary (f.bus, 4, 1, 1);
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
 
 static int
 cmp_double (const void *a, const void *b)
@@ -1385,7 +1693,11 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_error_unsupported_matrix);
   tcase_add_test (tc, test_error_size_mismatch);
   tcase_add_test (tc, test_error_no_cuda);
+  tcase_add_test (tc, test_cuda_allocator_registered_by_element);
+  tcase_add_test (tc, test_backend_auto_falls_back_to_cpu);
+  tcase_add_test (tc, test_backend_cuda_error_without_device);
   tcase_add_test (tc, test_error_out_of_memory);
+  tcase_add_test (tc, test_error_not_enough_host_memory);
   tcase_add_test (tc, test_error_stats_file_unwritable);
   tcase_add_test (tc, test_pairing_running_time);
   tcase_add_test (tc, test_pairing_dist_without_ref);
@@ -1394,6 +1706,9 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_alignment_sequence);
   tcase_add_test (tc, test_ref_ends_first);
   tcase_add_test (tc, test_dist_ends_first);
+  tcase_add_test (tc, test_gap_on_dist_forwarded);
+  tcase_add_test (tc, test_different_rates_no_ended_first);
+  tcase_add_test (tc, test_alignment_stream_time);
   tcase_add_test (tc, test_messages_summary);
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_stats_file_csv);

@@ -1,0 +1,422 @@
+/* gst-ssim2: the backend of ssim2compare, where and how a pair is scored:
+ * the choice between the CUDA engine and the CPU path at start, the CUDA
+ * context and stream, the scorer per frame size (with the CPU path's memory
+ * check), and the switch to the CPU under backend=auto when the CUDA path
+ * fails for the stream.
+ * SPDX-License-Identifier: BSD-3-Clause */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstssim2compare-private.h"
+#include "gstssim2memory.h"
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+#include <new>
+
+#define GST_CAT_DEFAULT gst_ssim2_compare_debug
+
+using ssim2gst::PadState;
+
+/* Test hook: failures that cannot be provoked safely in CI (no GPU; a huge
+ * host allocation may succeed under overcommit) are requested through this
+ * variable, so that the tests can check the paths that handle them. */
+static bool
+test_fault_is (const char *fault)
+{
+  return g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), fault) == 0;
+}
+
+#ifdef HAVE_GST_CUDA
+/* Sets up what the element uses from the GStreamer CUDA library: the CUDA
+ * memory allocator, which the upload pool looks up by name, and the driver
+ * library. The allocator exists only once someone asks for it; nvcodec's
+ * plugin does that for its own elements, but a pipeline need not contain any
+ * of them (software decoders, videotestsrc, appsrc). */
+static bool
+cuda_library_init (std::string * why)
+{
+  gst_cuda_memory_init_once ();
+  if (!gst_cuda_load_library ()) {
+    *why = "the CUDA driver library could not be loaded";
+    return false;
+  }
+  return true;
+}
+
+static bool
+cuda_ok (GstSsim2Compare * self, CUresult res, const char *what)
+{
+  if (res == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr;
+  CuGetErrorName (res, &name);
+  GST_WARNING_OBJECT (self, "%s failed: %s (%d)", what, name ? name : "?",
+      (int) res);
+  return false;
+}
+
+static void
+gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  for (PadState * p : {&priv->ref, &priv->dist})
+    p->reader.ReleasePool ();
+  if (priv->stream && priv->context) {
+    if (gst_cuda_context_push (priv->context)) {
+      cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
+      gst_cuda_context_pop (nullptr);
+    }
+  }
+  priv->stream = nullptr;
+  gst_clear_object (&priv->context);
+}
+#endif
+
+gboolean
+gst_ssim2_compare_open_backend (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  priv->scorer.reset ();
+  priv->use_cuda = false;
+  if (priv->run.backend != GST_SSIM2_COMPARE_BACKEND_CPU) {
+    std::string why;
+#ifdef HAVE_GST_CUDA
+    bool ok = cuda_library_init (&why) && ssim2::CudaAvailable (&why);
+#else
+    bool ok = ssim2::CudaAvailable (&why);
+#endif
+    if (ok && test_fault_is ("no-cuda-device")) {
+      ok = false;
+      why = "simulated by GST_SSIM2_COMPARE_TEST_FAULT=no-cuda-device";
+    }
+#ifdef HAVE_GST_CUDA
+    if (ok && !gst_cuda_ensure_element_context (GST_ELEMENT (self),
+            priv->run.device_id, &priv->context)) {
+      ok = false;
+      why = "no GstCudaContext could be created for device " +
+          std::to_string (priv->run.device_id);
+    }
+    if (ok) {
+      if (gst_cuda_context_push (priv->context)) {
+        if (!cuda_ok (self, CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT),
+                "cuStreamCreate")) {
+          ok = false;
+          why = "cuStreamCreate failed";
+        }
+        gst_cuda_context_pop (nullptr);
+      } else {
+        ok = false;
+        why = "the CUDA context could not be made current";
+      }
+    }
+    if (!ok)
+      gst_ssim2_compare_release_cuda (self);
+#endif
+    if (ok) {
+      priv->use_cuda = true;
+    } else if (priv->run.backend == GST_SSIM2_COMPARE_BACKEND_CUDA) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("backend=cuda but no usable CUDA device: %s.", why.c_str ()),
+          ("Check the NVIDIA driver and the cuda-device-id property, or set "
+              "backend=cpu (or auto) to score on the CPU."));
+      return FALSE;
+    } else {
+      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+          ("No usable CUDA device (%s): scoring on the CPU.", why.c_str ()),
+          ("Set backend=cpu to silence this warning."));
+    }
+  }
+  GST_INFO_OBJECT (self, "backend: %s", priv->use_cuda ? "cuda" : "cpu");
+  return TRUE;
+}
+
+void
+gst_ssim2_compare_close_backend (GstSsim2Compare * self)
+{
+  self->priv->scorer.reset ();
+#ifdef HAVE_GST_CUDA
+  gst_ssim2_compare_release_cuda (self);
+#endif
+}
+
+/* Maps @buf of the pad described by @st for the current backend. */
+static bool
+map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
+    ssim2gst::MappedFrame * out, std::string * why)
+{
+#ifdef HAVE_GST_CUDA
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->use_cuda) {
+    if (st.reader.uploaded () == 0 && st.reader.in_place () == 0)
+      GST_DEBUG_OBJECT (self, "%s: first frame for the CUDA engine",
+          &st == &priv->ref ? "ref" : "dist");
+    return st.reader.Map (priv->context, st.fmt, buf, out, why);
+  }
+#else
+  (void) self;
+#endif
+  return ssim2gst::MapHostFrame (st.fmt, buf, out, why);
+}
+
+/* Returned by the scoring steps when the CUDA path failed and the element
+ * switched to the CPU: the caller tries the same pair again. */
+#define FLOW_RETRY_ON_CPU GST_FLOW_CUSTOM_SUCCESS
+
+/* backend=auto keeps scoring when the CUDA path cannot work for this stream
+ * (device, context, pool, upload or engine failure): it says why once and
+ * continues on the CPU. Returns false with backend=cuda, where the caller
+ * posts the error. */
+static bool
+fall_back_to_cpu (GstSsim2Compare * self, const std::string & why)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!priv->use_cuda || priv->run.backend != GST_SSIM2_COMPARE_BACKEND_AUTO)
+    return false;
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+      ("The CUDA path cannot score this stream (%s): scoring on the CPU.",
+          why.c_str ()),
+      ("Set backend=cpu to silence this warning, or backend=cuda to make it "
+          "an error."));
+  priv->scorer.reset ();
+#ifdef HAVE_GST_CUDA
+  gst_ssim2_compare_release_cuda (self);
+#endif
+  priv->use_cuda = false;
+  return true;
+}
+
+/* Scorer failures that come from the input, not from the backend: another
+ * backend would refuse them too. */
+static bool
+is_caller_error (ssim2::StatusCode code)
+{
+  switch (code) {
+    case ssim2::StatusCode::kInvalidArgument:
+    case ssim2::StatusCode::kImageTooSmall:
+    case ssim2::StatusCode::kSizeMismatch:
+    case ssim2::StatusCode::kUnsupportedFormat:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* The CPU scorer allocates as it first scores; under memory overcommit a
+ * need far beyond the machine's memory only shows when the kernel kills the
+ * process. Checks the need against what the process can get first, and
+ * posts an error when it is too much. */
+static bool
+check_host_memory (GstSsim2Compare * self, int width, int height)
+{
+  const double per_pixel = ssim2gst::CpuScorerBytesPerPixel ();
+  const guint64 need = (guint64) (per_pixel * width * height);
+  const ssim2gst::HostMemory avail = ssim2gst::AvailableHostMemory ();
+  GST_DEBUG_OBJECT (self, "CPU path for %dx%d: needs %" G_GUINT64_FORMAT
+      " bytes (%.1f per pixel), %" G_GUINT64_FORMAT " available (%s)",
+      width, height, need, per_pixel, avail.bytes,
+      avail.limited_by.empty ()? "no limit found" : avail.limited_by.c_str ());
+  if (need <= avail.bytes)
+    return true;
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("Not enough host memory to score %dx%d frames on the CPU: it needs "
+          "about %" G_GUINT64_FORMAT " MiB, %" G_GUINT64_FORMAT " MiB are "
+          "available (%s).", width, height, need >> 20, avail.bytes >> 20,
+          avail.limited_by.c_str ()),
+      ("The CPU path needs about %.0f bytes per pixel. Score smaller frames "
+          "(videoscale), free memory or raise the limit, or use backend=cuda "
+          "on a GPU.", per_pixel));
+  return false;
+}
+
+/* Makes sure the scorer matches the current size. */
+static GstFlowReturn
+ensure_scorer (GstSsim2Compare * self, int width, int height)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (priv->scorer && priv->scorer->width () == width &&
+      priv->scorer->height () == height)
+    return GST_FLOW_OK;
+
+  priv->scorer.reset ();
+  ssim2::ScorerOptions opts;
+  opts.backend = priv->use_cuda ? ssim2::Backend::kCuda : ssim2::Backend::kCpu;
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda) {
+    guint device_id = 0;
+    g_object_get (priv->context, "cuda-device-id", &device_id, NULL);
+    opts.cuda_device = (int) device_id;
+    opts.cuda_context = gst_cuda_context_get_handle (priv->context);
+    opts.cuda_stream = priv->stream;
+    if (!gst_cuda_context_push (priv->context)) {
+      if (fall_back_to_cpu (self, "the CUDA context could not be made current"))
+        return FLOW_RETRY_ON_CPU;
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not make the CUDA context current."), (NULL));
+      return GST_FLOW_ERROR;
+    }
+  }
+#else
+  opts.cuda_device = priv->run.device_id;
+#endif
+  if (!priv->use_cuda && !check_host_memory (self, width, height))
+    return GST_FLOW_ERROR;
+  std::unique_ptr < ssim2::Scorer > scorer;
+  ssim2::Status s;
+  if (test_fault_is ("oom"))
+    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+        "simulated by GST_SSIM2_COMPARE_TEST_FAULT=oom");
+  else if (priv->use_cuda && test_fault_is ("cuda-engine"))
+    s = ssim2::Status (ssim2::StatusCode::kCudaError,
+        "simulated by GST_SSIM2_COMPARE_TEST_FAULT=cuda-engine");
+  else
+    s = ssim2::Scorer::Create (width, height, opts, &scorer);
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda)
+    gst_cuda_context_pop (nullptr);
+#endif
+  if (!s.ok ()) {
+    if (priv->use_cuda && !is_caller_error (s.code ()) &&
+        fall_back_to_cpu (self, "the CUDA engine could not be created: " +
+            s.message ()))
+      return FLOW_RETRY_ON_CPU;
+    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of %s memory for %dx%d frames: %s.",
+              priv->use_cuda ? "GPU" : "host", width, height,
+              s.message ().c_str ()),
+          ("Free memory (fewer pipelines on this GPU), score smaller frames, "
+              "or set backend=cpu."));
+    } else {
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+          ("Could not set up the %s scorer for %dx%d frames: %s (%s).",
+              priv->use_cuda ? "CUDA" : "CPU", width, height,
+              s.message ().c_str (), ssim2::StatusCodeName (s.code ())),
+          ("Set backend=cpu to use the CPU path."));
+    }
+    return GST_FLOW_ERROR;
+  }
+  GST_INFO_OBJECT (self, "scorer for %dx%d: %s, %" G_GSIZE_FORMAT " bytes",
+      width, height, scorer->description ().c_str (), scorer->memory_bytes ());
+  priv->scorer = std::move (scorer);
+  return GST_FLOW_OK;
+}
+
+/* One attempt at scoring the pair on the current backend. */
+static GstFlowReturn
+try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
+    double *score)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const GstVideoInfo & ri = priv->ref.fmt.info;
+
+  GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
+      GST_VIDEO_INFO_HEIGHT (&ri));
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  ssim2::Result result;
+  ssim2::Status s;
+  std::string read_failure, context_failure;
+  {
+    /* The frames are unmapped (and uploads released) at the end of this
+     * block, before any switch to the CPU releases the CUDA context. */
+    ssim2gst::MappedFrame rf, df;
+    if (!map_frame (self, priv->ref, ref, &rf, &read_failure) ||
+        !map_frame (self, priv->dist, dist, &df, &read_failure)) {
+      if (read_failure.empty ())
+        read_failure = "the frame could not be read";
+    }
+#ifdef HAVE_GST_CUDA
+    else if (priv->use_cuda && !gst_cuda_context_push (priv->context)) {
+      context_failure = "the CUDA context could not be made current";
+    }
+#endif
+    else {
+      try {
+        s = priv->scorer->Compute (rf.view (), df.view (), &result);
+      } catch (const std::bad_alloc &) {
+        /* The CPU scorer allocates its planes as it first scores. */
+        s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+            "a host allocation failed");
+      }
+#ifdef HAVE_GST_CUDA
+      if (priv->use_cuda)
+        gst_cuda_context_pop (nullptr);
+#endif
+    }
+  }
+  if (!read_failure.empty ()) {
+    if (fall_back_to_cpu (self, read_failure))
+      return FLOW_RETRY_ON_CPU;
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("Could not read a frame: %s.", read_failure.c_str ()), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!context_failure.empty ()) {
+    if (fall_back_to_cpu (self, context_failure))
+      return FLOW_RETRY_ON_CPU;
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!s.ok ()) {
+    if (priv->use_cuda && !is_caller_error (s.code ()) &&
+        fall_back_to_cpu (self, "scoring on the GPU failed: " + s.message ()))
+      return FLOW_RETRY_ON_CPU;
+    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of %s memory while scoring: %s.",
+              priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
+          ("Free memory, score smaller frames, or set backend=cpu."));
+    } else if (s.code () == ssim2::StatusCode::kUnsupportedFormat) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("These formats cannot be compared: %s.", s.message ().c_str ()),
+          ("Insert videoconvert before the element to get RGBA or I420."));
+    } else {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Scoring failed: %s (%s).", s.message ().c_str (),
+              ssim2::StatusCodeName (s.code ())), (NULL));
+    }
+    return GST_FLOW_ERROR;
+  }
+  *score = result.score;
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_ssim2_compare_score_pair (GstSsim2Compare * self, GstBuffer * ref,
+    GstBuffer * dist, double *score)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const GstVideoInfo & ri = priv->ref.fmt.info;
+  const GstVideoInfo & di = priv->dist.fmt.info;
+
+  if (GST_VIDEO_INFO_WIDTH (&ri) != GST_VIDEO_INFO_WIDTH (&di) ||
+      GST_VIDEO_INFO_HEIGHT (&ri) != GST_VIDEO_INFO_HEIGHT (&di)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The ref frames are %dx%d but the dist frames are %dx%d: both pads "
+            "must have the same size.", GST_VIDEO_INFO_WIDTH (&ri),
+            GST_VIDEO_INFO_HEIGHT (&ri), GST_VIDEO_INFO_WIDTH (&di),
+            GST_VIDEO_INFO_HEIGHT (&di)),
+        ("Scale one input to the other's size, e.g. ... ! videoscale ! "
+            "video/x-raw,width=%d,height=%d ! c.dist",
+            GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri)));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  /* At most two attempts: a CUDA failure under backend=auto switches to the
+   * CPU for good. */
+  GstFlowReturn ret;
+  do {
+    ret = try_score_pair (self, ref, dist, score);
+  } while (ret == FLOW_RETRY_ON_CPU);
+  return ret;
+}

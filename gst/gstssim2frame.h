@@ -1,0 +1,87 @@
+/* gst-ssim2: the frame adapter of ssim2compare. A video buffer (system
+ * memory or CUDA memory) becomes the ssim2::ImageView the core library
+ * reads; system memory bound for the CUDA engine is uploaded first.
+ * SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+#include <gst/video/video.h>
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#endif
+
+#include <string>
+
+#include "ssim2/ssim2.h"
+
+namespace ssim2gst {
+
+/* What the adapter knows about the frames of one pad (from its caps). */
+struct FrameFormat {
+  GstVideoInfo info;
+  ssim2::PixelFormat format = ssim2::PixelFormat::kRGB8;
+  ssim2::YuvColorimetry yuv;
+};
+
+/* The core library's pixel format for a GStreamer video format; false when
+ * the format cannot be scored. */
+bool PixelFormatOf(GstVideoFormat format, ssim2::PixelFormat* out);
+
+/* A mapped frame and the view the core library reads. Unmaps the frame
+ * and releases the upload, if any, when it goes. */
+class MappedFrame {
+ public:
+  MappedFrame() = default;
+  ~MappedFrame();
+  MappedFrame(const MappedFrame&) = delete;
+  MappedFrame& operator=(const MappedFrame&) = delete;
+
+  const ssim2::ImageView& view() const { return view_; }
+
+ private:
+  friend bool MapHostFrame(const FrameFormat&, GstBuffer*, MappedFrame*, std::string*);
+#ifdef HAVE_GST_CUDA
+  friend class CudaFrameReader;
+#endif
+  GstVideoFrame frame_;
+  bool mapped_ = false;
+  GstBuffer* upload_ = nullptr;
+  ssim2::ImageView view_;
+};
+
+/* Maps @buf (system memory, or CUDA memory, which GStreamer downloads) for
+ * the CPU path. */
+bool MapHostFrame(const FrameFormat& format, GstBuffer* buf, MappedFrame* out,
+                  std::string* why);
+
+#ifdef HAVE_GST_CUDA
+/* Reads the frames of one pad for the CUDA engine in one context: CUDA
+ * memory of that context in place (zero copy), anything else after an
+ * upload into CUDA memory from a buffer pool of its own. */
+class CudaFrameReader {
+ public:
+  CudaFrameReader() = default;
+  ~CudaFrameReader() { ReleasePool(); }
+  CudaFrameReader(const CudaFrameReader&) = delete;
+  CudaFrameReader& operator=(const CudaFrameReader&) = delete;
+
+  /* Drops the upload pool: the caps changed, or the context goes. */
+  void ReleasePool();
+
+  bool Map(GstCudaContext* context, const FrameFormat& format, GstBuffer* buf,
+           MappedFrame* out, std::string* why);
+
+  guint64 in_place() const { return in_place_; }  /* frames read in place */
+  guint64 uploaded() const { return uploaded_; }  /* frames uploaded first */
+
+ private:
+  GstBuffer* Upload(GstCudaContext* context, const GstVideoInfo& info, GstBuffer* in,
+                    std::string* why);
+
+  GstBufferPool* pool_ = nullptr;
+  guint64 in_place_ = 0;
+  guint64 uploaded_ = 0;
+};
+#endif
+
+}  // namespace ssim2gst

@@ -248,6 +248,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   priv->scorer.reset ();
   ssim2::ScorerOptions opts;
   opts.backend = priv->use_cuda ? ssim2::Backend::kCuda : ssim2::Backend::kCpu;
+  opts.cpu_threads = (int) priv->run.threads;
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda) {
     guint device_id = 0;

@@ -31,6 +31,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define DEFAULT_STATS_FORMAT GST_SSIM2_COMPARE_STATS_FORMAT_AUTO
 #define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
 #define DEFAULT_FRAME_STEP 1
+#define DEFAULT_THREADS 0
+#define MAX_THREADS 1024
 
 /* *INDENT-OFF* */
 namespace ssim2gst {
@@ -73,6 +75,7 @@ struct Settings {
   GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
   gdouble threshold = DEFAULT_THRESHOLD;
   guint frame_step = DEFAULT_FRAME_STEP;
+  guint threads = DEFAULT_THREADS;
 };
 
 }  // namespace ssim2gst

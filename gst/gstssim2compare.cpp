@@ -126,7 +126,8 @@
  * max(score, 0)), all G_TYPE_DOUBLE (NaN when no frame was scored), plus
  * `unmatched-ref` and `unmatched-dist` (G_TYPE_UINT64) and `ended-first`
  * (G_TYPE_STRING: "ref" or "dist" when that pad ended while the other still
- * had frames, else "").
+ * had frames, else "") and `backend` (G_TYPE_STRING: the scorer that ran,
+ * e.g. "CPU (avx2, 4 threads)" or "CUDA, NVIDIA H200"; "" when nothing was scored).
  *
  * #GstSsim2Compare:stats-file writes the same rows and summary to a file, as
  * CSV, JSON or libvmaf's JSON layout (#GstSsim2Compare:stats-format); the
@@ -224,6 +225,7 @@ enum
   PROP_STATS_FORMAT,
   PROP_THRESHOLD,
   PROP_FRAME_STEP,
+  PROP_THREADS,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -411,6 +413,20 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:threads:
+   *
+   * Threads of the CPU path (backend=cpu, or auto without a usable CUDA
+   * device); 0 uses every core. The CUDA path ignores it. Scores do not
+   * depend on it.
+   */
+  g_object_class_install_property (object_class, PROP_THREADS,
+      g_param_spec_uint ("threads", "Threads",
+          "Threads of the CPU path (0: all cores)", 0, MAX_THREADS,
+          DEFAULT_THREADS,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
@@ -515,6 +531,9 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_FRAME_STEP:
       s.frame_step = g_value_get_uint (value);
       break;
+    case PROP_THREADS:
+      s.threads = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -555,6 +574,9 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       break;
     case PROP_FRAME_STEP:
       g_value_set_uint (value, s.frame_step);
+      break;
+    case PROP_THREADS:
+      g_value_set_uint (value, s.threads);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1344,7 +1366,9 @@ post_summary (GstSsim2Compare * self,
       "unmatched-ref", G_TYPE_UINT64, priv->unmatched_ref,
       "unmatched-dist", G_TYPE_UINT64, priv->unmatched_dist,
       "ended-first", G_TYPE_STRING,
-      ended_first ? ssim2::InputName (*ended_first) : "", NULL);
+      ended_first ? ssim2::InputName (*ended_first) : "",
+      "backend", G_TYPE_STRING,
+      priv->scorer ? priv->scorer->description ().c_str () : "", NULL);
   stats_close (self, ended_first);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));

@@ -186,14 +186,14 @@ gboolean OnJobs(const gchar* name, const gchar* value, gpointer data, GError** e
 }
 
 gboolean OnAlignment(const gchar* name, const gchar* value, gpointer data, GError** error) {
-  Alignment& alignment = StateOf(data)->options->alignment;
-  if (std::strcmp(value, "running-time") == 0) alignment = Alignment::kRunningTime;
-  else if (std::strcmp(value, "sequence") == 0) alignment = Alignment::kSequence;
-  else {
-    return Reject(error,
-                  std::string(name) + ": expected running-time or sequence, got '" + value + "'");
+  for (Alignment a : {Alignment::kRunningTime, Alignment::kSequence, Alignment::kStreamTime}) {
+    if (std::strcmp(value, AlignmentName(a)) == 0) {
+      StateOf(data)->options->alignment = a;
+      return TRUE;
+    }
   }
-  return TRUE;
+  return Reject(error, std::string(name) + ": expected running-time, sequence or stream-time, got '" +
+                           value + "'");
 }
 
 gboolean OnOffset(const gchar* name, const gchar* value, gpointer data, GError** error) {
@@ -340,7 +340,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   const GOptionEntry video[] = {
       {"alignment", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnAlignment),
-       "running-time (default): pair frames by timestamp; sequence: by order", "MODE"},
+       "running-time (default): pair frames by timestamp; sequence: by order; "
+       "stream-time: by position in each file", "MODE"},
       {"offset", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOffset), s.offset.c_str(),
        "N"},
       {"every", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnEvery), s.every.c_str(), "N"},
@@ -496,6 +497,12 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   options->quiet = options->quiet || state.quiet;
   options->decode_only = options->decode_only || state.decode_only;
   if (!ResolveOutput(state, options, error)) return false;
+  // --offset shifts the distorted stream's running time (or its order);
+  // stream times are positions in the file, which it cannot move.
+  if (options->alignment == Alignment::kStreamTime && options->offset > 0) {
+    *error = "--offset works with --alignment running-time or sequence, not stream-time";
+    return false;
+  }
 
   struct Word {
     std::string text;
@@ -565,6 +572,18 @@ std::string HelpText(Command topic) {
   g_option_context_free(context);
   if (help.empty() || help.back() != '\n') help += '\n';
   return help;
+}
+
+const char* AlignmentName(Alignment alignment) {
+  switch (alignment) {
+    case Alignment::kSequence:
+      return "sequence";
+    case Alignment::kStreamTime:
+      return "stream-time";
+    case Alignment::kRunningTime:
+      break;
+  }
+  return "running-time";
 }
 
 }  // namespace cli

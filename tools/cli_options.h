@@ -9,7 +9,13 @@
 namespace ssim2 {
 namespace cli {
 
-enum class Alignment { kRunningTime, kSequence };
+// How the element pairs frames (its alignment property): by running time,
+// by order, or by position in each stream (stream time).
+enum class Alignment { kRunningTime, kSequence, kStreamTime };
+
+// The element's name for an alignment ("running-time", "sequence",
+// "stream-time").
+const char* AlignmentName(Alignment alignment);
 
 struct Options {
   std::string reference_path;

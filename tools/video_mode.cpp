@@ -504,7 +504,7 @@ int ReportResults(Run& run, double elapsed) {
   LogRunInfo info;
   info.reference = options.reference_path;
   info.distorted = options.distorted_path;
-  info.alignment = options.alignment == Alignment::kSequence ? "sequence" : "running-time";
+  info.alignment = AlignmentName(options.alignment);
   info.offset = options.offset;
   info.every = options.every;
   {

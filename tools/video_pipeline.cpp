@@ -432,20 +432,13 @@ bool BuildPipeline(Run* run, std::string* error) {
     return false;
   }
   const Options& o = run->options;
-  SetProperty(run->compare, "alignment",
-              o.alignment == Alignment::kSequence ? "sequence" : "running-time");
+  SetProperty(run->compare, "alignment", AlignmentName(o.alignment));
   SetProperty(run->compare, "backend",
               o.backend == Backend::kCpu ? "cpu" : o.backend == Backend::kCuda ? "cuda" : "auto");
   SetProperty(run->compare, "cuda-device-id", std::to_string(o.cuda_device).c_str());
   SetProperty(run->compare, "post-messages", "true");
   SetProperty(run->compare, "frame-step", std::to_string(o.every).c_str());
-  // Elements older than the threads property use all cores, as --threads 0.
-  if (!SetProperty(run->compare, "threads", std::to_string(o.cpu_threads).c_str()) &&
-      o.cpu_threads != 0) {
-    // Before the run starts, so no progress line is on screen yet.
-    std::fprintf(stderr, "ssim2: warning: this ssim2compare has no threads property; "
-                         "--threads is ignored\n");
-  }
+  SetProperty(run->compare, "threads", std::to_string(o.cpu_threads).c_str());
   GstElement* sink = gst_element_factory_make("fakesink", "sink");
   g_object_set(sink, "sync", FALSE, nullptr);
   gst_bin_add_many(GST_BIN(run->pipeline), run->compare, sink, nullptr);

@@ -88,6 +88,19 @@ TEST(Args, VideoOptions) {
   EXPECT_EQ(p.options.cuda_device, 1);
 }
 
+TEST(Args, StreamTimeAlignment) {
+  const Parsed p = Parse({"--alignment", "stream-time", "r.mkv", "d.mkv"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.alignment, Alignment::kStreamTime);
+  EXPECT_STREQ(AlignmentName(p.options.alignment), "stream-time");
+  // --offset moves running time or order, not a position in the file.
+  const Parsed with_offset = Parse({"--alignment=stream-time", "--offset", "2", "r.mkv", "d.mkv"});
+  EXPECT_FALSE(with_offset.ok);
+  EXPECT_NE(with_offset.error.find("--offset works with --alignment running-time or sequence"),
+            std::string::npos)
+      << with_offset.error;
+}
+
 TEST(Args, BadValuesGiveOneLineErrors) {
   for (auto args : {std::vector<std::string>{"--backend", "gpu", "a", "b"},
                     {"--every", "0", "a", "b"},

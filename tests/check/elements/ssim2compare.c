@@ -1501,6 +1501,48 @@ GST_START_TEST (test_frame_step)
 
 GST_END_TEST;
 
+/* threads: the CPU path runs with the number asked for (the summary names
+ * the scorer that ran) and the scores do not depend on it. */
+GST_START_TEST (test_threads)
+{
+  const guint n = 3;
+  double scores[2][3];
+  const guint threads[2] = { 1, 3 };
+  for (guint t = 0; t < 2; t++) {
+    Fixture f;
+    GstElement *e = make_element ("threads", threads[t], NULL);
+    guint got = 0;
+    g_object_get (e, "threads", &got, NULL);
+    fail_unless_equals_int (got, threads[t]);
+    GList *msgs = run_noisy (&f, e, n);
+    fail_unless_equals_int (g_list_length (msgs), n);
+    guint i = 0;
+    for (GList * l = msgs; l; l = l->next, i++)
+      scores[t][i] = msg_double (GST_MESSAGE (l->data), "score");
+    g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+    GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+    fail_unless_equals_int (g_list_length (sum), 1);
+    const gchar *backend = gst_structure_get_string (gst_message_get_structure
+        (GST_MESSAGE (sum->data)), "backend");
+    gchar *want = g_strdup_printf (", %u thread", threads[t]);
+    fail_unless (backend && g_str_has_prefix (backend, "CPU")
+        && strstr (backend, want), "%s", backend);
+    g_free (want);
+    g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+    fixture_clear (&f);
+  }
+  for (guint i = 0; i < n; i++)
+    fail_unless (scores[0][i] == scores[1][i], "frame %u: %.17g vs %.17g", i,
+        scores[0][i], scores[1][i]);
+  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
+  guint dflt = 99;
+  g_object_get (e, "threads", &dflt, NULL);
+  fail_unless_equals_int (dflt, 0);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_renegotiation)
 {
   /* 64x48 I420, then both pads switch to 40x32 RGBA (and back the dist pad
@@ -1718,6 +1760,7 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_stats_file_write_error);
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_frame_step);
+  tcase_add_test (tc, test_threads);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_parity_clip);
   return s;

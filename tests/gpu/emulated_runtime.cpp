@@ -22,26 +22,24 @@ namespace ssim2 {
 namespace gpu {
 
 cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t) {
-  const dim3 block(32, 8);
-  const int ow = (params.width + 1) / 2;
-  const int oh = (params.height + 1) / 2;
-  const dim3 grid((ow + block.x - 1) / block.x, (oh + block.y - 1) / block.y, params.count);
-  emu::Launch(grid, block, false, [&] { PrepareKernel(params); });
+  const LaunchShape shape = PrepareShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { PrepareKernel(params); });
   return cudaSuccess;
 }
 
 cudaError_t LaunchHBlur(const HJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
                         cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  emu::Launch(dim3(num_blocks), dim3(kHBlockThreads), true,
-              [&] { HBlurKernel(jobs, num_jobs, blur); });
+  const LaunchShape shape = HBlurShape(num_blocks);
+  emu::Launch(shape.grid, shape.block, true, [&] { HBlurKernel(jobs, num_jobs, blur); });
   return cudaSuccess;
 }
 
 cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
                         double* partials, cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  emu::Launch(dim3(num_blocks), dim3(kVColumns, kVWarps), true,
+  const LaunchShape shape = VBlurShape(num_blocks);
+  emu::Launch(shape.grid, shape.block, true,
               [&] { VBlurKernel(jobs, num_jobs, blur, partials); });
   return cudaSuccess;
 }
@@ -49,9 +47,8 @@ cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const Bl
 cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
                          cudaStream_t) {
   if (params.num_jobs == 0) return cudaSuccess;
-  const int threads = params.num_jobs * kNumSums;
-  emu::Launch(dim3((threads + 127) / 128), dim3(128), false,
-              [&] { ReduceKernel(params, partials, out); });
+  const LaunchShape shape = ReduceShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { ReduceKernel(params, partials, out); });
   return cudaSuccess;
 }
 

@@ -159,5 +159,32 @@ struct ReduceParams {
 cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
                          cudaStream_t stream);
 
+// ---------------------------------------------------------------------------
+// Launch geometry of each kernel, for the launchers of kernels.cu and of the
+// tests' emulated runtime alike.
+
+struct LaunchShape {
+  dim3 grid;
+  dim3 block;
+};
+
+// A thread per 2x2 block of input pixels (one output pixel of the next
+// scale), blockIdx.z picks the image.
+inline LaunchShape PrepareShape(const PrepareParams& params) {
+  const dim3 block(32, 8);
+  const int ow = (params.width + 1) / 2;
+  const int oh = (params.height + 1) / 2;
+  return {dim3((ow + block.x - 1) / block.x, (oh + block.y - 1) / block.y, params.count), block};
+}
+inline LaunchShape HBlurShape(int num_blocks) { return {dim3(num_blocks), dim3(kHBlockThreads)}; }
+inline LaunchShape VBlurShape(int num_blocks) {
+  return {dim3(num_blocks), dim3(kVColumns, kVWarps)};
+}
+// A thread per (job, sum).
+inline LaunchShape ReduceShape(const ReduceParams& params) {
+  const int threads = params.num_jobs * kNumSums;
+  return {dim3((threads + 127) / 128), dim3(128)};
+}
+
 }  // namespace gpu
 }  // namespace ssim2

@@ -59,10 +59,12 @@ T=$BUILD/tests/gpu
 step layout 30 "$T/test_gpu_layout"
 step stages 120 "$T/test_gpu_stages"
 step formats 120 "$T/test_gpu_formats"
+# The CUDA cases of the core suites (their CPU cases run in CI).
+step contract 60 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
 if [ -n "$TESTDATA" ]; then
-  step testdata 200 "$T/test_gpu_testdata" "$TESTDATA"
+  step parity 240 env SSIM2_TESTDATA="$TESTDATA" "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 else
-  step testdata 200 "$T/test_gpu_testdata"
+  step parity 240 "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 fi
 if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_stages" --quick
@@ -75,7 +77,7 @@ if [ -n "$SANITIZER" ]; then
 else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi
-step bench 150 "$BUILD/tools/bench/ssim2-bench" --seconds 1
+step bench 150 "$BUILD/tools/ssim2-bench" --seconds 1
 
 echo
 echo "## GPU suite summary ($(($(date +%s) - START)) s)"
@@ -83,9 +85,9 @@ echo
 echo "| step | result |"
 echo "|---|---|"
 for i in "${!NAMES[@]}"; do echo "| ${NAMES[$i]} | ${RESULTS[$i]} |"; done
-if [ -f "$LOG/testdata.log" ]; then
+if [ -f "$LOG/parity.log" ]; then
   echo
-  grep -E "^max \|gpu - reference\|" "$LOG/testdata.log" || true
+  grep -E "^(parity|features|scores) \(cuda\)" "$LOG/parity.log" || true
 fi
 if [ -f "$LOG/bench.log" ]; then
   echo

@@ -8,7 +8,7 @@ namespace ssim2 {
 
 bool CudaAvailable(std::string* why_not) {
 #if defined(SSIM2_HAVE_CUDA)
-  return gpu::DeviceAvailable(why_not);
+  return cuda::DeviceAvailable(why_not);
 #else
   if (why_not) *why_not = "this build of gst-ssim2 has no CUDA engine (built without nvcc)";
   return false;
@@ -22,10 +22,10 @@ Status Scorer::Create(int width, int height, const ScorerOptions& options,
   if (Status s = ValidateMinimumSize(width, height); !s.ok()) return s;
   if (options.backend == Backend::kCpu) return cpu::CreateCpuScorer(width, height, options, out);
 #if defined(SSIM2_HAVE_CUDA)
-  Status cuda = gpu::CreateCudaScorer(width, height, options, out);
-  if (cuda.ok() || options.backend == Backend::kCuda) return cuda;
+  Status status = cuda::CreateCudaScorer(width, height, options, out);
+  if (status.ok() || options.backend == Backend::kCuda) return status;
   // kAuto: a missing device falls back to the CPU; other failures are real.
-  if (cuda.code() != StatusCode::kBackendUnavailable) return cuda;
+  if (status.code() != StatusCode::kBackendUnavailable) return status;
   return cpu::CreateCpuScorer(width, height, options, out);
 #else
   if (options.backend == Backend::kCuda) {

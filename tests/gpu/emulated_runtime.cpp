@@ -19,7 +19,7 @@
 // Kernel launchers (the emulated counterparts of kernels.cu's).
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t) {
   const LaunchShape shape = PrepareShape(params);
@@ -52,7 +52,7 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaSuccess;
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2
 
 // ---------------------------------------------------------------------------

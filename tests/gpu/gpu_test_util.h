@@ -114,4 +114,4 @@ inline bool BitIdentical(const ssim2::Result& a, const ssim2::Result& b) {
   return true;
 }
 
-}  // namespace gputest
+}  // namespace cudatest

@@ -22,7 +22,7 @@
 #include "yuv_spec.h"
 
 using namespace ssim2;
-using namespace ssim2::gpu;
+using namespace ssim2::cuda;
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "gpu_test_util.h"
 
 using namespace ssim2;
-using namespace ssim2::gpu;
+using namespace ssim2::cuda;
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <cuda_runtime.h>
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 namespace {
 
 // cuCtxPushCurrent / cuCtxPopCurrent through the runtime's driver entry
@@ -89,5 +89,5 @@ bool DeviceAvailable(std::string* why_not) {
   return true;
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "ssim2/ssim2.h"
+#include "ssim2/cuda_engine.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 // Makes `context` (a CUcontext) current for the guard's scope, or when it is
 // null, device `device` (>= 0; -1 leaves the current device). status() says
@@ -27,8 +27,5 @@ class ContextGuard {
   int previous_ = 0;
 };
 
-// True when a CUDA device can be used (with the reason otherwise).
-bool DeviceAvailable(std::string* why_not);
-
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

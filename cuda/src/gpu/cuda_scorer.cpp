@@ -8,7 +8,7 @@
 #include "ssim2/cuda_engine.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 namespace {
 
 class CudaScorer final : public Scorer {
@@ -56,5 +56,5 @@ Status CreateCudaScorer(int width, int height, const ScorerOptions& options,
   return Status::Ok();
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

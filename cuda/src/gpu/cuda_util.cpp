@@ -1,7 +1,7 @@
 #include "gpu/cuda_util.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 Status CudaStatus(cudaError_t error, const char* call, const char* file, int line) {
   StatusCode code = StatusCode::kCudaError;
@@ -15,5 +15,5 @@ Status CudaStatus(cudaError_t error, const char* call, const char* file, int lin
                           std::to_string(line));
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

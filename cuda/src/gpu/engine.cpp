@@ -17,8 +17,6 @@
 namespace ssim2 {
 namespace cuda {
 
-using namespace gpu;
-
 #define SSIM2_GUARD()                                           \
   ContextGuard guard_(impl_->options.context, impl_->device);  \
   if (!guard_.status().ok()) return guard_.status()
@@ -34,8 +32,6 @@ Engine::Engine() = default;
 Engine::~Engine() = default;
 Engine::Engine(Engine&& other) noexcept = default;
 Engine& Engine::operator=(Engine&& other) noexcept = default;
-
-bool DeviceAvailable(std::string* why_not) { return gpu::DeviceAvailable(why_not); }
 
 Status Engine::Create(int width, int height, const EngineOptions& options, Engine* out) {
   if (!out) return Status(StatusCode::kInvalidArgument, "Engine::Create: out is null");

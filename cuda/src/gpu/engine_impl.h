@@ -23,25 +23,25 @@ struct Engine::Impl {
   EngineOptions options;
   int device = -1;
   std::string device_name;
-  gpu::Layout layout;
-  gpu::LaunchTables tables;
+  cuda::Layout layout;
+  cuda::LaunchTables tables;
 
   // Everything that must be released with the context current.
   struct Resources {
-    gpu::DeviceBuffer memory;
-    gpu::Stream stream;
-    gpu::PinnedBuffer results;  // 2 passes x kSumsPerResult doubles per slot
-    gpu::Uploader uploads;
-    gpu::TicketRing tickets;
+    cuda::DeviceBuffer memory;
+    cuda::Stream stream;
+    cuda::PinnedBuffer results;  // 2 passes x kSumsPerResult doubles per slot
+    cuda::Uploader uploads;
+    cuda::TicketRing tickets;
     // The cached reference's XYB pyramid, kept aside while a pair is scored
     // (a pair's passes write the reference pyramid). Allocated on first use.
-    gpu::DeviceBuffer saved_reference;
+    cuda::DeviceBuffer saved_reference;
   };
   std::unique_ptr<Resources> res;
 
   bool has_reference = false;
   bool reference_alpha = false;
-  gpu::InputDesc reference_raw{};  // alpha reference, kept in Layout::raw_ref
+  cuda::InputDesc reference_raw{};  // alpha reference, kept in Layout::raw_ref
 
   ~Impl();
 
@@ -57,10 +57,10 @@ struct Engine::Impl {
                  ResultCallback callback, void* user_data);
 
  private:
-  Status EnqueuePass(gpu::PassMode mode, const gpu::InputDesc* ref, const gpu::InputDesc* dist,
+  Status EnqueuePass(cuda::PassMode mode, const cuda::InputDesc* ref, const cuda::InputDesc* dist,
                      float background, int result_slot);
-  Status EnqueuePairPasses(const ImageView& reference, const gpu::InputDesc& dist,
-                           const gpu::Upload& dist_upload, int first_result, int* passes);
+  Status EnqueuePairPasses(const ImageView& reference, const cuda::InputDesc& dist,
+                           const cuda::Upload& dist_upload, int first_result, int* passes);
   // Copies of the cached reference's XYB pyramid, enqueued on the stream.
   Status SaveCachedReference();
   Status RestoreCachedReference();

@@ -9,7 +9,7 @@
 #include "gpu/kernels_device.cuh"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t stream) {
   const LaunchShape shape = PrepareShape(params);
@@ -41,5 +41,5 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaGetLastError();
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

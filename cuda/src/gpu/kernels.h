@@ -12,7 +12,7 @@
 #include <cuda_runtime_api.h>
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 // Maps of one (scale, channel): the five planes the SSIM map needs.
 enum MapIndex : int { kMapMu1 = 0, kMapMu2 = 1, kMapS11 = 2, kMapS22 = 3, kMapS12 = 4 };
@@ -186,5 +186,5 @@ inline LaunchShape ReduceShape(const ReduceParams& params) {
   return {dim3((threads + 127) / 128), dim3(128)};
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

@@ -8,7 +8,7 @@
 #include "constants.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 namespace {
 
 std::size_t AlignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
@@ -366,5 +366,5 @@ void FinishResult(const MetricPlan& plan, const double* sums, Result* result) {
   result->score = ScoreFromFeatures(*result);
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

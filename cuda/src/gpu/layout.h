@@ -25,7 +25,7 @@
 #include "plan.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 constexpr int kPitchAlign = 32;          // floats: rows start on 128-byte lines
 constexpr std::size_t kRegionAlign = 256;
@@ -139,5 +139,5 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
 // skipped entries marked and the score computed, as the CPU path does.
 void FinishResult(const MetricPlan& plan, const double* sums, Result* result);
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

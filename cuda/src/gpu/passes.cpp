@@ -12,7 +12,7 @@
 #include "pixel_format.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 Status LaunchPass(const PassLaunches& pass, cudaStream_t stream) {
   for (int s = 0; s < pass.num_scales; ++s) {
@@ -26,12 +26,6 @@ Status LaunchPass(const PassLaunches& pass, cudaStream_t stream) {
   if (pass.reduce) SSIM2_CUDA_CHECK(LaunchReduce(*pass.reduce, pass.partials, pass.sums, stream));
   return Status::Ok();
 }
-
-}  // namespace gpu
-
-namespace cuda {
-
-using namespace gpu;
 
 Status Engine::Impl::CheckImage(const ImageView& v) const {
   SSIM2_RETURN_IF_ERROR(ValidateImage(v));

@@ -9,9 +9,9 @@
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 Status LaunchPass(const PassLaunches& pass, cudaStream_t stream);
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

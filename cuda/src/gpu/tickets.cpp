@@ -7,7 +7,7 @@
 #include "gpu/layout.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 namespace {
 
 // The result of a slot: its passes folded by the alpha rule.
@@ -48,7 +48,7 @@ Status TicketRing::NextSlot(int* index) {
 }
 
 Status TicketRing::Publish(int index, int passes, const MetricPlan* plan, const double* sums,
-                           cuda::ResultCallback callback, void* user_data, cudaStream_t stream,
+                           ResultCallback callback, void* user_data, cudaStream_t stream,
                            Ticket* ticket) {
   Slot& slot = slots_[index];
   slot.passes = passes;
@@ -116,5 +116,5 @@ Status TicketRing::Query(Ticket ticket, bool* done, Result* result) {
   return Status::Ok();
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

@@ -13,9 +13,9 @@
 #include "ssim2/cuda_engine.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
-using Ticket = cuda::Engine::Ticket;
+using Ticket = Engine::Ticket;
 
 struct Slot {
   // Set by Publish; cleared by Wait/Query, or for tickets with a callback by
@@ -23,7 +23,7 @@ struct Slot {
   std::atomic<bool> busy{false};
   Ticket ticket = 0;
   int passes = 0;
-  cuda::ResultCallback callback = nullptr;
+  ResultCallback callback = nullptr;
   void* user_data = nullptr;
   const MetricPlan* plan = nullptr;
   const double* sums = nullptr;  // pinned, passes x kSumsPerResult
@@ -42,7 +42,7 @@ class TicketRing {
   // arms its callback and hands out its ticket. `sums`: pinned memory the
   // passes' sums are copied to.
   Status Publish(int index, int passes, const MetricPlan* plan, const double* sums,
-                 cuda::ResultCallback callback, void* user_data, cudaStream_t stream,
+                 ResultCallback callback, void* user_data, cudaStream_t stream,
                  Ticket* ticket);
 
   Status Wait(Ticket ticket, Result* result);
@@ -55,5 +55,5 @@ class TicketRing {
   Ticket next_ticket_ = 1;
 };
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

@@ -11,7 +11,7 @@
 #include "pixel_format.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 namespace {
 
 // The kernels' name for how a format is read.
@@ -196,5 +196,5 @@ Status Uploader::Issue(const Upload& u, cudaStream_t stream) {
   return Status::Ok();
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

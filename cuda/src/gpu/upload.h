@@ -12,7 +12,7 @@
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 // Device images: positive strides, planes and strides aligned to the
 // samples the kernels read in place (2 bytes for 16-bit words, 4 for float).
@@ -72,5 +72,5 @@ class Uploader {
   int next_distorted_ = 0;
 };
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

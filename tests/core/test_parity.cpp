@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 #endif
 
+#include "../results.h"
 #include "../testdata.h"
 #include "image_io.h"
 #include "ssim2/ssim2.h"
@@ -25,7 +26,9 @@
 namespace ssim2 {
 namespace {
 
+using testing::BitIdentical;
 using testing::ReadCsv;
+using testing::RelativeDiff;
 using testing::TestDataPath;
 
 // Images are decoded once for all tests.
@@ -48,33 +51,6 @@ double SubScoreTolerance(Backend backend) { return backend == Backend::kCpu ? 0.
 constexpr double kScoreToleranceVsCpu = 1e-9;
 // The reference prints 8 decimals.
 constexpr double kScoreToleranceVsReference = 1e-6;
-
-double RelativeDiff(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return 0.0;
-  if (std::isnan(a) || std::isnan(b)) return INFINITY;
-  const double m = std::max(std::fabs(a), std::fabs(b));
-  return m > 1e-300 ? std::fabs(a - b) / m : std::fabs(a - b);
-}
-
-::testing::AssertionResult BitIdentical(const Result& a, const Result& b) {
-  if (a.num_scales != b.num_scales || std::memcmp(&a.score, &b.score, sizeof a.score) != 0) {
-    return ::testing::AssertionFailure()
-           << "score " << ::testing::PrintToString(a.score) << " vs "
-           << ::testing::PrintToString(b.score);
-  }
-  for (int s = 0; s < kMaxScales; ++s)
-    for (int c = 0; c < kNumChannels; ++c)
-      for (int m = 0; m < kNumMaps; ++m)
-        for (int n = 0; n < kNumNorms; ++n) {
-          const double x = a.features[s][c][m][n], y = b.features[s][c][m][n];
-          if (std::isnan(x) && std::isnan(y)) continue;
-          if (std::memcmp(&x, &y, sizeof x) != 0) {
-            return ::testing::AssertionFailure() << "sub-score " << s << "/" << c << "/" << m
-                                                 << "/" << n << ": " << x << " vs " << y;
-          }
-        }
-  return ::testing::AssertionSuccess();
-}
 
 class Parity : public ::testing::TestWithParam<Backend> {
  protected:

@@ -14,12 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "../results.h"
 #include "arith.h"
 #include "pixel_format.h"
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {
 namespace {
+
+using testing::BitIdentical;
 
 // Small (the emulated runtime is slow), odd, and with three scales.
 constexpr int kW = 23;
@@ -96,30 +99,6 @@ TestImage UniformLinear(float encoded, int width, int height) {
   return img;
 }
 
-// Bit-identical scores and sub-scores (NaN == NaN: skipped maps).
-::testing::AssertionResult SameResult(const Result& a, const Result& b) {
-  if (a.num_scales != b.num_scales) {
-    return ::testing::AssertionFailure() << "scales " << a.num_scales << " vs " << b.num_scales;
-  }
-  if (std::memcmp(&a.score, &b.score, sizeof a.score) != 0) {
-    return ::testing::AssertionFailure()
-           << "score " << testing::PrintToString(a.score) << " vs "
-           << testing::PrintToString(b.score);
-  }
-  for (int s = 0; s < kMaxScales; ++s)
-    for (int c = 0; c < kNumChannels; ++c)
-      for (int m = 0; m < kNumMaps; ++m)
-        for (int n = 0; n < kNumNorms; ++n) {
-          const double x = a.features[s][c][m][n], y = b.features[s][c][m][n];
-          if (std::isnan(x) && std::isnan(y)) continue;
-          if (std::memcmp(&x, &y, sizeof x) != 0) {
-            return ::testing::AssertionFailure() << "sub-score " << s << "/" << c << "/" << m
-                                                 << "/" << n << ": " << x << " vs " << y;
-          }
-        }
-  return ::testing::AssertionSuccess();
-}
-
 #define EXPECT_OK(expr)                                                               \
   do {                                                                                \
     const ::ssim2::Status s_ = (expr);                                                \
@@ -175,13 +154,13 @@ void RunSequence(Scorer* scorer, PixelFormat format) {
   EXPECT_TRUE(scorer->has_reference());
   Result cached;
   ASSERT_OK(scorer->ComputeWithReference(dist.view, &cached));
-  EXPECT_TRUE(SameResult(cached, one_shot)) << "cached reference vs one-shot";
+  EXPECT_TRUE(BitIdentical(cached, one_shot)) << "cached reference vs one-shot";
 
   const Result pair = Score(scorer, a.view, b.view);
-  EXPECT_FALSE(SameResult(one_shot, pair)) << "the two pairs should score differently";
+  EXPECT_FALSE(BitIdentical(one_shot, pair)) << "the two pairs should score differently";
   Result again;
   ASSERT_OK(scorer->ComputeWithReference(dist.view, &again));
-  EXPECT_TRUE(SameResult(again, one_shot)) << "cached reference after Compute(a, b)";
+  EXPECT_TRUE(BitIdentical(again, one_shot)) << "cached reference after Compute(a, b)";
 }
 
 // Longer sequences with and without alpha on the reference: more pairs,
@@ -201,18 +180,18 @@ TEST_P(ScorerContract, LongSequences) {
     ASSERT_OK(scorer->SetReference(ref.view));
     Result r;
     for (int round = 0; round < 2; ++round) {
-      EXPECT_TRUE(SameResult(Score(scorer.get(), a.view, b.view), pair));
-      EXPECT_TRUE(SameResult(Score(scorer.get(), ref.view, b.view), ref_b));
+      EXPECT_TRUE(BitIdentical(Score(scorer.get(), a.view, b.view), pair));
+      EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, b.view), ref_b));
       ASSERT_OK(scorer->ComputeWithReference(dist.view, &r));
-      EXPECT_TRUE(SameResult(r, one_shot)) << "round " << round;
+      EXPECT_TRUE(BitIdentical(r, one_shot)) << "round " << round;
     }
     std::vector<Result> batch;
     ASSERT_OK(scorer->ComputeBatch(a.view, {b.view, dist.view}, &batch));
     ASSERT_EQ(batch.size(), 2u);
-    EXPECT_TRUE(SameResult(batch[0], pair)) << "batch";
-    EXPECT_TRUE(SameResult(Score(scorer.get(), ref.view, dist.view), one_shot));
+    EXPECT_TRUE(BitIdentical(batch[0], pair)) << "batch";
+    EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, dist.view), one_shot));
     ASSERT_OK(scorer->ComputeWithReference(b.view, &r));
-    EXPECT_TRUE(SameResult(r, pair)) << "the batch's reference is the cached one afterwards";
+    EXPECT_TRUE(BitIdentical(r, pair)) << "the batch's reference is the cached one afterwards";
   }
 }
 
@@ -265,7 +244,7 @@ TEST_P(ScorerContract, SizeMismatchChangesNothing) {
   // None of the failures touched the cached reference.
   EXPECT_TRUE(scorer->has_reference());
   ASSERT_OK(scorer->ComputeWithReference(dist.view, &r));
-  EXPECT_TRUE(SameResult(r, expected));
+  EXPECT_TRUE(BitIdentical(r, expected));
 
   // A failed SetReference leaves no reference.
   EXPECT_EQ(scorer->SetReference(small.view).code(), StatusCode::kSizeMismatch);
@@ -300,11 +279,11 @@ TEST_P(ScorerContract, ReferenceAlphaTakesTheLowerOfTwoBackgrounds) {
   const Result bright = Score(scorer.get(), UniformLinear(0.9f, kW, kH).view, dist_rgbx.view);
   ASSERT_NE(dark.score, bright.score);
   const Result& lower = dark.score < bright.score ? dark : bright;
-  EXPECT_TRUE(SameResult(Score(scorer.get(), ref.view, dist.view), lower));
+  EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, dist.view), lower));
   Result cached;
   ASSERT_OK(scorer->SetReference(ref.view));
   ASSERT_OK(scorer->ComputeWithReference(dist.view, &cached));
-  EXPECT_TRUE(SameResult(cached, lower));
+  EXPECT_TRUE(BitIdentical(cached, lower));
 }
 
 // Without alpha on the reference, a distorted alpha blends against 0.5.
@@ -314,11 +293,11 @@ TEST_P(ScorerContract, DistortedAlphaOnlyBlendsAgainstHalfGrey) {
   const TestImage ref = MakeImage(PixelFormat::kRGB8, kW, kH, 1);
   const TestImage dist = MakeImage(PixelFormat::kRGBA8, kW, kH, 2, 0.0, AlphaFill::kTransparent);
   const Result expected = Score(scorer.get(), ref.view, UniformLinear(0.5f, kW, kH).view);
-  EXPECT_TRUE(SameResult(Score(scorer.get(), ref.view, dist.view), expected));
+  EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, dist.view), expected));
   Result cached;
   ASSERT_OK(scorer->SetReference(ref.view));
   ASSERT_OK(scorer->ComputeWithReference(dist.view, &cached));
-  EXPECT_TRUE(SameResult(cached, expected));
+  EXPECT_TRUE(BitIdentical(cached, expected));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ScorerContract,

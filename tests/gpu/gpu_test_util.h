@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../results.h"
 #include "../test_flags.h"
 #include "ssim2/cuda_engine.h"
 #include "ssim2/ssim2.h"
@@ -70,15 +71,6 @@ struct DeviceCopy {
   DeviceCopy(DeviceCopy&& o) noexcept : ptr(o.ptr) { o.ptr = nullptr; }
 };
 
-// Relative difference of two features (NaN == NaN).
-inline double FeatureDiff(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return 0.0;
-  if (std::isnan(a) || std::isnan(b)) return INFINITY;
-  const double d = std::fabs(a - b);
-  const double m = std::max(std::fabs(a), std::fabs(b));
-  return m > 1e-300 ? d / m : d;
-}
-
 // Largest relative feature difference; *where names the first worst one.
 inline double MaxFeatureDiff(const ssim2::Result& a, const ssim2::Result& b, std::string* where) {
   double worst = 0.0;
@@ -86,7 +78,7 @@ inline double MaxFeatureDiff(const ssim2::Result& a, const ssim2::Result& b, std
     for (int c = 0; c < 3; ++c)
       for (int m = 0; m < 3; ++m)
         for (int n = 0; n < 2; ++n) {
-          const double d = FeatureDiff(a.features[s][c][m][n], b.features[s][c][m][n]);
+          const double d = ssim2::testing::RelativeDiff(a.features[s][c][m][n], b.features[s][c][m][n]);
           if (d > worst) {
             worst = d;
             if (where) {
@@ -100,18 +92,6 @@ inline double MaxFeatureDiff(const ssim2::Result& a, const ssim2::Result& b, std
   return worst;
 }
 
-inline bool BitIdentical(const ssim2::Result& a, const ssim2::Result& b) {
-  if (a.num_scales != b.num_scales) return false;
-  if (std::memcmp(&a.score, &b.score, sizeof(double)) != 0) return false;
-  for (int s = 0; s < ssim2::kMaxScales; ++s)
-    for (int c = 0; c < 3; ++c)
-      for (int m = 0; m < 3; ++m)
-        for (int n = 0; n < 2; ++n) {
-          const double x = a.features[s][c][m][n], y = b.features[s][c][m][n];
-          if (std::isnan(x) && std::isnan(y)) continue;
-          if (std::memcmp(&x, &y, sizeof x) != 0) return false;
-        }
-  return true;
-}
+using ssim2::testing::BitIdentical;
 
-}  // namespace cudatest
+}  // namespace gputest

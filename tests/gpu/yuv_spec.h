@@ -169,4 +169,4 @@ inline void Convert(const Yuv& y, Converted* c) {
   }
 }
 
-}  // namespace cudatest
+}  // namespace gputest

@@ -1,6 +1,6 @@
 // CUDA kernels of the engine: plain-old-data job descriptions shared by the
-// host code (engine.cpp, layout.cpp) and the kernels (kernels.cu), and the
-// thin launchers. Everything about which planes go where is decided on the
+// host code (layout.cpp, upload.cpp, passes.cpp) and the kernels
+// (kernels.cu), the launch geometry, and the thin launchers. Everything about which planes go where is decided on the
 // host (layout.cpp); the kernels only follow the job tables.
 #pragma once
 

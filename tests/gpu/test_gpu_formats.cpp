@@ -305,6 +305,22 @@ void ApiTests() {
   const Status wc = e.Wait(tc, nullptr);
   EXPECT_TRUE(box.calls == 6) << gputest::Format("Wait returned (%s) before the callback ran", wc.message().c_str());
 
+  // A pair leaves the cached reference alone, also with both in flight at
+  // once (the cached pyramid is copied aside and back on the stream).
+  EXPECT_OK(e.SetReference(r.View()));
+  Result between, after;
+  EXPECT_OK(e.Compute(d.View(), d2.View(), &between));
+  EXPECT_OK(e.Compute(d.View(), &after));
+  EXPECT_TRUE(BitIdentical(after, sync1)) << "cached reference after a pair";
+  cuda::Engine::Ticket tp = 0, tq = 0;
+  EXPECT_OK(e.ComputeAsync(d.View(), d2.View(), &tp));
+  EXPECT_OK(e.ComputeAsync(d2.View(), &tq));
+  Result rp, rq;
+  EXPECT_OK(e.Wait(tp, &rp));
+  EXPECT_OK(e.Wait(tq, &rq));
+  EXPECT_TRUE(BitIdentical(rp, between)) << "asynchronous pair";
+  EXPECT_TRUE(BitIdentical(rq, sync2)) << "cached reference behind an asynchronous pair";
+
   // Errors.
   const Packed small = MakePacked(PixelFormat::kRGB8, w - 1, h, 4, 0);
   Result dummy;

@@ -14,17 +14,16 @@ namespace ssim2 {
 namespace cuda {
 namespace {
 
-// The kernels' name for how a format is read.
-InputKind KindOf(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kLinearRGBPlanarF32: return kInLinearF32;
-    case PixelFormat::kI420: return kInI420;
-    case PixelFormat::kNV12: return kInNV12;
-    case PixelFormat::kY444: return kInY444;
-    case PixelFormat::kI420_10LE: return kInI420_10;
-    case PixelFormat::kP010_10LE: return kInP010;
-    default: return FindFormat(format)->bytes_per_sample == 2 ? kInPacked16 : kInPacked8;
+// The kernels' name for how a format is read, from its facts.
+InputKind KindOf(const FormatTraits& f) {
+  switch (f.family) {
+    case FormatFamily::kPacked: return f.bytes_per_sample == 2 ? kInPacked16 : kInPacked8;
+    case FormatFamily::kLinearPlanar: return kInLinearF32;
+    case FormatFamily::kYuv: break;
   }
+  if (!f.chroma_420) return kInY444;
+  if (f.bit_depth > 8) return f.chroma_interleaved ? kInP010 : kInI420_10;
+  return f.chroma_interleaved ? kInNV12 : kInI420;
 }
 
 // Rows of a host image into pinned staging; large images with several
@@ -110,7 +109,7 @@ Status Uploader::Prepare(const ImageView& v, int staging, char* dst, std::size_t
                          cudaStream_t stream, InputDesc* desc, Upload* upload) {
   const FormatTraits& f = *FindFormat(v.format);
   *desc = InputDesc{};
-  desc->kind = KindOf(v.format);
+  desc->kind = KindOf(f);
   desc->channels = f.channels;
   desc->r = f.r;
   desc->g = f.g;

@@ -194,13 +194,15 @@ struct ScorerOptions {
 // The contract is the same on every backend; this class enforces it and the
 // backends only score inputs it has already checked:
 // - Every call checks its images first (ValidateImage, ValidatePair for a
-//   pair, ValidateSize against the scorer's size) and fails without changing
-//   anything when one is wrong.
+//   pair, ValidateSize against the scorer's size) and fails before doing any
+//   work when one is wrong; Compute, ComputeWithReference and a ComputeBatch
+//   whose images are wrong change nothing.
 // - Compute(reference, distorted) scores one pair and leaves the cached
 //   reference alone: a later ComputeWithReference still scores against the
 //   image given to the last successful SetReference.
-// - SetReference replaces the cached reference; when it fails, no reference
-//   is cached. ComputeWithReference fails with kInvalidArgument until one is.
+// - SetReference replaces the cached reference; when it fails (also on a
+//   wrong image), no reference is cached. ComputeWithReference fails with
+//   kInvalidArgument until one is.
 // - ComputeBatch is SetReference(reference) followed by ComputeWithReference
 //   for each distorted image: afterwards `reference` is the cached one.
 // - Alpha, as the reference tool: a reference with alpha is scored against

@@ -69,6 +69,7 @@ fi
 if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_stages" --quick
   step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_formats" --quick
+  step memcheck-contract 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
   step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_gpu_stages" --quick
   # Barriers: a __syncthreads reached from different code paths of one block
   # (e.g. warp-specialised kernels) runs fine on the H200 but is undefined;

@@ -13,6 +13,7 @@
 
 #include "arith.h"
 #include "gpu_test_util.h"
+#include "pixel_format.h"
 #include "yuv_spec.h"
 
 using namespace ssim2;
@@ -26,19 +27,8 @@ using gputest::Convert;
 
 namespace {
 
-int SamplesOf(PixelFormat f) {
-  switch (f) {
-    case PixelFormat::kRGB8: case PixelFormat::kRGB16: return 3;
-    case PixelFormat::kRGBA8: case PixelFormat::kBGRA8: case PixelFormat::kRGBX8:
-    case PixelFormat::kBGRX8: case PixelFormat::kRGBA16: return 4;
-    case PixelFormat::kGray8: case PixelFormat::kGray16: return 1;
-    default: return 2;  // grey + alpha
-  }
-}
-bool Is16(PixelFormat f) {
-  return f == PixelFormat::kRGB16 || f == PixelFormat::kRGBA16 || f == PixelFormat::kGray16 ||
-         f == PixelFormat::kGrayAlpha16;
-}
+int SamplesOf(PixelFormat f) { return FindFormat(f)->channels; }
+bool Is16(PixelFormat f) { return FindFormat(f)->bytes_per_sample == 2; }
 
 // A packed image whose samples follow smooth patterns plus noise; `noise`
 // perturbs it (the distorted version).

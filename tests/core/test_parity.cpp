@@ -18,7 +18,7 @@
 #include <cuda_runtime.h>
 #endif
 
-#include "../results.h"
+#include "../assertions.h"
 #include "../testdata.h"
 #include "image_io.h"
 #include "ssim2/ssim2.h"
@@ -218,14 +218,14 @@ TEST_P(Parity, CachedReferenceAndBatchesEqualCompute) {
     if (HasFailure()) return;
     std::unique_ptr<Scorer> scorer = NewScorer(ref.width(), ref.height(), true, GetParam());
     ASSERT_TRUE(scorer);
-    ASSERT_TRUE(scorer->SetReference(ref.view()).ok());
+    ASSERT_OK(scorer->SetReference(ref.view()));
     for (std::size_t i = 0; i < views.size(); ++i) {
       Result r;
-      ASSERT_TRUE(scorer->ComputeWithReference(views[i], &r).ok());
+      ASSERT_OK(scorer->ComputeWithReference(views[i], &r));
       EXPECT_TRUE(BitIdentical(r, one_shot[i])) << dist_paths[i] << ": cached reference";
     }
     std::vector<Result> batch;
-    ASSERT_TRUE(scorer->ComputeBatch(ref.view(), views, &batch).ok());
+    ASSERT_OK(scorer->ComputeBatch(ref.view(), views, &batch));
     for (std::size_t i = 0; i < views.size(); ++i) {
       EXPECT_TRUE(BitIdentical(batch[i], one_shot[i])) << dist_paths[i] << ": batch";
     }
@@ -281,10 +281,10 @@ TEST_P(Parity, DeviceInputsEqualHostInputs) {
     std::unique_ptr<Scorer> scorer = NewScorer(ref.width(), ref.height(), true, GetParam());
     ASSERT_TRUE(scorer);
     Result r;
-    ASSERT_TRUE(scorer->Compute(dref.view(), ddist.view(), &r).ok());
+    ASSERT_OK(scorer->Compute(dref.view(), ddist.view(), &r));
     EXPECT_TRUE(BitIdentical(r, host)) << row[1] << ": device inputs";
-    ASSERT_TRUE(scorer->SetReference(dref.view()).ok());
-    ASSERT_TRUE(scorer->ComputeWithReference(dist.view(), &r).ok());
+    ASSERT_OK(scorer->SetReference(dref.view()));
+    ASSERT_OK(scorer->ComputeWithReference(dist.view(), &r));
     EXPECT_TRUE(BitIdentical(r, host)) << row[1] << ": cached device reference";
   }
 }

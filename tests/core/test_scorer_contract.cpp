@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../results.h"
+#include "../assertions.h"
 #include "arith.h"
 #include "pixel_format.h"
 #include "ssim2/ssim2.h"
@@ -98,19 +98,6 @@ TestImage UniformLinear(float encoded, int width, int height) {
   }
   return img;
 }
-
-#define EXPECT_OK(expr)                                                               \
-  do {                                                                                \
-    const ::ssim2::Status s_ = (expr);                                                \
-    EXPECT_TRUE(s_.ok()) << #expr << ": " << StatusCodeName(s_.code()) << ": "        \
-                         << s_.message();                                             \
-  } while (0)
-#define ASSERT_OK(expr)                                                               \
-  do {                                                                                \
-    const ::ssim2::Status s_ = (expr);                                                \
-    ASSERT_TRUE(s_.ok()) << #expr << ": " << StatusCodeName(s_.code()) << ": "        \
-                         << s_.message();                                             \
-  } while (0)
 
 Result Score(Scorer* scorer, const ImageView& ref, const ImageView& dist) {
   Result r;

@@ -15,17 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "../results.h"
+#include "../assertions.h"
 #include "../test_flags.h"
 #include "ssim2/cuda_engine.h"
 #include "ssim2/ssim2.h"
 
-#define EXPECT_OK(expr)                                                                 \
-  do {                                                                                  \
-    const ::ssim2::Status s_ = (expr);                                                  \
-    EXPECT_TRUE(s_.ok()) << #expr << ": " << ::ssim2::StatusCodeName(s_.code()) << ": " \
-                         << s_.message();                                               \
-  } while (0)
 
 // Skips the test (GTEST_SKIP) when no CUDA device can be used; a binary
 // whose tests all skipped exits 77 (tests/gtest_main.cpp).

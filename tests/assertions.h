@@ -1,4 +1,4 @@
-// Comparisons of ssim2::Result for the gtest suites.
+// gtest assertions on ssim2 types (Status, Result), for every suite.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +11,13 @@
 
 namespace ssim2 {
 namespace testing {
+
+// Success, or a failure naming the status code and message.
+inline ::testing::AssertionResult IsOk(const Status& status) {
+  if (status.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << StatusCodeName(status.code()) << ": "
+                                       << status.message();
+}
 
 // Relative difference of two sub-scores (NaN == NaN: maps both skipped).
 inline double RelativeDiff(double a, double b) {
@@ -45,3 +52,6 @@ inline ::testing::AssertionResult BitIdentical(const Result& a, const Result& b)
 
 }  // namespace testing
 }  // namespace ssim2
+
+#define EXPECT_OK(expr) EXPECT_TRUE(::ssim2::testing::IsOk(expr))
+#define ASSERT_OK(expr) ASSERT_TRUE(::ssim2::testing::IsOk(expr))

@@ -59,14 +59,17 @@ T=$BUILD/tests/gpu
 step layout 30 "$T/test_gpu_layout"
 step stages 120 "$T/test_gpu_stages"
 step formats 120 "$T/test_gpu_formats"
+# The CUDA cases of the core suites (their CPU cases run in CI).
+step contract 60 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
 if [ -n "$TESTDATA" ]; then
-  step testdata 200 "$T/test_gpu_testdata" "$TESTDATA"
+  step parity 240 env SSIM2_TESTDATA="$TESTDATA" "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 else
-  step testdata 200 "$T/test_gpu_testdata"
+  step parity 240 "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 fi
 if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_stages" --quick
   step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_formats" --quick
+  step memcheck-contract 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
   step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_gpu_stages" --quick
   # Barriers: a __syncthreads reached from different code paths of one block
   # (e.g. warp-specialised kernels) runs fine on the H200 but is undefined;
@@ -75,7 +78,7 @@ if [ -n "$SANITIZER" ]; then
 else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi
-step bench 150 "$BUILD/tools/bench/ssim2-bench" --seconds 1
+step bench 150 "$BUILD/tools/ssim2-bench" --seconds 1
 if [ -n "$TESTDATA" ]; then
   # ssim2 --pairs on the GPU: every row against the single-pair command, then
   # its rate against the decode-only rate (and --device all with two GPUs).
@@ -89,9 +92,9 @@ echo
 echo "| step | result |"
 echo "|---|---|"
 for i in "${!NAMES[@]}"; do echo "| ${NAMES[$i]} | ${RESULTS[$i]} |"; done
-if [ -f "$LOG/testdata.log" ]; then
+if [ -f "$LOG/parity.log" ]; then
   echo
-  grep -E "^max \|gpu - reference\|" "$LOG/testdata.log" || true
+  grep -E "^(parity|features|scores) \(cuda\)" "$LOG/parity.log" || true
 fi
 if [ -f "$LOG/bench.log" ]; then
   echo

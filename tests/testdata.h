@@ -1,10 +1,13 @@
-// Access to the shared test data (../shared/testdata beside the repository).
-// A missing folder is a test failure, never a skip: CI must not go green
-// without having compared anything.
+// Access to the shared test data: $SSIM2_TESTDATA when set (a build run on
+// another machine), else the folder tests/meson.build compiles in
+// (../shared/testdata beside the repository). A missing folder is a test
+// failure, never a skip: CI must not go green without having compared
+// anything.
 #pragma once
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -19,7 +22,10 @@
 namespace ssim2 {
 namespace testing {
 
-inline std::string TestDataDir() { return SSIM2_TESTDATA_DIR; }
+inline std::string TestDataDir() {
+  const char* env = std::getenv("SSIM2_TESTDATA");
+  return env && *env ? std::string(env) : std::string(SSIM2_TESTDATA_DIR);
+}
 
 inline std::string TestDataPath(const std::string& relative) {
   return TestDataDir() + "/" + relative;

@@ -49,13 +49,6 @@ SSIM2_CONST_ARRAY float kSrgbP[5] = {2.200248328e-04f, 1.043637593e-02f, 1.62482
 SSIM2_CONST_ARRAY float kSrgbQ[5] = {2.631846970e-01f, 1.076976492e+00f, 4.987528350e-01f,
                                -5.512498495e-02f, 6.521209011e-03f};
 
-// Alpha is blended against these grey levels; the lower score is reported.
-// Without alpha on the reference, the reference tool blends the distorted
-// image (if it has alpha) against 0.5.
-SSIM2_CONST float kAlphaBackgroundDark = 0.1f;
-SSIM2_CONST float kAlphaBackgroundBright = 0.9f;
-SSIM2_CONST float kAlphaBackgroundDefault = 0.5f;
-
 // Msssim::Score(): feature weights in the order channel, scale, norm, map.
 SSIM2_CONST double kWeights[108] = {
     0.0, 0.0007376606707406586, 0.0, 0.0, 0.0007793481682867309, 0.0, 0.0,

@@ -1,4 +1,5 @@
-// ssim2::Scorer: picks the backend and holds what both backends share.
+// ssim2::Scorer: picks the backend and enforces the contract both backends
+// share (checks, the cached-reference rules; see ssim2.h).
 #include <string>
 
 #include "scorer_factory.h"
@@ -7,7 +8,7 @@ namespace ssim2 {
 
 bool CudaAvailable(std::string* why_not) {
 #if defined(SSIM2_HAVE_CUDA)
-  return gpu::DeviceAvailable(why_not);
+  return cuda::DeviceAvailable(why_not);
 #else
   if (why_not) *why_not = "this build of gst-ssim2 has no CUDA engine (built without nvcc)";
   return false;
@@ -18,15 +19,13 @@ Status Scorer::Create(int width, int height, const ScorerOptions& options,
                       std::unique_ptr<Scorer>* out) {
   if (!out) return Status(StatusCode::kInvalidArgument, "Scorer::Create: out is null");
   out->reset();
-  if (width < 8 || height < 8) {
-    return Status(StatusCode::kImageTooSmall, "Minimum image size is 8x8 pixels");
-  }
+  if (Status s = ValidateMinimumSize(width, height); !s.ok()) return s;
   if (options.backend == Backend::kCpu) return cpu::CreateCpuScorer(width, height, options, out);
 #if defined(SSIM2_HAVE_CUDA)
-  Status cuda = gpu::CreateCudaScorer(width, height, options, out);
-  if (cuda.ok() || options.backend == Backend::kCuda) return cuda;
+  Status status = cuda::CreateCudaScorer(width, height, options, out);
+  if (status.ok() || options.backend == Backend::kCuda) return status;
   // kAuto: a missing device falls back to the CPU; other failures are real.
-  if (cuda.code() != StatusCode::kBackendUnavailable) return cuda;
+  if (status.code() != StatusCode::kBackendUnavailable) return status;
   return cpu::CreateCpuScorer(width, height, options, out);
 #else
   if (options.backend == Backend::kCuda) {
@@ -38,13 +37,54 @@ Status Scorer::Create(int width, int height, const ScorerOptions& options,
 #endif
 }
 
+Status Scorer::Compute(const ImageView& reference, const ImageView& distorted,
+                       Result* result) {
+  if (!result) return Status(StatusCode::kInvalidArgument, "Compute: result is null");
+  if (Status s = ValidatePair(reference, distorted); !s.ok()) return s;
+  if (Status s = ValidateSize(reference, width_, height_); !s.ok()) return s;
+  return ScorePair(reference, distorted, result);
+}
+
+Status Scorer::SetReference(const ImageView& reference) {
+  has_reference_ = false;
+  if (Status s = ValidateImage(reference); !s.ok()) return s;
+  if (Status s = ValidateSize(reference, width_, height_); !s.ok()) return s;
+  if (Status s = CacheReference(reference); !s.ok()) return s;
+  has_reference_ = true;
+  return Status::Ok();
+}
+
+Status Scorer::ComputeWithReference(const ImageView& distorted, Result* result) {
+  if (!result) return Status(StatusCode::kInvalidArgument, "ComputeWithReference: result is null");
+  if (!has_reference_) {
+    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+  }
+  if (Status s = ValidateImage(distorted); !s.ok()) return s;
+  if (Status s = ValidateSize(distorted, width_, height_); !s.ok()) return s;
+  return ScoreAgainstReference(distorted, result);
+}
+
 Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                             std::vector<Result>* results) {
   if (!results) return Status(StatusCode::kInvalidArgument, "ComputeBatch: results is null");
+  // Every image is checked before anything changes.
+  if (Status s = ValidateImage(reference); !s.ok()) return s;
+  if (Status s = ValidateSize(reference, width_, height_); !s.ok()) return s;
+  for (const ImageView& d : distorted) {
+    if (Status s = ValidatePair(reference, d); !s.ok()) return s;
+  }
   results->assign(distorted.size(), Result());
-  if (Status s = SetReference(reference); !s.ok()) return s;
+  has_reference_ = false;
+  if (Status s = ScoreBatch(reference, distorted, results->data()); !s.ok()) return s;
+  has_reference_ = true;
+  return Status::Ok();
+}
+
+Status Scorer::ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
+                          Result* results) {
+  if (Status s = CacheReference(reference); !s.ok()) return s;
   for (std::size_t i = 0; i < distorted.size(); ++i) {
-    if (Status s = ComputeWithReference(distorted[i], &(*results)[i]); !s.ok()) return s;
+    if (Status s = ScoreAgainstReference(distorted[i], &results[i]); !s.ok()) return s;
   }
   return Status::Ok();
 }

@@ -5,6 +5,10 @@
 
 #include "ssim2/ssim2.h"
 
+#if defined(SSIM2_HAVE_CUDA)
+#include "ssim2/cuda_engine.h"
+#endif
+
 namespace ssim2 {
 namespace cpu {
 Status CreateCpuScorer(int width, int height, const ScorerOptions& options,
@@ -12,12 +16,12 @@ Status CreateCpuScorer(int width, int height, const ScorerOptions& options,
 }  // namespace cpu
 
 #if defined(SSIM2_HAVE_CUDA)
-namespace gpu {
+namespace cuda {
 // Fails with kBackendUnavailable when no device can be used.
 Status CreateCudaScorer(int width, int height, const ScorerOptions& options,
                         std::unique_ptr<Scorer>* out);
-bool DeviceAvailable(std::string* why_not);
-}  // namespace gpu
+// (DeviceAvailable: ssim2/cuda_engine.h.)
+}  // namespace cuda
 #endif
 
 }  // namespace ssim2

@@ -1,6 +1,6 @@
 // A CPU stand-in for the CUDA runtime and for the engine's kernel launchers,
-// so that the whole engine (engine.cpp, layout.cpp, cuda_scorer.cpp and the
-// kernels' own source) runs in the GPU tests on a machine without a GPU.
+// so that the whole engine (the host code of cuda/src/gpu and the kernels'
+// own source) runs in the GPU tests on a machine without a GPU.
 // Everything is synchronous: "device" memory is host memory, copies are
 // memcpy, a kernel launch runs the kernel through cuda_emulation.h, a host
 // function is called at once. It checks logic and indexing, not timing or
@@ -19,29 +19,27 @@
 // Kernel launchers (the emulated counterparts of kernels.cu's).
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t) {
-  const dim3 block(32, 8);
-  const int ow = (params.width + 1) / 2;
-  const int oh = (params.height + 1) / 2;
-  const dim3 grid((ow + block.x - 1) / block.x, (oh + block.y - 1) / block.y, params.count);
-  emu::Launch(grid, block, false, [&] { PrepareKernel(params); });
+  const LaunchShape shape = PrepareShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { PrepareKernel(params); });
   return cudaSuccess;
 }
 
 cudaError_t LaunchHBlur(const HJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
                         cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  emu::Launch(dim3(num_blocks), dim3(kHBlockThreads), true,
-              [&] { HBlurKernel(jobs, num_jobs, blur); });
+  const LaunchShape shape = HBlurShape(num_blocks);
+  emu::Launch(shape.grid, shape.block, true, [&] { HBlurKernel(jobs, num_jobs, blur); });
   return cudaSuccess;
 }
 
 cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
                         double* partials, cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  emu::Launch(dim3(num_blocks), dim3(kVColumns, kVWarps), true,
+  const LaunchShape shape = VBlurShape(num_blocks);
+  emu::Launch(shape.grid, shape.block, true,
               [&] { VBlurKernel(jobs, num_jobs, blur, partials); });
   return cudaSuccess;
 }
@@ -49,13 +47,12 @@ cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const Bl
 cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
                          cudaStream_t) {
   if (params.num_jobs == 0) return cudaSuccess;
-  const int threads = params.num_jobs * kNumSums;
-  emu::Launch(dim3((threads + 127) / 128), dim3(128), false,
-              [&] { ReduceKernel(params, partials, out); });
+  const LaunchShape shape = ReduceShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { ReduceKernel(params, partials, out); });
   return cudaSuccess;
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2
 
 // ---------------------------------------------------------------------------

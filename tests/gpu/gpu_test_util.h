@@ -1,11 +1,12 @@
-// Small helpers shared by the GPU tests: check bookkeeping, PNG loading
-// (libpng's simplified API), random images, CUDA device buffers.
+// Helpers shared by the GPU tests (gtest): messages, the device check,
+// random images, CUDA device buffers, result comparisons.
 #pragma once
 
 #include <cuda_runtime.h>
-#include <png.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -14,80 +15,30 @@
 #include <string>
 #include <vector>
 
+#include "../assertions.h"
+#include "../test_flags.h"
 #include "ssim2/cuda_engine.h"
 #include "ssim2/ssim2.h"
 
+
+// Skips the test (GTEST_SKIP) when no CUDA device can be used; a binary
+// whose tests all skipped exits 77 (tests/gtest_main.cpp).
+#define SSIM2_REQUIRE_DEVICE()                                 \
+  do {                                                         \
+    std::string why_;                                          \
+    if (!::ssim2::cuda::DeviceAvailable(&why_)) GTEST_SKIP() << why_; \
+  } while (0)
+
 namespace gputest {
 
-inline int& Failures() {
-  static int f = 0;
-  return f;
-}
-inline int& Checks() {
-  static int c = 0;
-  return c;
-}
-
-#define CHECK_TRUE(cond, ...)                                      \
-  do {                                                             \
-    ++::gputest::Checks();                                         \
-    if (!(cond)) {                                                 \
-      ++::gputest::Failures();                                     \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-      std::printf(__VA_ARGS__);                                    \
-      std::printf("\n");                                           \
-    }                                                              \
-  } while (0)
-
-#define CHECK_OK(expr)                                                                   \
-  do {                                                                                   \
-    const ::ssim2::Status s_ = (expr);                                                   \
-    ++::gputest::Checks();                                                               \
-    if (!s_.ok()) {                                                                      \
-      ++::gputest::Failures();                                                           \
-      std::printf("FAIL %s:%d: %s: %s: %s\n", __FILE__, __LINE__, #expr,                 \
-                  ::ssim2::StatusCodeName(s_.code()), s_.message().c_str());             \
-    }                                                                                    \
-  } while (0)
-
-// Exit 77 (meson's "skipped") when no device can be used.
-inline void RequireDeviceOrSkip(const char* test) {
-  std::string why;
-  if (!ssim2::cuda::DeviceAvailable(&why)) {
-    std::printf("SKIP %s: %s\n", test, why.c_str());
-    std::exit(77);
-  }
-}
-
-inline int Finish(const char* test) {
-  std::printf("%s %s: %d checks, %d failures\n", Failures() ? "FAILED" : "PASSED", test, Checks(),
-              Failures());
-  return Failures() ? 1 : 0;
-}
-
-struct Rgb8Image {
-  int width = 0, height = 0;
-  std::vector<std::uint8_t> data;  // RGB, tightly packed
-  ssim2::ImageView View() const {
-    return ssim2::ImageView::Packed(ssim2::PixelFormat::kRGB8, width, height, data.data(),
-                                    3 * width);
-  }
-};
-
-inline bool LoadPng(const std::string& path, Rgb8Image* out) {
-  png_image image;
-  std::memset(&image, 0, sizeof image);
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) return false;
-  image.format = PNG_FORMAT_RGB;
-  out->width = static_cast<int>(image.width);
-  out->height = static_cast<int>(image.height);
-  out->data.resize(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, out->data.data(), 0, nullptr)) {
-    png_image_free(&image);
-    return false;
-  }
-  return true;
+// printf-style text for failure messages.
+inline std::string Format(const char* format, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
 }
 
 // A device copy of a host buffer (freed by the destructor).
@@ -114,15 +65,6 @@ struct DeviceCopy {
   DeviceCopy(DeviceCopy&& o) noexcept : ptr(o.ptr) { o.ptr = nullptr; }
 };
 
-// Relative difference of two features (NaN == NaN).
-inline double FeatureDiff(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return 0.0;
-  if (std::isnan(a) || std::isnan(b)) return INFINITY;
-  const double d = std::fabs(a - b);
-  const double m = std::max(std::fabs(a), std::fabs(b));
-  return m > 1e-300 ? d / m : d;
-}
-
 // Largest relative feature difference; *where names the first worst one.
 inline double MaxFeatureDiff(const ssim2::Result& a, const ssim2::Result& b, std::string* where) {
   double worst = 0.0;
@@ -130,7 +72,7 @@ inline double MaxFeatureDiff(const ssim2::Result& a, const ssim2::Result& b, std
     for (int c = 0; c < 3; ++c)
       for (int m = 0; m < 3; ++m)
         for (int n = 0; n < 2; ++n) {
-          const double d = FeatureDiff(a.features[s][c][m][n], b.features[s][c][m][n]);
+          const double d = ssim2::testing::RelativeDiff(a.features[s][c][m][n], b.features[s][c][m][n]);
           if (d > worst) {
             worst = d;
             if (where) {
@@ -144,18 +86,6 @@ inline double MaxFeatureDiff(const ssim2::Result& a, const ssim2::Result& b, std
   return worst;
 }
 
-inline bool BitIdentical(const ssim2::Result& a, const ssim2::Result& b) {
-  if (a.num_scales != b.num_scales) return false;
-  if (std::memcmp(&a.score, &b.score, sizeof(double)) != 0) return false;
-  for (int s = 0; s < ssim2::kMaxScales; ++s)
-    for (int c = 0; c < 3; ++c)
-      for (int m = 0; m < 3; ++m)
-        for (int n = 0; n < 2; ++n) {
-          const double x = a.features[s][c][m][n], y = b.features[s][c][m][n];
-          if (std::isnan(x) && std::isnan(y)) continue;
-          if (std::memcmp(&x, &y, sizeof x) != 0) return false;
-        }
-  return true;
-}
+using ssim2::testing::BitIdentical;
 
 }  // namespace gputest

@@ -1,15 +1,10 @@
-// The engine's kernels (cuda/src/gpu/kernels_device.cuh), compiled as plain
-// C++ and run on the CPU through cuda_emulation.h, driven with the real
-// layout and job tables (gpu/layout.cpp) the way engine.cpp drives them.
-// Checks every stage bit for bit against the CPU replay and the sub-scores
-// against the replay's, with no GPU: indexing, guards, barriers and the
-// shuffle reduction are exercised on the very same source.
-#include "gpu_test_util.h"  // before the shim: it includes CUDA and std headers
-#include "cuda_emulation.h"
-// clang-format off
-#include "gpu/kernels_device.cuh"
-// clang-format on
-
+// The engine's kernels (cuda/src/gpu/kernels_device.cuh) run on the CPU
+// through the emulated runtime (emulated_runtime.cpp, cuda_emulation.h),
+// driven with the real layout and job tables (gpu/layout.cpp) and the very
+// passes the engine enqueues (PlanPass, LaunchPass). Checks every stage bit
+// for bit against the CPU replay and the sub-scores against the replay's,
+// with no GPU: indexing, guards, barriers and the shuffle reduction are
+// exercised on the very same source.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "blur_constants.h"
-#include "constants.h"
+#include "alpha_rule.h"
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
 #include "gpu/layout.h"
+#include "gpu/passes.h"
 #include "gpu_test_util.h"
 #include "yuv_spec.h"
 
 using namespace ssim2;
-using namespace ssim2::gpu;
+using namespace ssim2::cuda;
 
 namespace {
 
@@ -37,12 +32,11 @@ unsigned Bits(float f) {
   return u;
 }
 
+// The engine's device memory and tables, in host memory.
 struct EmuEngine {
   Layout layout;
   LaunchTables tables;
   char* base = nullptr;
-  BlurParams blur;
-  float neg_cbrt_bias;
   EmuEngine(int w, int h, bool all) {
     layout = MakeLayout(w, h, all, 4);
     const std::size_t bytes = (layout.total_bytes + 255) / 256 * 256;
@@ -50,83 +44,15 @@ struct EmuEngine {
     std::memset(base, 0, bytes);
     tables = MakeTables(layout, base);
     std::memcpy(base + layout.jobs, tables.blob.data(), tables.blob.size());
-    blur = MakeBlurParams(GetBlurConstants());
-    neg_cbrt_bias = -std::cbrt(kOpsinBias);
   }
   ~EmuEngine() { std::free(base); }
+  EmuEngine(const EmuEngine&) = delete;
+  EmuEngine& operator=(const EmuEngine&) = delete;
 
-  PyramidStep Step(int image, int s) const {
-    const ScaleGeom& g = layout.geom[s];
-    PyramidStep st{};
-    st.xyb = reinterpret_cast<float*>(base + layout.xyb[image][s]);
-    st.xyb_plane = static_cast<long long>(g.plane_bytes / 4);
-    st.xyb_pitch = g.pitch;
-    if (s + 1 < layout.plan.num_scales) {
-      const ScaleGeom& n = layout.geom[s + 1];
-      st.lin_next = reinterpret_cast<float*>(base + layout.lin[image][s + 1]);
-      st.lin_next_plane = static_cast<long long>(n.plane_bytes / 4);
-      st.lin_next_pitch = n.pitch;
-    }
-    if (s > 0) {
-      st.lin_src = reinterpret_cast<const float*>(base + layout.lin[image][s]);
-      st.lin_src_plane = static_cast<long long>(g.plane_bytes / 4);
-      st.lin_src_pitch = g.pitch;
-    }
-    return st;
-  }
-
-  // Engine::Impl::EnqueuePass with emulated launches.
   void Pass(PassMode mode, const InputDesc* ref, const InputDesc* dist, float background,
             int slot) {
-    const int m = static_cast<int>(mode);
-    for (int s = 0; s < layout.plan.num_scales; ++s) {
-      PrepareParams p{};
-      p.width = layout.geom[s].width;
-      p.height = layout.geom[s].height;
-      p.from_input = s == 0;
-      p.neg_cbrt_bias = neg_cbrt_bias;
-      p.mul8 = static_cast<float>(1.0 / 255);
-      p.srgb8 = reinterpret_cast<const float*>(base + layout.jobs + tables.srgb8_offset);
-      int count = 0;
-      auto add = [&](const InputDesc* in, int image) {
-        if (s == 0) {
-          p.inputs[count] = *in;
-          p.inputs[count].background = background;
-        }
-        p.steps[count] = Step(image, s);
-        ++count;
-      };
-      if (mode != PassMode::kCached) add(ref, 0);
-      if (mode != PassMode::kRef) add(dist, 1);
-      p.count = count;
-      const dim3 block(32, 8);
-      const int ow = (p.width + 1) / 2, oh = (p.height + 1) / 2;
-      const dim3 grid((ow + 31) / 32, (oh + 7) / 8, count);
-      emu::Launch(grid, block, false, [&] { PrepareKernel(p); });
-    }
-    double* partials = reinterpret_cast<double*>(base + layout.partials);
-    for (int g = 0; g < kNumGroups; ++g) {
-      const HJob* hj = reinterpret_cast<const HJob*>(base + layout.jobs + tables.h_offset[m][g]);
-      const VJob* vj = reinterpret_cast<const VJob*>(base + layout.jobs + tables.v_offset[m][g]);
-      const int hn = static_cast<int>(tables.h[m][g].size());
-      const int vn = static_cast<int>(tables.v[m][g].size());
-      if (hn) {
-        emu::Launch(dim3(tables.h_blocks[m][g]), dim3(kHBlockThreads), true,
-                    [&] { HBlurKernel(hj, hn, blur); });
-      }
-      double* part = partials + static_cast<std::size_t>(tables.partial_base[m][g]) * kNumSums;
-      if (vn) {
-        emu::Launch(dim3(tables.v_blocks[m][g]), dim3(kVColumns, kVWarps), true,
-                    [&] { VBlurKernel(vj, vn, blur, part); });
-      }
-    }
-    if (mode == PassMode::kRef) return;
-    double* sums = reinterpret_cast<double*>(base + layout.sums) +
-                   static_cast<std::size_t>(slot) * kSumsPerResult;
-    const ReduceParams& rp = tables.reduce[m];
-    const int threads = rp.num_jobs * kNumSums;
-    emu::Launch(dim3((threads + 127) / 128), dim3(128), false,
-                [&] { ReduceKernel(rp, partials, sums); });
+    EXPECT_OK(LaunchPass(PlanPass(layout, tables, base, mode, ref, dist, background, slot),
+                         nullptr));
   }
 
   Result ResultOf(int slot) const {
@@ -171,14 +97,12 @@ bool ComparePlane(const char* what, int s, int c, const cpu::Plane& cpu, const f
     for (int x = 0; x < cpu.width(); ++x) {
       const float e = cpu.Row(y)[x], g = gpu[static_cast<std::size_t>(y) * pitch + x];
       if (Bits(e) != Bits(g)) {
-        ++gputest::Checks();
-        ++gputest::Failures();
-        std::printf("FAIL %s scale %d channel %d (%dx%d) first at x=%d y=%d: cpu %.9g gpu %.9g\n",
-                    what, s, c, cpu.width(), cpu.height(), x, y, e, g);
+        ADD_FAILURE() << gputest::Format(
+            "%s scale %d channel %d (%dx%d) first at x=%d y=%d: cpu %.9g gpu %.9g", what, s, c,
+            cpu.width(), cpu.height(), x, y, e, g);
         return false;
       }
     }
-  ++gputest::Checks();
   return true;
 }
 
@@ -235,13 +159,11 @@ void LinearTest(int w, int h, std::uint32_t seed) {
   const Result expected = replay::ComputeLinear(ref, dist, plan);
   std::string where;
   const double fd = gputest::MaxFeatureDiff(expected, cached, &where);
-  CHECK_TRUE(fd <= 1e-10, "%dx%d: sub-scores vs replay: %.3g (%s)", w, h, fd, where.c_str());
-  CHECK_TRUE(std::fabs(expected.score - cached.score) <= 1e-9, "%dx%d: score %.12f vs %.12f", w,
-             h, cached.score, expected.score);
+  EXPECT_TRUE(fd <= 1e-10) << gputest::Format("%dx%d: sub-scores vs replay: %.3g (%s)", w, h, fd, where.c_str());
+  EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << gputest::Format("%dx%d: score %.12f vs %.12f", w, h, cached.score, expected.score);
   e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 2);
   const Result full = e.ResultOf(2);
-  CHECK_TRUE(gputest::BitIdentical(full, cached), "%dx%d: full %.17g != cached %.17g", w, h,
-             full.score, cached.score);
+  EXPECT_TRUE(gputest::BitIdentical(full, cached)) << gputest::Format("%dx%d: full %.17g != cached %.17g", w, h, full.score, cached.score);
   std::printf("   linear %dx%d: score %.10f (replay %.10f), sub-scores %.2e\n", w, h, cached.score,
               expected.score, fd);
 }
@@ -274,7 +196,7 @@ void PackedTest(PixelFormat f, int channels, bool sixteen, int r, int g, int b, 
   const ImageView vr = ImageView::Packed(f, w, h, ref.data(), stride);
   const ImageView vd = ImageView::Packed(f, w, h, dist.data(), stride);
   Result expected;
-  CHECK_OK(replay::Compute(vr, vd, true, &expected));
+  EXPECT_OK(replay::Compute(vr, vd, true, &expected));
   auto desc = [&](const std::vector<unsigned char>& buf) {
     InputDesc d{};
     d.kind = sixteen ? kInPacked16 : kInPacked8;
@@ -293,16 +215,12 @@ void PackedTest(PixelFormat f, int channels, bool sixteen, int r, int g, int b, 
   Result best;
   const int passes = a >= 0 ? 2 : 1;
   for (int p = 0; p < passes; ++p) {
-    const float bg = a < 0 ? 0.5f : (p == 0 ? 0.1f : 0.9f);
-    e.Pass(PassMode::kFull, &rd, &dd, bg, p);
-    const Result res = e.ResultOf(p);
-    if (p == 0 || res.score < best.score) best = res;
+    e.Pass(PassMode::kFull, &rd, &dd, AlphaBackground(a >= 0, p), p);
+    KeepLowerScore(p, e.ResultOf(p), &best);
   }
   std::string where;
   const double fd = gputest::MaxFeatureDiff(expected, best, &where);
-  CHECK_TRUE(fd <= 1e-10 && std::fabs(expected.score - best.score) <= 1e-9,
-             "%s %dx%d: score %.12f vs replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w,
-             h, best.score, expected.score, fd, where.c_str());
+  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - best.score) <= 1e-9) << gputest::Format("%s %dx%d: score %.12f vs replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, best.score, expected.score, fd, where.c_str());
   std::printf("   %-8s %dx%d: score %.10f (replay %.10f)\n", PixelFormatName(f), w, h, best.score,
               expected.score);
 }
@@ -318,7 +236,7 @@ void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
   gputest::Convert(ry, &rc);
   gputest::Convert(dy, &dc);
   Result expected;
-  CHECK_OK(replay::Compute(rc.view, dc.view, true, &expected));
+  EXPECT_OK(replay::Compute(rc.view, dc.view, true, &expected));
   auto desc = [&](const gputest::Yuv& y) {
     const ImageView v = gputest::YuvView(y);
     InputDesc d{};
@@ -343,36 +261,38 @@ void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
   const Result got = e.ResultOf(0);
   std::string where;
   const double fd = gputest::MaxFeatureDiff(expected, got, &where);
-  CHECK_TRUE(fd <= 1e-10 && std::fabs(expected.score - got.score) <= 1e-9,
-             "%s %dx%d: score %.12f vs spec+replay %.12f, sub-scores %.3g (%s)",
-             PixelFormatName(f), w, h, got.score, expected.score, fd, where.c_str());
+  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - got.score) <= 1e-9) << gputest::Format("%s %dx%d: score %.12f vs spec+replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, got.score, expected.score, fd, where.c_str());
   std::printf("   %-9s %dx%d: score %.10f (spec + replay %.10f)\n", PixelFormatName(f), w, h,
               got.score, expected.score);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+TEST(GpuEmulation, LinearInputsEveryStage) {
   std::vector<std::pair<int, int>> sizes = {{8, 8}, {9, 9}, {17, 33}, {33, 17}, {8, 63},
                                             {63, 8}, {63, 65}, {21, 12}};
-  if (!quick) {
+  if (!ssim2::testing::QuickRun()) {
     sizes.push_back({130, 45});
     sizes.push_back({255, 127});
   }
   std::uint32_t seed = 3;
   for (auto [w, h] : sizes) LinearTest(w, h, seed += 7);
+}
+
+TEST(GpuEmulation, PackedInputs) {
   PackedTest(PixelFormat::kRGB8, 3, false, 0, 1, 2, -1, 37, 29);
   PackedTest(PixelFormat::kRGBA8, 4, false, 0, 1, 2, 3, 37, 29);
   PackedTest(PixelFormat::kBGRA8, 4, false, 2, 1, 0, 3, 29, 37);
   PackedTest(PixelFormat::kGrayAlpha8, 2, false, 0, 0, 0, 1, 40, 21);
   PackedTest(PixelFormat::kRGBA16, 4, true, 0, 1, 2, 3, 33, 19);
   PackedTest(PixelFormat::kRGB16, 3, true, 0, 1, 2, -1, 19, 33);
+}
+
+TEST(GpuEmulation, YCbCrInputs) {
   YuvTest(PixelFormat::kI420, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
   YuvTest(PixelFormat::kI420, YuvMatrix::kBT601, YuvRange::kFull, 38, 28);
   YuvTest(PixelFormat::kNV12, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
   YuvTest(PixelFormat::kY444, YuvMatrix::kBT2020, YuvRange::kLimited, 29, 37);
   YuvTest(PixelFormat::kI420_10LE, YuvMatrix::kBT2020, YuvRange::kLimited, 37, 29);
   YuvTest(PixelFormat::kP010_10LE, YuvMatrix::kBT709, YuvRange::kFull, 37, 29);
-  return gputest::Finish("test_gpu_emulation");
 }

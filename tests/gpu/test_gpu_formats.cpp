@@ -1,7 +1,8 @@
 // Input formats, alpha, Y'CbCr, asynchronous results, caller streams and
 // contexts, and error paths of the CUDA engine, against the CPU path.
 //
-// Usage: test_gpu_formats [--quick]. Exit 77 without a CUDA device.
+// Usage: test_gpu_formats [--quick] [gtest options]. Exit 77 without a CUDA
+// device.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "arith.h"
 #include "gpu_test_util.h"
+#include "pixel_format.h"
 #include "yuv_spec.h"
 
 using namespace ssim2;
@@ -25,19 +27,8 @@ using gputest::Convert;
 
 namespace {
 
-int SamplesOf(PixelFormat f) {
-  switch (f) {
-    case PixelFormat::kRGB8: case PixelFormat::kRGB16: return 3;
-    case PixelFormat::kRGBA8: case PixelFormat::kBGRA8: case PixelFormat::kRGBX8:
-    case PixelFormat::kBGRX8: case PixelFormat::kRGBA16: return 4;
-    case PixelFormat::kGray8: case PixelFormat::kGray16: return 1;
-    default: return 2;  // grey + alpha
-  }
-}
-bool Is16(PixelFormat f) {
-  return f == PixelFormat::kRGB16 || f == PixelFormat::kRGBA16 || f == PixelFormat::kGray16 ||
-         f == PixelFormat::kGrayAlpha16;
-}
+int SamplesOf(PixelFormat f) { return FindFormat(f)->channels; }
+bool Is16(PixelFormat f) { return FindFormat(f)->bytes_per_sample == 2; }
 
 // A packed image whose samples follow smooth patterns plus noise; `noise`
 // perturbs it (the distorted version).
@@ -84,8 +75,8 @@ Result CpuScore(const ImageView& a, const ImageView& b) {
   o.all_features = true;
   std::unique_ptr<Scorer> s;
   Result r;
-  CHECK_OK(Scorer::Create(a.width, a.height, o, &s));
-  if (s) CHECK_OK(s->Compute(a, b, &r));
+  EXPECT_OK(Scorer::Create(a.width, a.height, o, &s));
+  if (s) EXPECT_OK(s->Compute(a, b, &r));
   return r;
 }
 
@@ -94,21 +85,20 @@ void CompareWithCpu(const char* what, const ImageView& ref, const ImageView& dis
   cuda::EngineOptions opt;
   opt.all_features = true;
   cuda::Engine e;
-  CHECK_OK(cuda::Engine::Create(ref.width, ref.height, opt, &e));
+  EXPECT_OK(cuda::Engine::Create(ref.width, ref.height, opt, &e));
   if (!e.valid()) return;
   Result g;
-  CHECK_OK(e.Compute(ref, dist, &g));
+  EXPECT_OK(e.Compute(ref, dist, &g));
   std::string where;
   const double fd = MaxFeatureDiff(cpu, g, &where);
   std::printf("   %-34s gpu %.10f cpu %.10f feat %.2e\n", what, g.score, cpu.score, fd);
-  CHECK_TRUE(std::fabs(g.score - cpu.score) <= 1e-9, "%s: gpu %.12f cpu %.12f", what, g.score,
-             cpu.score);
-  CHECK_TRUE(fd <= 1e-10, "%s: sub-scores: %s", what, where.c_str());
+  EXPECT_TRUE(std::fabs(g.score - cpu.score) <= 1e-9) << gputest::Format("%s: gpu %.12f cpu %.12f", what, g.score, cpu.score);
+  EXPECT_TRUE(fd <= 1e-10) << gputest::Format("%s: sub-scores: %s", what, where.c_str());
   // Cached reference path gives the same bits as Compute(ref, dist).
-  CHECK_OK(e.SetReference(ref));
+  EXPECT_OK(e.SetReference(ref));
   Result c;
-  CHECK_OK(e.Compute(dist, &c));
-  CHECK_TRUE(BitIdentical(c, g), "%s: cached %.17g != compute %.17g", what, c.score, g.score);
+  EXPECT_OK(e.Compute(dist, &c));
+  EXPECT_TRUE(BitIdentical(c, g)) << gputest::Format("%s: cached %.17g != compute %.17g", what, c.score, g.score);
 }
 
 void PackedTests(int w, int h) {
@@ -146,17 +136,15 @@ void PackedTests(int w, int h) {
     cuda::EngineOptions opt;
     opt.all_features = true;
     cuda::Engine e;
-    CHECK_OK(cuda::Engine::Create(w, h, opt, &e));
+    EXPECT_OK(cuda::Engine::Create(w, h, opt, &e));
     if (!e.valid()) continue;
     Result host, dev, cached;
-    CHECK_OK(e.Compute(r.View(), d.View(), &host));
-    CHECK_OK(e.Compute(vr, vd, &dev));
-    CHECK_TRUE(BitIdentical(host, dev), "%s: device %.17g != host %.17g", name.c_str(), dev.score,
-               host.score);
-    CHECK_OK(e.SetReference(vr));
-    CHECK_OK(e.Compute(vd, &cached));
-    CHECK_TRUE(BitIdentical(host, cached), "%s: device cached %.17g != host %.17g",
-               name.c_str(), cached.score, host.score);
+    EXPECT_OK(e.Compute(r.View(), d.View(), &host));
+    EXPECT_OK(e.Compute(vr, vd, &dev));
+    EXPECT_TRUE(BitIdentical(host, dev)) << gputest::Format("%s: device %.17g != host %.17g", name.c_str(), dev.score, host.score);
+    EXPECT_OK(e.SetReference(vr));
+    EXPECT_OK(e.Compute(vd, &cached));
+    EXPECT_TRUE(BitIdentical(host, cached)) << gputest::Format("%s: device cached %.17g != host %.17g", name.c_str(), cached.score, host.score);
     // Pinned host memory (copied to the device directly, no staging).
     void* pr = nullptr;
     void* pd = nullptr;
@@ -168,15 +156,13 @@ void PackedTests(int w, int h) {
       pvr.planes[0] = pr;
       pvd.planes[0] = pd;
       Result pinned, pinned_cached;
-      CHECK_OK(e.Compute(pvr, pvd, &pinned));
-      CHECK_TRUE(BitIdentical(host, pinned), "%s: pinned %.17g != pageable %.17g", name.c_str(),
-                 pinned.score, host.score);
-      CHECK_OK(e.SetReference(pvr));
-      CHECK_OK(e.Compute(pvd, &pinned_cached));
-      CHECK_TRUE(BitIdentical(host, pinned_cached), "%s: pinned cached %.17g != %.17g",
-                 name.c_str(), pinned_cached.score, host.score);
+      EXPECT_OK(e.Compute(pvr, pvd, &pinned));
+      EXPECT_TRUE(BitIdentical(host, pinned)) << gputest::Format("%s: pinned %.17g != pageable %.17g", name.c_str(), pinned.score, host.score);
+      EXPECT_OK(e.SetReference(pvr));
+      EXPECT_OK(e.Compute(pvd, &pinned_cached));
+      EXPECT_TRUE(BitIdentical(host, pinned_cached)) << gputest::Format("%s: pinned cached %.17g != %.17g", name.c_str(), pinned_cached.score, host.score);
     } else {
-      CHECK_TRUE(false, "cudaMallocHost failed");
+      EXPECT_TRUE(false) << "cudaMallocHost failed";
     }
     cudaFreeHost(pr);
     cudaFreeHost(pd);
@@ -221,17 +207,15 @@ void YuvTests(int w, int h) {
       o.all_features = true;
       std::unique_ptr<Scorer> cpu;
       Result direct;
-      CHECK_OK(Scorer::Create(w, h, o, &cpu));
+      EXPECT_OK(Scorer::Create(w, h, o, &cpu));
       const Status st = cpu ? cpu->Compute(YuvView(r), YuvView(d), &direct)
                             : Status(StatusCode::kInternal, "no CPU scorer");
       if (st.code() == StatusCode::kUnsupportedFormat) {
         std::printf("   (CPU path has no Y'CbCr input in this build: %s)\n", st.message().c_str());
       } else {
-        CHECK_OK(st);
-        CHECK_TRUE(std::fabs(direct.score - spec.score) <= 1e-9 &&
-                       MaxFeatureDiff(direct, spec, nullptr) <= 1e-10,
-                   "%s: CPU path's own Y'CbCr %.12f != spec conversion %.12f", name.c_str(),
-                   direct.score, spec.score);
+        EXPECT_OK(st);
+        EXPECT_TRUE(std::fabs(direct.score - spec.score) <= 1e-9 &&
+                       MaxFeatureDiff(direct, spec, nullptr) <= 1e-10) << gputest::Format("%s: CPU path's own Y'CbCr %.12f != spec conversion %.12f", name.c_str(), direct.score, spec.score);
       }
     }
     // Device planes give the same bits.
@@ -245,13 +229,12 @@ void YuvTests(int w, int h) {
     cuda::EngineOptions opt;
     opt.all_features = true;
     cuda::Engine e;
-    CHECK_OK(cuda::Engine::Create(w, h, opt, &e));
+    EXPECT_OK(cuda::Engine::Create(w, h, opt, &e));
     if (!e.valid()) continue;
     Result host, dev;
-    CHECK_OK(e.Compute(YuvView(r), YuvView(d), &host));
-    CHECK_OK(e.Compute(vr, vd, &dev));
-    CHECK_TRUE(BitIdentical(host, dev), "%s: device %.17g != host %.17g", name.c_str(),
-               dev.score, host.score);
+    EXPECT_OK(e.Compute(YuvView(r), YuvView(d), &host));
+    EXPECT_OK(e.Compute(vr, vd, &dev));
+    EXPECT_TRUE(BitIdentical(host, dev)) << gputest::Format("%s: device %.17g != host %.17g", name.c_str(), dev.score, host.score);
   }
 }
 
@@ -276,78 +259,90 @@ void ApiTests() {
   cuda::Engine e;
   cuda::EngineOptions opt;
   opt.max_batch = 2;
-  CHECK_OK(cuda::Engine::Create(w, h, opt, &e));
+  EXPECT_OK(cuda::Engine::Create(w, h, opt, &e));
   if (!e.valid()) return;
-  CHECK_TRUE(e.memory_bytes() > 0, "memory_bytes is 0");
+  EXPECT_TRUE(e.memory_bytes() > 0) << "memory_bytes is 0";
   Result sync1, sync2;
-  CHECK_OK(e.Compute(r.View(), d.View(), &sync1));
-  CHECK_OK(e.Compute(r.View(), d2.View(), &sync2));
+  EXPECT_OK(e.Compute(r.View(), d.View(), &sync1));
+  EXPECT_OK(e.Compute(r.View(), d2.View(), &sync2));
 
   // Asynchronous with Wait and with Query; the ticket limit.
   cuda::Engine::Ticket t1 = 0, t2 = 0, t3 = 0;
-  CHECK_OK(e.ComputeAsync(r.View(), d.View(), &t1));
-  CHECK_OK(e.SetReference(r.View()));
-  CHECK_OK(e.ComputeAsync(d2.View(), &t2));
+  EXPECT_OK(e.ComputeAsync(r.View(), d.View(), &t1));
+  EXPECT_OK(e.SetReference(r.View()));
+  EXPECT_OK(e.ComputeAsync(d2.View(), &t2));
   const Status over = e.ComputeAsync(d2.View(), &t3);
-  CHECK_TRUE(!over.ok(), "a third outstanding ticket with max_batch 2 was accepted");
+  EXPECT_TRUE(!over.ok()) << "a third outstanding ticket with max_batch 2 was accepted";
   Result a1, a2;
-  CHECK_OK(e.Wait(t1, &a1));
+  EXPECT_OK(e.Wait(t1, &a1));
   bool done = false;
-  while (!done) CHECK_OK(e.Query(t2, &done, &a2));
-  CHECK_TRUE(BitIdentical(a1, sync1), "async %.17g != sync %.17g", a1.score, sync1.score);
-  CHECK_TRUE(BitIdentical(a2, sync2), "async cached %.17g != sync %.17g", a2.score, sync2.score);
-  CHECK_TRUE(!e.Wait(t1, nullptr).ok(), "waiting twice for a ticket succeeded");
+  while (!done) EXPECT_OK(e.Query(t2, &done, &a2));
+  EXPECT_TRUE(BitIdentical(a1, sync1)) << gputest::Format("async %.17g != sync %.17g", a1.score, sync1.score);
+  EXPECT_TRUE(BitIdentical(a2, sync2)) << gputest::Format("async cached %.17g != sync %.17g", a2.score, sync2.score);
+  EXPECT_TRUE(!e.Wait(t1, nullptr).ok()) << "waiting twice for a ticket succeeded";
   // Callbacks: each releases its ticket, so more than max_batch of them in a
   // row need no Wait (only the stream to reach them).
   CallbackBox box;
   for (int i = 0; i < 5; ++i) {
     cuda::Engine::Ticket t;
-    CHECK_OK(e.ComputeAsync(r.View(), d.View(), &t, OnResult, &box));
-    CHECK_OK(e.Synchronize());
+    EXPECT_OK(e.ComputeAsync(r.View(), d.View(), &t, OnResult, &box));
+    EXPECT_OK(e.Synchronize());
   }
-  CHECK_TRUE(box.calls == 5 && BitIdentical(box.result, sync1), "callback: %d calls, %.17g",
-             box.calls, box.result.score);
+  EXPECT_TRUE(box.calls == 5 && BitIdentical(box.result, sync1)) << gputest::Format("callback: %d calls, %.17g", box.calls, box.result.score);
   // Wait on a callback ticket blocks until the callback ran.
   cuda::Engine::Ticket tc;
-  CHECK_OK(e.ComputeAsync(r.View(), d2.View(), &tc, OnResult, &box));
+  EXPECT_OK(e.ComputeAsync(r.View(), d2.View(), &tc, OnResult, &box));
   const Status wc = e.Wait(tc, nullptr);
-  CHECK_TRUE(box.calls == 6, "Wait returned (%s) before the callback ran", wc.message().c_str());
+  EXPECT_TRUE(box.calls == 6) << gputest::Format("Wait returned (%s) before the callback ran", wc.message().c_str());
+
+  // A pair leaves the cached reference alone, also with both in flight at
+  // once (the cached pyramid is copied aside and back on the stream).
+  EXPECT_OK(e.SetReference(r.View()));
+  Result between, after;
+  EXPECT_OK(e.Compute(d.View(), d2.View(), &between));
+  EXPECT_OK(e.Compute(d.View(), &after));
+  EXPECT_TRUE(BitIdentical(after, sync1)) << "cached reference after a pair";
+  cuda::Engine::Ticket tp = 0, tq = 0;
+  EXPECT_OK(e.ComputeAsync(d.View(), d2.View(), &tp));
+  EXPECT_OK(e.ComputeAsync(d2.View(), &tq));
+  Result rp, rq;
+  EXPECT_OK(e.Wait(tp, &rp));
+  EXPECT_OK(e.Wait(tq, &rq));
+  EXPECT_TRUE(BitIdentical(rp, between)) << "asynchronous pair";
+  EXPECT_TRUE(BitIdentical(rq, sync2)) << "cached reference behind an asynchronous pair";
 
   // Errors.
   const Packed small = MakePacked(PixelFormat::kRGB8, w - 1, h, 4, 0);
   Result dummy;
   const Status mismatch = e.Compute(r.View(), small.View(), &dummy);
-  CHECK_TRUE(mismatch.code() == StatusCode::kSizeMismatch, "size mismatch gives %s",
-             StatusCodeName(mismatch.code()));
+  EXPECT_TRUE(mismatch.code() == StatusCode::kSizeMismatch) << gputest::Format("size mismatch gives %s", StatusCodeName(mismatch.code()));
   cuda::Engine tiny;
   const Status too_small = cuda::Engine::Create(7, 8, opt, &tiny);
-  CHECK_TRUE(too_small.code() == StatusCode::kImageTooSmall, "7x8 gives %s",
-             StatusCodeName(too_small.code()));
+  EXPECT_TRUE(too_small.code() == StatusCode::kImageTooSmall) << gputest::Format("7x8 gives %s", StatusCodeName(too_small.code()));
   cuda::Engine huge;
   const Status oom = cuda::Engine::Create(200000, 200000, opt, &huge);
   std::printf("   Create(200000x200000): %s: %s\n", StatusCodeName(oom.code()),
               oom.message().c_str());
-  CHECK_TRUE(oom.code() == StatusCode::kOutOfMemory, "absurd size gives %s, not out of memory",
-             StatusCodeName(oom.code()));
-  CHECK_TRUE(!huge.valid(), "engine valid after a failed Create");
+  EXPECT_TRUE(oom.code() == StatusCode::kOutOfMemory) << gputest::Format("absurd size gives %s, not out of memory", StatusCodeName(oom.code()));
+  EXPECT_TRUE(!huge.valid()) << "engine valid after a failed Create";
   // Still usable afterwards.
   Result again;
-  CHECK_OK(e.Compute(r.View(), d.View(), &again));
-  CHECK_TRUE(BitIdentical(again, sync1), "after OOM %.17g != %.17g", again.score, sync1.score);
+  EXPECT_OK(e.Compute(r.View(), d.View(), &again));
+  EXPECT_TRUE(BitIdentical(again, sync1)) << gputest::Format("after OOM %.17g != %.17g", again.score, sync1.score);
 
   // Caller's stream.
   cudaStream_t stream = nullptr;
-  CHECK_TRUE(cudaStreamCreate(&stream) == cudaSuccess, "cudaStreamCreate");
+  EXPECT_TRUE(cudaStreamCreate(&stream) == cudaSuccess) << "cudaStreamCreate";
   {
     cuda::EngineOptions so;
     so.stream = stream;
     cuda::Engine es;
-    CHECK_OK(cuda::Engine::Create(w, h, so, &es));
+    EXPECT_OK(cuda::Engine::Create(w, h, so, &es));
     Result rs;
     if (es.valid()) {
-      CHECK_TRUE(es.stream() == static_cast<void*>(stream), "engine does not use the stream");
-      CHECK_OK(es.Compute(r.View(), d.View(), &rs));
-      CHECK_TRUE(BitIdentical(rs, sync1), "caller stream %.17g != %.17g", rs.score, sync1.score);
+      EXPECT_TRUE(es.stream() == static_cast<void*>(stream)) << "engine does not use the stream";
+      EXPECT_OK(es.Compute(r.View(), d.View(), &rs));
+      EXPECT_TRUE(BitIdentical(rs, sync1)) << gputest::Format("caller stream %.17g != %.17g", rs.score, sync1.score);
     }
   }
   cudaStreamDestroy(stream);
@@ -364,49 +359,52 @@ void ApiTests() {
     cuda::EngineOptions co;
     co.context = ctx;
     cuda::Engine ec;
-    CHECK_OK(cuda::Engine::Create(w, h, co, &ec));
+    EXPECT_OK(cuda::Engine::Create(w, h, co, &ec));
     Result rc;
     if (ec.valid()) {
-      CHECK_OK(ec.Compute(r.View(), d.View(), &rc));
-      CHECK_TRUE(BitIdentical(rc, sync1), "caller context %.17g != %.17g", rc.score, sync1.score);
+      EXPECT_OK(ec.Compute(r.View(), d.View(), &rc));
+      EXPECT_TRUE(BitIdentical(rc, sync1)) << gputest::Format("caller context %.17g != %.17g", rc.score, sync1.score);
     }
   } else {
-    CHECK_TRUE(false, "cuCtxGetCurrent entry point not found");
+    EXPECT_TRUE(false) << "cuCtxGetCurrent entry point not found";
   }
 
   // Move semantics.
   cuda::Engine moved = std::move(e);
-  CHECK_TRUE(moved.valid() && !e.valid(), "move did not transfer the engine");
+  EXPECT_TRUE(moved.valid() && !e.valid()) << "move did not transfer the engine";
   Result rm;
-  CHECK_OK(moved.Compute(r.View(), d.View(), &rm));
-  CHECK_TRUE(BitIdentical(rm, sync1), "moved engine %.17g != %.17g", rm.score, sync1.score);
+  EXPECT_OK(moved.Compute(r.View(), d.View(), &rm));
+  EXPECT_TRUE(BitIdentical(rm, sync1)) << gputest::Format("moved engine %.17g != %.17g", rm.score, sync1.score);
 
   // The Scorer interface picks the engine.
   ScorerOptions so;
   so.backend = Backend::kCuda;
   std::unique_ptr<Scorer> scorer;
-  CHECK_OK(Scorer::Create(w, h, so, &scorer));
+  EXPECT_OK(Scorer::Create(w, h, so, &scorer));
   if (scorer) {
-    CHECK_TRUE(scorer->backend() == Backend::kCuda, "Scorer backend is not CUDA");
+    EXPECT_TRUE(scorer->backend() == Backend::kCuda) << "Scorer backend is not CUDA";
     Result rs;
-    CHECK_OK(scorer->Compute(r.View(), d.View(), &rs));
-    CHECK_TRUE(std::fabs(rs.score - sync1.score) <= 1e-12, "Scorer %.17g vs engine %.17g",
-               rs.score, sync1.score);
+    EXPECT_OK(scorer->Compute(r.View(), d.View(), &rs));
+    EXPECT_TRUE(std::fabs(rs.score - sync1.score) <= 1e-12) << gputest::Format("Scorer %.17g vs engine %.17g", rs.score, sync1.score);
     std::printf("   %s, %zu bytes\n", scorer->description().c_str(), scorer->memory_bytes());
   }
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  gputest::RequireDeviceOrSkip("test_gpu_formats");
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+TEST(GpuFormats, PackedFormatsAndAlpha) {
+  SSIM2_REQUIRE_DEVICE();
   PackedTests(67, 45);
+  if (!ssim2::testing::QuickRun()) PackedTests(130, 77);
+}
+
+TEST(GpuFormats, YCbCr) {
+  SSIM2_REQUIRE_DEVICE();
   YuvTests(67, 45);
-  if (!quick) {
-    PackedTests(130, 77);
-    YuvTests(321, 183);
-  }
+  if (!ssim2::testing::QuickRun()) YuvTests(321, 183);
+}
+
+TEST(GpuFormats, AsyncStreamsContextsAndErrors) {
+  SSIM2_REQUIRE_DEVICE();
   ApiTests();
-  return gputest::Finish("test_gpu_formats");
 }

@@ -3,8 +3,8 @@
 // awkward sizes; then the 108 sub-scores and the score, and cached-reference
 // / full / batch results against each other.
 //
-// Usage: test_gpu_stages [--quick]   (--quick: small sizes only, for the
-// compute-sanitizer runs). Exit 77 without a CUDA device.
+// Usage: test_gpu_stages [--quick] [gtest options]   (--quick: small sizes
+// only, for the compute-sanitizer runs). Exit 77 without a CUDA device.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -87,14 +87,12 @@ bool ComparePlane(const char* what, int scale, int channel, const cpu::Plane& ex
         ++mismatches;
       }
     }
-  ++gputest::Checks();
   if (mismatches) {
-    ++gputest::Failures();
     const float e = expected.Row(fy)[fx];
     const float g = got[static_cast<std::size_t>(fy) * w + fx];
-    std::printf(
-        "FAIL stage %s scale %d channel %d (%dx%d): %ld samples differ; first at x=%d y=%d: "
-        "cpu %.9g (0x%08x) gpu %.9g (0x%08x)\n",
+    ADD_FAILURE() << gputest::Format(
+        "stage %s scale %d channel %d (%dx%d): %ld samples differ; first at x=%d y=%d: "
+        "cpu %.9g (0x%08x) gpu %.9g (0x%08x)",
         what, scale, channel, w, h, mismatches, fx, fy, e, arith_bits(e), g, arith_bits(g));
     return false;
   }
@@ -109,11 +107,11 @@ void StageTest(int w, int h, std::uint32_t seed) {
   cuda::EngineOptions opt;
   opt.all_features = true;
   cuda::Engine engine;
-  CHECK_OK(cuda::Engine::Create(w, h, opt, &engine));
+  EXPECT_OK(cuda::Engine::Create(w, h, opt, &engine));
   if (!engine.valid()) return;
-  CHECK_OK(engine.SetReference(PlanarView(ref)));
+  EXPECT_OK(engine.SetReference(PlanarView(ref)));
   Result cached;
-  CHECK_OK(engine.Compute(PlanarView(dist), &cached));
+  EXPECT_OK(engine.Compute(PlanarView(dist), &cached));
 
   // CPU replay of the per-scale intermediates.
   const MetricPlan plan = MakePlan(w, h, true);
@@ -128,7 +126,7 @@ void StageTest(int w, int h, std::uint32_t seed) {
         replay::Downsample(lin[i], &next);
         std::swap(lin[i], next);
         for (int c = 0; c < 3 && ok; ++c) {
-          CHECK_OK(engine.DebugDownload(i == 0 ? cuda::Engine::DebugPlane::kLinearRef
+          EXPECT_OK(engine.DebugDownload(i == 0 ? cuda::Engine::DebugPlane::kLinearRef
                                                : cuda::Engine::DebugPlane::kLinearDist,
                                         s, c, got.data(), sw));
           ok &= ComparePlane(i == 0 ? "downsample(ref)" : "downsample(dist)", s, c,
@@ -137,7 +135,7 @@ void StageTest(int w, int h, std::uint32_t seed) {
       }
       replay::ToPositiveXyb(lin[i], &xyb[i]);
       for (int c = 0; c < 3 && ok; ++c) {
-        CHECK_OK(engine.DebugDownload(
+        EXPECT_OK(engine.DebugDownload(
             i == 0 ? cuda::Engine::DebugPlane::kXybRef : cuda::Engine::DebugPlane::kXybDist, s,
             c, got.data(), sw));
         ok &= ComparePlane(i == 0 ? "xyb(ref)" : "xyb(dist)", s, c, xyb[i].plane[c], got, sw,
@@ -150,13 +148,13 @@ void StageTest(int w, int h, std::uint32_t seed) {
       // CPU blur whose vertical pass is applied to the CPU rows.
       cpu::Plane temp, mu, product(sw, sh), sigma;
       replay::Blur(bc, xyb[0].plane[c], &temp, &mu);
-      CHECK_OK(engine.DebugDownload(cuda::Engine::DebugPlane::kMu1, s, c, got.data(), sw));
+      EXPECT_OK(engine.DebugDownload(cuda::Engine::DebugPlane::kMu1, s, c, got.data(), sw));
       ok &= ComparePlane("blur(mu1 = H+V)", s, c, mu, got, sw, sh);
       for (int y = 0; y < sh; ++y)
         for (int x = 0; x < sw; ++x)
           product.Row(y)[x] = xyb[0].plane[c].Row(y)[x] * xyb[0].plane[c].Row(y)[x];
       replay::Blur(bc, product, &temp, &sigma);
-      CHECK_OK(engine.DebugDownload(cuda::Engine::DebugPlane::kSigma11, s, c, got.data(), sw));
+      EXPECT_OK(engine.DebugDownload(cuda::Engine::DebugPlane::kSigma11, s, c, got.data(), sw));
       ok &= ComparePlane("blur(sigma11 = H+V of img1^2)", s, c, sigma, got, sw, sh);
     }
   }
@@ -165,26 +163,19 @@ void StageTest(int w, int h, std::uint32_t seed) {
   const Result expected = replay::ComputeLinear(ref, dist, plan);
   std::string where;
   const double fd = MaxFeatureDiff(expected, cached, &where);
-  CHECK_TRUE(fd <= 1e-10, "%dx%d: sub-scores differ from the CPU replay by %.3g (%s)", w, h, fd,
-             where.c_str());
-  CHECK_TRUE(std::fabs(expected.score - cached.score) <= 1e-9,
-             "%dx%d: score cpu %.12f gpu %.12f", w, h, expected.score, cached.score);
-  CHECK_TRUE(expected.num_scales == cached.num_scales, "scales %d vs %d", expected.num_scales,
-             cached.num_scales);
+  EXPECT_TRUE(fd <= 1e-10) << gputest::Format("%dx%d: sub-scores differ from the CPU replay by %.3g (%s)", w, h, fd, where.c_str());
+  EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << gputest::Format("%dx%d: score cpu %.12f gpu %.12f", w, h, expected.score, cached.score);
+  EXPECT_TRUE(expected.num_scales == cached.num_scales) << gputest::Format("scales %d vs %d", expected.num_scales, cached.num_scales);
 
   // Full compute, batch and async against the cached result.
   Result full;
-  CHECK_OK(engine.Compute(PlanarView(ref), PlanarView(dist), &full));
-  CHECK_TRUE(BitIdentical(full, cached), "%dx%d: Compute(ref, dist) %.17g != cached %.17g", w,
-             h, full.score, cached.score);
+  EXPECT_OK(engine.Compute(PlanarView(ref), PlanarView(dist), &full));
+  EXPECT_TRUE(BitIdentical(full, cached)) << gputest::Format("%dx%d: Compute(ref, dist) %.17g != cached %.17g", w, h, full.score, cached.score);
   ImageView dists[3] = {PlanarView(dist), PlanarView(ref), PlanarView(dist)};
   Result batch[3];
-  CHECK_OK(engine.ComputeBatch(PlanarView(ref), dists, 3, batch));
-  CHECK_TRUE(BitIdentical(batch[0], cached) && BitIdentical(batch[2], cached),
-             "%dx%d: batch %.17g / %.17g != %.17g", w, h, batch[0].score, batch[2].score,
-             cached.score);
-  CHECK_TRUE(batch[1].score == 100.0, "%dx%d: identical image in a batch scores %.17g", w, h,
-             batch[1].score);
+  EXPECT_OK(engine.ComputeBatch(PlanarView(ref), dists, 3, batch));
+  EXPECT_TRUE(BitIdentical(batch[0], cached) && BitIdentical(batch[2], cached)) << gputest::Format("%dx%d: batch %.17g / %.17g != %.17g", w, h, batch[0].score, batch[2].score, cached.score);
+  EXPECT_TRUE(batch[1].score == 100.0) << gputest::Format("%dx%d: identical image in a batch scores %.17g", w, h, batch[1].score);
   std::printf("   score %.10f (cpu replay %.10f), max sub-score rel diff %.3g\n", cached.score,
               expected.score, fd);
 }
@@ -199,21 +190,20 @@ void SkipTest(int w, int h, std::uint32_t seed) {
   cuda::Engine all, skip;
   cuda::EngineOptions opt;
   opt.all_features = true;
-  CHECK_OK(cuda::Engine::Create(w, h, opt, &all));
+  EXPECT_OK(cuda::Engine::Create(w, h, opt, &all));
   opt.all_features = false;
-  CHECK_OK(cuda::Engine::Create(w, h, opt, &skip));
+  EXPECT_OK(cuda::Engine::Create(w, h, opt, &skip));
   if (!all.valid() || !skip.valid()) return;
   Result a, s;
-  CHECK_OK(all.Compute(PlanarView(ref), PlanarView(dist), &a));
-  CHECK_OK(skip.Compute(PlanarView(ref), PlanarView(dist), &s));
-  CHECK_TRUE(std::fabs(a.score - s.score) <= 1e-12, "score all %.17g skip %.17g", a.score,
-             s.score);
+  EXPECT_OK(all.Compute(PlanarView(ref), PlanarView(dist), &a));
+  EXPECT_OK(skip.Compute(PlanarView(ref), PlanarView(dist), &s));
+  EXPECT_TRUE(std::fabs(a.score - s.score) <= 1e-12) << gputest::Format("score all %.17g skip %.17g", a.score, s.score);
   std::unique_ptr<Scorer> cpu;
   ScorerOptions so;
   so.backend = Backend::kCpu;
-  CHECK_OK(Scorer::Create(w, h, so, &cpu));
+  EXPECT_OK(Scorer::Create(w, h, so, &cpu));
   Result c;
-  CHECK_OK(cpu->Compute(PlanarView(ref), PlanarView(dist), &c));
+  EXPECT_OK(cpu->Compute(PlanarView(ref), PlanarView(dist), &c));
   int nan_mismatch = 0;
   for (int sc = 0; sc < kMaxScales; ++sc)
     for (int ch = 0; ch < 3; ++ch)
@@ -221,29 +211,31 @@ void SkipTest(int w, int h, std::uint32_t seed) {
         for (int n = 0; n < 2; ++n)
           nan_mismatch +=
               std::isnan(c.features[sc][ch][m][n]) != std::isnan(s.features[sc][ch][m][n]);
-  CHECK_TRUE(nan_mismatch == 0, "%d skipped-feature (NaN) positions differ from the CPU path",
-             nan_mismatch);
-  CHECK_TRUE(std::fabs(c.score - s.score) <= 1e-9, "cpu %.12f gpu %.12f", c.score, s.score);
+  EXPECT_TRUE(nan_mismatch == 0) << gputest::Format("%d skipped-feature (NaN) positions differ from the CPU path", nan_mismatch);
+  EXPECT_TRUE(std::fabs(c.score - s.score) <= 1e-9) << gputest::Format("cpu %.12f gpu %.12f", c.score, s.score);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  gputest::RequireDeviceOrSkip("test_gpu_stages");
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  struct Size {
-    int w, h;
-  };
+struct Size {
+  int w, h;
+};
+
+TEST(GpuStages, EveryStageEqualsTheReplay) {
+  SSIM2_REQUIRE_DEVICE();
   std::vector<Size> sizes = {{8, 8}, {9, 9}, {17, 33}, {33, 17}, {8, 63}, {63, 8}, {63, 65}};
-  if (!quick) {
+  if (!ssim2::testing::QuickRun()) {
     for (Size s : std::vector<Size>{{1921, 17}, {17, 1921}, {255, 127}, {1921, 1081}}) {
       sizes.push_back(s);
     }
   }
   std::uint32_t seed = 1;
   for (const Size& s : sizes) StageTest(s.w, s.h, seed += 10);
+}
+
+TEST(GpuStages, SkippedMapsChangeNoScore) {
+  SSIM2_REQUIRE_DEVICE();
   SkipTest(64, 64, 5);
   SkipTest(17, 33, 6);
-  if (!quick) SkipTest(640, 360, 7);
-  return gputest::Finish("test_gpu_stages");
+  if (!ssim2::testing::QuickRun()) SkipTest(640, 360, 7);
 }

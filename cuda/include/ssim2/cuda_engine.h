@@ -17,8 +17,9 @@
 //   engine.ComputeAsync(dist_view, &ticket, callback, user);  // non-blocking
 //
 // Threading: an Engine is not thread-safe; use one per thread (or lock).
-// Memory: all device memory is allocated in Create() and freed by the
-// destructor; memory_bytes() reports it. Pageable host inputs are copied
+// Memory: the device memory is allocated in Create() (except the copy of a
+// cached reference described at Compute(reference, distorted)) and freed by
+// the destructor; memory_bytes() reports it. Pageable host inputs are copied
 // through pinned staging buffers (allocated on first use of host input,
 // grown only); pinned host inputs are copied to the device directly.
 #pragma once
@@ -79,7 +80,10 @@ class Engine {
   void* stream() const;
 
   // Scores one pair. Blocks until the result is on the host. The cached
-  // reference (SetReference) is dropped: the pair's reference overwrites it.
+  // reference (SetReference) is left alone, as by ssim2::Scorer: a later
+  // Compute(distorted) still scores against it. (While one is cached, the
+  // pair's passes keep its XYB planes aside in device memory allocated on the
+  // first such call, about 16 bytes per pixel.)
   Status Compute(const ImageView& reference, const ImageView& distorted, Result* result);
 
   // Computes and keeps every reference-only intermediate (XYB, mu1,

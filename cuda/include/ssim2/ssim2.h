@@ -128,6 +128,10 @@ Status ValidateImage(const ImageView& image);
 // Checks a pair the way the reference does: the reference must be at least
 // 8x8 (kImageTooSmall), then both must have the same size (kSizeMismatch).
 Status ValidatePair(const ImageView& reference, const ImageView& distorted);
+// The reference's minimum size: 8x8 (kImageTooSmall).
+Status ValidateMinimumSize(int width, int height);
+// Checks that an image has the size a scorer was made for (kSizeMismatch).
+Status ValidateSize(const ImageView& image, int width, int height);
 
 // ---------------------------------------------------------------------------
 // Results
@@ -186,6 +190,24 @@ struct ScorerOptions {
 
 // Scores pairs of one size. Create one per resolution and reuse it: buffers
 // (host or device) are allocated once, in Create().
+//
+// The contract is the same on every backend; this class enforces it and the
+// backends only score inputs it has already checked:
+// - Every call checks its images first (ValidateImage, ValidatePair for a
+//   pair, ValidateSize against the scorer's size) and fails before doing any
+//   work when one is wrong; Compute, ComputeWithReference and a ComputeBatch
+//   whose images are wrong change nothing.
+// - Compute(reference, distorted) scores one pair and leaves the cached
+//   reference alone: a later ComputeWithReference still scores against the
+//   image given to the last successful SetReference.
+// - SetReference replaces the cached reference; when it fails (also on a
+//   wrong image), no reference is cached. ComputeWithReference fails with
+//   kInvalidArgument until one is.
+// - ComputeBatch is SetReference(reference) followed by ComputeWithReference
+//   for each distorted image: afterwards `reference` is the cached one.
+// - Alpha, as the reference tool: a reference with alpha is scored against
+//   grey 0.1 and 0.9 backgrounds and the lower score is reported; without
+//   alpha on the reference a distorted alpha is blended against 0.5.
 class Scorer {
  public:
   virtual ~Scorer() = default;
@@ -194,26 +216,43 @@ class Scorer {
                        std::unique_ptr<Scorer>* out);
 
   virtual Backend backend() const = 0;
-  virtual int width() const = 0;
-  virtual int height() const = 0;
+  int width() const { return width_; }
+  int height() const { return height_; }
   // Bytes of working memory the scorer holds (device memory for CUDA).
   virtual std::size_t memory_bytes() const = 0;
   // Human-readable description ("CPU, 2 threads", "CUDA, NVIDIA H200").
   virtual std::string description() const = 0;
 
-  virtual Status Compute(const ImageView& reference, const ImageView& distorted,
-                         Result* result) = 0;
+  Status Compute(const ImageView& reference, const ImageView& distorted, Result* result);
   // Caches every reference-only intermediate; then ComputeWithReference()
   // scores distorted images against it.
-  virtual Status SetReference(const ImageView& reference) = 0;
-  virtual Status ComputeWithReference(const ImageView& distorted, Result* result) = 0;
+  Status SetReference(const ImageView& reference);
+  bool has_reference() const { return has_reference_; }
+  Status ComputeWithReference(const ImageView& distorted, Result* result);
   // Scores several distorted images against one reference.
-  virtual Status ComputeBatch(const ImageView& reference,
-                              const std::vector<ImageView>& distorted,
-                              std::vector<Result>* results);
+  Status ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
+                      std::vector<Result>* results);
 
  protected:
-  Scorer() = default;
+  Scorer(int width, int height) : width_(width), height_(height) {}
+
+  // What each backend implements. The images have been checked: valid views
+  // of the scorer's size, and ScoreAgainstReference is only called after a
+  // successful CacheReference. ScorePair must not disturb the cached
+  // reference.
+  virtual Status ScorePair(const ImageView& reference, const ImageView& distorted,
+                           Result* result) = 0;
+  virtual Status CacheReference(const ImageView& reference) = 0;
+  virtual Status ScoreAgainstReference(const ImageView& distorted, Result* result) = 0;
+  // CacheReference(reference), then ScoreAgainstReference for each image
+  // into results[i]. Backends override it to overlap the images' work.
+  virtual Status ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
+                            Result* results);
+
+ private:
+  int width_;
+  int height_;
+  bool has_reference_ = false;
 };
 
 // True when the CUDA engine is compiled in and a device can be used.

@@ -5,36 +5,12 @@
 #include <cstring>
 
 #include "arith.h"
+#include "pixel_format.h"
 #include "thread_pool.h"
 
 namespace ssim2 {
 namespace cpu {
 namespace {
-
-// Where the colour and alpha samples of a packed format sit.
-struct PackedLayout {
-  int channels;  // samples per pixel
-  int r, g, b;   // sample index of each colour (all equal for grey)
-  int a;         // sample index of alpha, -1 if none
-  bool sixteen_bit;
-};
-
-PackedLayout LayoutOf(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kRGB8: return {3, 0, 1, 2, -1, false};
-    case PixelFormat::kRGBA8: return {4, 0, 1, 2, 3, false};
-    case PixelFormat::kBGRA8: return {4, 2, 1, 0, 3, false};
-    case PixelFormat::kRGBX8: return {4, 0, 1, 2, -1, false};
-    case PixelFormat::kBGRX8: return {4, 2, 1, 0, -1, false};
-    case PixelFormat::kGray8: return {1, 0, 0, 0, -1, false};
-    case PixelFormat::kGrayAlpha8: return {2, 0, 0, 0, 1, false};
-    case PixelFormat::kRGB16: return {3, 0, 1, 2, -1, true};
-    case PixelFormat::kRGBA16: return {4, 0, 1, 2, 3, true};
-    case PixelFormat::kGray16: return {1, 0, 0, 0, -1, true};
-    case PixelFormat::kGrayAlpha16: return {2, 0, 0, 0, 1, true};
-    default: return {0, 0, 0, 0, -1, false};
-  }
-}
 
 // The loader's scale factor: 1/(2^bits - 1) computed in double, then float.
 float SampleScale(bool sixteen_bit) {
@@ -50,7 +26,7 @@ struct Srgb8Table {
 };
 
 template <typename Sample>
-void ConvertPackedRow(const Sample* src, const PackedLayout& l, int width, float mul,
+void ConvertPackedRow(const Sample* src, const FormatTraits& l, int width, float mul,
                       float alpha_background, float* r, float* g, float* b) {
   const float* table8 = sizeof(Sample) == 1 ? Srgb8ToLinearTable() : nullptr;
   for (int x = 0; x < width; ++x) {
@@ -104,12 +80,9 @@ Status ToLinearRgb(const ImageView& image, float alpha_background, Image3* out,
     return Status::Ok();
   }
 
-  const PackedLayout layout = LayoutOf(image.format);
-  if (layout.channels == 0) {
-    return Status(StatusCode::kUnsupportedFormat,
-                  std::string("unsupported pixel format ") + PixelFormatName(image.format));
-  }
-  const float mul = SampleScale(layout.sixteen_bit);
+  const FormatTraits& layout = *FindFormat(image.format);  // packed: checked by ValidateImage
+  const bool sixteen_bit = layout.bytes_per_sample == 2;
+  const float mul = SampleScale(sixteen_bit);
   const char* base = static_cast<const char*>(image.planes[0]);
   constexpr int kRowsPerTask = 16;
   const int tasks = (image.height + kRowsPerTask - 1) / kRowsPerTask;
@@ -120,7 +93,7 @@ Status ToLinearRgb(const ImageView& image, float alpha_background, Image3* out,
       float* r = out->plane[0].Row(y);
       float* g = out->plane[1].Row(y);
       float* b = out->plane[2].Row(y);
-      if (layout.sixteen_bit) {
+      if (sixteen_bit) {
         ConvertPackedRow(reinterpret_cast<const std::uint16_t*>(row), layout, image.width, mul,
                          alpha_background, r, g, b);
       } else {

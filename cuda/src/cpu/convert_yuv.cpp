@@ -42,6 +42,7 @@
 #include <cstring>
 
 #include "arith.h"
+#include "pixel_format.h"
 #include "convert.h"
 #include "thread_pool.h"
 #include "yuv.h"
@@ -50,22 +51,20 @@ namespace ssim2 {
 namespace cpu {
 namespace {
 
+// The facts this file reads from the format table: bit depth, 4:2:0, chroma
+// interleaved, samples in the high bits of their word.
 struct Layout {
-  int bits;        // 8 or 10
-  bool sub;        // 4:2:0 (else 4:4:4)
-  bool interleaved;// chroma in one plane U, V, U, V ...
-  bool high_bits;  // P010: value in the high 10 bits
+  int bits;
+  bool sub;
+  bool interleaved;
+  bool high_bits;
 };
 
 bool LayoutOf(PixelFormat f, Layout* l) {
-  switch (f) {
-    case PixelFormat::kI420: *l = {8, true, false, false}; return true;
-    case PixelFormat::kNV12: *l = {8, true, true, false}; return true;
-    case PixelFormat::kY444: *l = {8, false, false, false}; return true;
-    case PixelFormat::kI420_10LE: *l = {10, true, false, false}; return true;
-    case PixelFormat::kP010_10LE: *l = {10, true, true, true}; return true;
-    default: return false;
-  }
+  const FormatTraits* t = FindFormat(f);
+  if (!t || t->family != FormatFamily::kYuv) return false;
+  *l = {t->bit_depth, t->chroma_420, t->chroma_interleaved, t->msb_aligned};
+  return true;
 }
 
 inline int Read16(const unsigned char* p, bool high_bits) {

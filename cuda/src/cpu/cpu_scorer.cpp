@@ -2,7 +2,7 @@
 #include <memory>
 #include <string>
 
-#include "constants.h"
+#include "alpha_rule.h"
 #include "cpu/convert.h"
 #include "cpu/pipeline.h"
 #include "scorer_factory.h"
@@ -14,15 +14,12 @@ namespace {
 class CpuScorer final : public Scorer {
  public:
   CpuScorer(int width, int height, const ScorerOptions& options)
-      : width_(width),
-        height_(height),
+      : Scorer(width, height),
         pool_(options.cpu_threads),
         plan_(MakePlan(width, height, options.all_features)),
         pipeline_(plan_, &pool_, BestKernels()) {}
 
   Backend backend() const override { return Backend::kCpu; }
-  int width() const override { return width_; }
-  int height() const override { return height_; }
   std::size_t memory_bytes() const override {
     std::size_t bytes = pipeline_.memory_bytes() + cached_[0].bytes() + cached_[1].bytes();
     for (const Image3* img : {&linear_, &linear_dist_}) {
@@ -35,93 +32,53 @@ class CpuScorer final : public Scorer {
            (pool_.size() == 1 ? " thread)" : " threads)");
   }
 
-  // One pair without touching the cached reference: the one-shot pipeline
-  // needs far less memory than caching every scale of the reference.
-  Status Compute(const ImageView& reference, const ImageView& distorted,
-                 Result* result) override {
-    if (!result) return Status(StatusCode::kInvalidArgument, "result is null");
-    if (Status s = CheckPair(reference, distorted); !s.ok()) return s;
-    const bool alpha = HasAlpha(reference.format);
+ protected:
+  // The one-shot pipeline never touches cached_, and needs far less memory
+  // than caching every scale of the reference.
+  Status ScorePair(const ImageView& reference, const ImageView& distorted,
+                   Result* result) override {
     Result best;
-    for (int i = 0; i < (alpha ? 2 : 1); ++i) {
-      const float bg = Background(alpha, i);
+    Status status = ForEachAlphaPass(HasAlpha(reference.format), [&](int pass, float bg) {
       if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
       if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
       Result r;
       pipeline_.Score(&linear_, &linear_dist_, &r);
-      if (i == 0 || r.score < best.score) best = r;
-    }
-    *result = best;
-    return Status::Ok();
+      KeepLowerScore(pass, r, &best);
+      return Status::Ok();
+    });
+    if (status.ok()) *result = best;
+    return status;
   }
 
-  Status SetReference(const ImageView& reference) override {
-    has_reference_ = false;
-    if (Status s = CheckSize(reference); !s.ok()) return s;
+  Status CacheReference(const ImageView& reference) override {
     reference_has_alpha_ = HasAlpha(reference.format);
-    const int passes = reference_has_alpha_ ? 2 : 1;
-    for (int i = 0; i < passes; ++i) {
-      const float bg = Background(reference_has_alpha_, i);
+    return ForEachAlphaPass(reference_has_alpha_, [&](int pass, float bg) {
       if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
-      pipeline_.PrepareReference(&linear_, &cached_[i]);
-    }
-    has_reference_ = true;
-    return Status::Ok();
+      pipeline_.PrepareReference(&linear_, &cached_[pass]);
+      return Status::Ok();
+    });
   }
 
-  Status ComputeWithReference(const ImageView& distorted, Result* result) override {
-    if (!result) return Status(StatusCode::kInvalidArgument, "result is null");
-    if (!has_reference_) {
-      return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
-    }
-    if (Status s = CheckSize(distorted); !s.ok()) return s;
-    const int passes = reference_has_alpha_ ? 2 : 1;
+  Status ScoreAgainstReference(const ImageView& distorted, Result* result) override {
     Result best;
-    for (int i = 0; i < passes; ++i) {
-      const float bg = Background(reference_has_alpha_, i);
+    Status status = ForEachAlphaPass(reference_has_alpha_, [&](int pass, float bg) {
       if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
       Result r;
-      pipeline_.ScoreCached(cached_[i], &linear_dist_, &r);
-      if (i == 0 || r.score < best.score) best = r;
-    }
-    *result = best;
-    return Status::Ok();
+      pipeline_.ScoreCached(cached_[pass], &linear_dist_, &r);
+      KeepLowerScore(pass, r, &best);
+      return Status::Ok();
+    });
+    if (status.ok()) *result = best;
+    return status;
   }
 
  private:
-  // The reference tool's alpha rule: without alpha on the reference one
-  // pass (a distorted alpha blends against 0.5), with it the lower score of a
-  // dark and a bright background.
-  static float Background(bool reference_has_alpha, int pass) {
-    if (!reference_has_alpha) return kAlphaBackgroundDefault;
-    return pass == 0 ? kAlphaBackgroundDark : kAlphaBackgroundBright;
-  }
-
-  Status CheckSize(const ImageView& image) const {
-    if (Status s = ValidateImage(image); !s.ok()) return s;
-    if (image.width != width_ || image.height != height_) {
-      return Status(StatusCode::kSizeMismatch,
-                    "Image size mismatch: scorer is " + std::to_string(width_) + "x" +
-                        std::to_string(height_) + ", image is " + std::to_string(image.width) +
-                        "x" + std::to_string(image.height));
-    }
-    return Status::Ok();
-  }
-
-  Status CheckPair(const ImageView& reference, const ImageView& distorted) const {
-    if (Status s = ValidatePair(reference, distorted); !s.ok()) return s;
-    return CheckSize(reference);
-  }
-
-  int width_;
-  int height_;
   ThreadPool pool_;
   MetricPlan plan_;
   Pipeline pipeline_;
   Image3 linear_;
   Image3 linear_dist_;
-  ReferenceCache cached_[2];
-  bool has_reference_ = false;
+  ReferenceCache cached_[kMaxAlphaPasses];
   bool reference_has_alpha_ = false;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "alpha_rule.h"
 #include "arith.h"
 #include "convert.h"
 
@@ -210,15 +211,15 @@ Status Compute(const ImageView& reference, const ImageView& distorted, bool all_
     *out = ComputeLinear(lin1, lin2, plan);
     return Status::Ok();
   };
-  // The reference tool looks at the reference image's alpha only: without it
-  // one pass (a distorted alpha is blended against 0.5), with it the lower
-  // score of a dark and a bright background.
-  if (!HasAlpha(reference.format)) return with_background(kAlphaBackgroundDefault, result);
-  Result dark, bright;
-  if (Status s = with_background(kAlphaBackgroundDark, &dark); !s.ok()) return s;
-  if (Status s = with_background(kAlphaBackgroundBright, &bright); !s.ok()) return s;
-  *result = bright.score < dark.score ? bright : dark;
-  return Status::Ok();
+  Result best;
+  Status status = ForEachAlphaPass(HasAlpha(reference.format), [&](int pass, float bg) {
+    Result r;
+    if (Status s = with_background(bg, &r); !s.ok()) return s;
+    KeepLowerScore(pass, r, &best);
+    return Status::Ok();
+  });
+  if (status.ok()) *result = best;
+  return status;
 }
 
 }  // namespace replay

@@ -1,6 +1,10 @@
 // A plain scalar replay of the reference, stage by stage, in the reference's
-// own loop order. It is the oracle that the optimised CPU kernels and the
-// CUDA kernels are tested against; it is not used to score in production.
+// own loop order. It is the oracle that the AVX2 CPU kernels and the CUDA
+// kernels are tested against. Two of its functions also score in production:
+// the generic kernel table (cpu/kernels.cpp built without AVX2, which
+// BestKernels() picks when the processor lacks AVX2 or FMA, and on every
+// non-x86 build) runs its horizontal and vertical blur passes through
+// BlurRow and BlurColumns. The rest is used by tests only.
 #pragma once
 
 #include "blur_constants.h"

@@ -1,4 +1,6 @@
-// ssim2::Scorer on the CUDA engine (Backend::kCuda).
+// ssim2::Scorer on the CUDA engine (Backend::kCuda). The base class checks
+// the inputs and keeps the contract; the engine keeps the same rules for
+// its own callers (cuda_engine.h), so each call maps onto one engine call.
 #include <memory>
 #include <string>
 
@@ -6,37 +8,32 @@
 #include "ssim2/cuda_engine.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 namespace {
 
 class CudaScorer final : public Scorer {
  public:
-  explicit CudaScorer(cuda::Engine engine) : engine_(std::move(engine)) {}
+  explicit CudaScorer(cuda::Engine engine)
+      : Scorer(engine.width(), engine.height()), engine_(std::move(engine)) {}
 
   Backend backend() const override { return Backend::kCuda; }
-  int width() const override { return engine_.width(); }
-  int height() const override { return engine_.height(); }
   std::size_t memory_bytes() const override { return engine_.memory_bytes(); }
   std::string description() const override { return "CUDA, " + engine_.device_name(); }
 
-  Status Compute(const ImageView& reference, const ImageView& distorted,
-                 Result* result) override {
-    // The engine scores both images without caching the reference; keep the
-    // CPU scorer's contract (Compute leaves the reference set) by caching it
-    // when the caller relies on it: SetReference + ComputeWithReference.
+ protected:
+  Status ScorePair(const ImageView& reference, const ImageView& distorted,
+                   Result* result) override {
     return engine_.Compute(reference, distorted, result);
   }
-  Status SetReference(const ImageView& reference) override {
+  Status CacheReference(const ImageView& reference) override {
     return engine_.SetReference(reference);
   }
-  Status ComputeWithReference(const ImageView& distorted, Result* result) override {
+  Status ScoreAgainstReference(const ImageView& distorted, Result* result) override {
     return engine_.Compute(distorted, result);
   }
-  Status ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
-                      std::vector<Result>* results) override {
-    if (!results) return Status(StatusCode::kInvalidArgument, "ComputeBatch: results is null");
-    results->assign(distorted.size(), Result());
-    return engine_.ComputeBatch(reference, distorted.data(), distorted.size(), results->data());
+  Status ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
+                    Result* results) override {
+    return engine_.ComputeBatch(reference, distorted.data(), distorted.size(), results);
   }
 
  private:
@@ -44,8 +41,6 @@ class CudaScorer final : public Scorer {
 };
 
 }  // namespace
-
-bool DeviceAvailable(std::string* why_not) { return cuda::DeviceAvailable(why_not); }
 
 Status CreateCudaScorer(int width, int height, const ScorerOptions& options,
                         std::unique_ptr<Scorer>* out) {
@@ -61,5 +56,5 @@ Status CreateCudaScorer(int width, int height, const ScorerOptions& options,
   return Status::Ok();
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

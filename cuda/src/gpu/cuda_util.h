@@ -10,7 +10,7 @@
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 // A Status for a failed CUDA call: the call's text, the error and file:line.
 // Allocation failures are kOutOfMemory, a missing device or driver
@@ -21,7 +21,7 @@ Status CudaStatus(cudaError_t error, const char* call, const char* file, int lin
   do {                                                                                \
     const cudaError_t ssim2_cuda_error_ = (call);                                     \
     if (ssim2_cuda_error_ != cudaSuccess) {                                           \
-      return ::ssim2::gpu::CudaStatus(ssim2_cuda_error_, #call, __FILE__, __LINE__);  \
+      return ::ssim2::cuda::CudaStatus(ssim2_cuda_error_, #call, __FILE__, __LINE__);  \
     }                                                                                 \
   } while (0)
 
@@ -173,5 +173,5 @@ class Stream {
   bool owned_ = false;
 };
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

@@ -9,39 +9,37 @@
 #include "gpu/kernels_device.cuh"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 cudaError_t LaunchPrepare(const PrepareParams& params, cudaStream_t stream) {
-  const dim3 block(32, 8);
-  const int ow = (params.width + 1) / 2;
-  const int oh = (params.height + 1) / 2;
-  const dim3 grid((ow + block.x - 1) / block.x, (oh + block.y - 1) / block.y, params.count);
-  PrepareKernel<<<grid, block, 0, stream>>>(params);
+  const LaunchShape shape = PrepareShape(params);
+  PrepareKernel<<<shape.grid, shape.block, 0, stream>>>(params);
   return cudaGetLastError();
 }
 
 cudaError_t LaunchHBlur(const HJob* jobs_device, int num_jobs, int num_blocks,
                         const BlurParams& blur, cudaStream_t stream) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  HBlurKernel<<<num_blocks, kHBlockThreads, 0, stream>>>(jobs_device, num_jobs, blur);
+  const LaunchShape shape = HBlurShape(num_blocks);
+  HBlurKernel<<<shape.grid, shape.block, 0, stream>>>(jobs_device, num_jobs, blur);
   return cudaGetLastError();
 }
 
 cudaError_t LaunchVBlur(const VJob* jobs_device, int num_jobs, int num_blocks,
                         const BlurParams& blur, double* partials, cudaStream_t stream) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
-  VBlurKernel<<<num_blocks, dim3(kVColumns, kVWarps), 0, stream>>>(jobs_device, num_jobs,
-                                                                         blur, partials);
+  const LaunchShape shape = VBlurShape(num_blocks);
+  VBlurKernel<<<shape.grid, shape.block, 0, stream>>>(jobs_device, num_jobs, blur, partials);
   return cudaGetLastError();
 }
 
 cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
                          cudaStream_t stream) {
   if (params.num_jobs == 0) return cudaSuccess;
-  const int threads = params.num_jobs * kNumSums;
-  ReduceKernel<<<(threads + 127) / 128, 128, 0, stream>>>(params, partials, out);
+  const LaunchShape shape = ReduceShape(params);
+  ReduceKernel<<<shape.grid, shape.block, 0, stream>>>(params, partials, out);
   return cudaGetLastError();
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

@@ -1,6 +1,6 @@
 // CUDA kernels of the engine: plain-old-data job descriptions shared by the
-// host code (engine.cpp, layout.cpp) and the kernels (kernels.cu), and the
-// thin launchers. Everything about which planes go where is decided on the
+// host code (layout.cpp, upload.cpp, passes.cpp) and the kernels
+// (kernels.cu), the launch geometry, and the thin launchers. Everything about which planes go where is decided on the
 // host (layout.cpp); the kernels only follow the job tables.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <cuda_runtime_api.h>
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 // Maps of one (scale, channel): the five planes the SSIM map needs.
 enum MapIndex : int { kMapMu1 = 0, kMapMu2 = 1, kMapS11 = 2, kMapS22 = 3, kMapS12 = 4 };
@@ -159,5 +159,32 @@ struct ReduceParams {
 cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
                          cudaStream_t stream);
 
-}  // namespace gpu
+// ---------------------------------------------------------------------------
+// Launch geometry of each kernel, for the launchers of kernels.cu and of the
+// tests' emulated runtime alike.
+
+struct LaunchShape {
+  dim3 grid;
+  dim3 block;
+};
+
+// A thread per 2x2 block of input pixels (one output pixel of the next
+// scale), blockIdx.z picks the image.
+inline LaunchShape PrepareShape(const PrepareParams& params) {
+  const dim3 block(32, 8);
+  const int ow = (params.width + 1) / 2;
+  const int oh = (params.height + 1) / 2;
+  return {dim3((ow + block.x - 1) / block.x, (oh + block.y - 1) / block.y, params.count), block};
+}
+inline LaunchShape HBlurShape(int num_blocks) { return {dim3(num_blocks), dim3(kHBlockThreads)}; }
+inline LaunchShape VBlurShape(int num_blocks) {
+  return {dim3(num_blocks), dim3(kVColumns, kVWarps)};
+}
+// A thread per (job, sum).
+inline LaunchShape ReduceShape(const ReduceParams& params) {
+  const int threads = params.num_jobs * kNumSums;
+  return {dim3((threads + 127) / 128), dim3(128)};
+}
+
+}  // namespace cuda
 }  // namespace ssim2

@@ -10,7 +10,7 @@
 #include "yuv.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 using arith::Fma;
 
@@ -596,5 +596,5 @@ __global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ pa
 
 }  // namespace
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

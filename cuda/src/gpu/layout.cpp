@@ -5,9 +5,10 @@
 #include <cstring>
 
 #include "arith.h"
+#include "constants.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 namespace {
 
 std::size_t AlignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
@@ -241,6 +242,8 @@ LaunchTables MakeTables(const Layout& l, char* base) {
     }
   }
   t.srgb8_offset = off;
+  t.blur = MakeBlurParams(GetBlurConstants());
+  t.neg_cbrt_bias = -std::cbrt(kOpsinBias);
   off += kSrgb8Entries * sizeof(float);
   t.blob.assign(off, 0);
   {
@@ -261,6 +264,80 @@ LaunchTables MakeTables(const Layout& l, char* base) {
     }
   }
   return t;
+}
+
+namespace {
+
+// Where scale s of image `image` (0 reference, 1 distorted) is read and written.
+PyramidStep Step(const Layout& layout, char* base, int image, int s) {
+  const ScaleGeom& g = layout.geom[s];
+  PyramidStep st{};
+  st.xyb = reinterpret_cast<float*>(base + layout.xyb[image][s]);
+  st.xyb_plane = static_cast<long long>(g.plane_bytes / sizeof(float));
+  st.xyb_pitch = g.pitch;
+  if (s + 1 < layout.plan.num_scales) {
+    const ScaleGeom& n = layout.geom[s + 1];
+    st.lin_next = reinterpret_cast<float*>(base + layout.lin[image][s + 1]);
+    st.lin_next_plane = static_cast<long long>(n.plane_bytes / sizeof(float));
+    st.lin_next_pitch = n.pitch;
+  }
+  if (s > 0) {
+    st.lin_src = reinterpret_cast<const float*>(base + layout.lin[image][s]);
+    st.lin_src_plane = static_cast<long long>(g.plane_bytes / sizeof(float));
+    st.lin_src_pitch = g.pitch;
+  }
+  return st;
+}
+
+}  // namespace
+
+PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* base, PassMode mode,
+                      const InputDesc* ref, const InputDesc* dist, float background,
+                      int result_slot) {
+  PassLaunches l;
+  const int m = static_cast<int>(mode);
+  l.num_scales = layout.plan.num_scales;
+  for (int s = 0; s < l.num_scales; ++s) {
+    PrepareParams& p = l.prepare[s];
+    p = PrepareParams{};
+    p.width = layout.geom[s].width;
+    p.height = layout.geom[s].height;
+    p.from_input = s == 0 ? 1 : 0;
+    p.neg_cbrt_bias = tables.neg_cbrt_bias;
+    p.mul8 = static_cast<float>(1.0 / 255);
+    p.srgb8 = reinterpret_cast<const float*>(base + layout.jobs + tables.srgb8_offset);
+    int count = 0;
+    auto add = [&](const InputDesc* in, int image) {
+      if (s == 0) {
+        p.inputs[count] = *in;
+        p.inputs[count].background = background;
+      }
+      p.steps[count] = Step(layout, base, image, s);
+      ++count;
+    };
+    if (mode != PassMode::kCached) add(ref, 0);
+    if (mode != PassMode::kRef) add(dist, 1);
+    p.count = count;
+  }
+  double* partials = reinterpret_cast<double*>(base + layout.partials);
+  for (int g = 0; g < kNumGroups; ++g) {
+    PassLaunches::Group& group = l.groups[g];
+    group.h_jobs = reinterpret_cast<const HJob*>(base + layout.jobs + tables.h_offset[m][g]);
+    group.h_count = static_cast<int>(tables.h[m][g].size());
+    group.h_blocks = tables.h_blocks[m][g];
+    group.v_jobs = reinterpret_cast<const VJob*>(base + layout.jobs + tables.v_offset[m][g]);
+    group.v_count = static_cast<int>(tables.v[m][g].size());
+    group.v_blocks = tables.v_blocks[m][g];
+    group.partials = partials + static_cast<std::size_t>(tables.partial_base[m][g]) * kNumSums;
+  }
+  l.blur = tables.blur;
+  if (mode != PassMode::kRef) {
+    l.reduce = &tables.reduce[m];
+    l.partials = partials;
+    l.sums = reinterpret_cast<double*>(base + layout.sums) +
+             static_cast<std::size_t>(result_slot) * kSumsPerResult;
+  }
+  return l;
 }
 
 void FinishResult(const MetricPlan& plan, const double* sums, Result* result) {
@@ -289,5 +366,5 @@ void FinishResult(const MetricPlan& plan, const double* sums, Result* result) {
   result->score = ScoreFromFeatures(*result);
 }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

@@ -25,7 +25,7 @@
 #include "plan.h"
 
 namespace ssim2 {
-namespace gpu {
+namespace cuda {
 
 constexpr int kPitchAlign = 32;          // floats: rows start on 128-byte lines
 constexpr std::size_t kRegionAlign = 256;
@@ -100,13 +100,44 @@ struct LaunchTables {
   // The 8-bit sRGB table (kSrgb8Entries floats), part of the blob: bytes
   // from Layout::jobs.
   std::size_t srgb8_offset = 0;
+  // Passed by value to the kernels.
+  BlurParams blur{};
+  float neg_cbrt_bias = 0.0f;
 };
 
 LaunchTables MakeTables(const Layout& layout, char* base);
+
+// Everything one pass launches, in launch order: a prepare per scale, then
+// per scale group one horizontal and one vertical blur, then (unless the
+// pass only caches the reference) one reduction into result slot
+// `result_slot`. The engine enqueues it (LaunchPass); the emulation tests run
+// the very same description on the CPU.
+struct PassLaunches {
+  int num_scales = 0;
+  PrepareParams prepare[kMaxScales];
+  struct Group {
+    const HJob* h_jobs;
+    int h_count, h_blocks;
+    const VJob* v_jobs;
+    int v_count, v_blocks;
+    double* partials;
+  } groups[kNumGroups];
+  BlurParams blur;
+  const ReduceParams* reduce = nullptr;  // null: kRef, nothing to reduce
+  const double* partials = nullptr;
+  double* sums = nullptr;  // device, kSumsPerResult doubles
+};
+
+// `ref` / `dist`: the inputs of scale 0 (unused ones may be null: `ref` for
+// kCached, `dist` for kRef); `background`: their alpha background. `base`:
+// the device allocation the tables were made for.
+PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* base, PassMode mode,
+                      const InputDesc* ref, const InputDesc* dist, float background,
+                      int result_slot);
 
 // Features of one result from its sums (kSumsPerResult doubles), then the
 // skipped entries marked and the score computed, as the CPU path does.
 void FinishResult(const MetricPlan& plan, const double* sums, Result* result);
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace ssim2

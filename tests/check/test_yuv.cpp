@@ -17,6 +17,8 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,20 +29,14 @@
 #include "cpu/convert.h"
 #include "cpu/convert_yuv.h"
 #include "cpu/planes.h"
+#include "../testdata.h"
 #include "ssim2/ssim2.h"
 
 using namespace ssim2;
 
-#ifndef SSIM2_TESTDATA_DIR
-#define SSIM2_TESTDATA_DIR "../shared/testdata"
-#endif
-
 namespace {
 
-std::string TestdataDir() {
-  const char* env = g_getenv("SSIM2_TESTDATA");
-  return env ? env : SSIM2_TESTDATA_DIR;
-}
+std::string TestdataDir() { return ssim2::testing::TestDataDir(); }
 
 // Samples where zimg's float arithmetic rounds the other way than the double
 // formula (found once by flipping near-tie samples until the MD5 matched).
@@ -101,27 +97,29 @@ std::vector<std::vector<std::string>> ReadMd5s() {
   return rows;
 }
 
-void test_clip_md5(void) {
+}  // namespace
+
+TEST(Yuv, TestClipMatchesTheReferenceMd5s) {
+  gst_init(nullptr, nullptr);
   if (!gst_element_factory_find("avdec_h264") || !gst_element_factory_find("matroskademux")) {
-    g_test_skip("avdec_h264 (gstreamer1.0-libav) or matroskademux (gstreamer1.0-plugins-good) missing");
-    return;
+    GTEST_SKIP() << "avdec_h264 (gstreamer1.0-libav) or matroskademux (gstreamer1.0-plugins-good) missing";
   }
   const auto md5 = ReadMd5s();
-  g_assert_cmpuint(md5.size(), ==, 30);
+  ASSERT_EQ(md5.size(), 30u);
   const char* clips[2] = {"reference", "distorted"};
   int totals[2] = {0, 0};
   for (int clip = 0; clip < 2; ++clip) {
     std::vector<GstSample*> frames;
-    g_assert_true(DecodeClip(TestdataDir() + "/video/" + clips[clip] + ".mkv", &frames));
-    g_assert_cmpuint(frames.size(), ==, 30);
+    ASSERT_TRUE(DecodeClip(TestdataDir() + "/video/" + clips[clip] + ".mkv", &frames));
+    ASSERT_EQ(frames.size(), 30u);
     for (int n = 0; n < 30; ++n) {
       GstVideoInfo info;
-      g_assert_true(gst_video_info_from_caps(&info, gst_sample_get_caps(frames[n])));
+      ASSERT_TRUE(gst_video_info_from_caps(&info, gst_sample_get_caps(frames[n])));
       // The clip signals BT.709 limited range.
-      g_assert_cmpint(info.colorimetry.matrix, ==, GST_VIDEO_COLOR_MATRIX_BT709);
-      g_assert_cmpint(info.colorimetry.range, ==, GST_VIDEO_COLOR_RANGE_16_235);
+      EXPECT_EQ(info.colorimetry.matrix, GST_VIDEO_COLOR_MATRIX_BT709);
+      EXPECT_EQ(info.colorimetry.range, GST_VIDEO_COLOR_RANGE_16_235);
       GstVideoFrame vf;
-      g_assert_true(gst_video_frame_map(&vf, &info, gst_sample_get_buffer(frames[n]), GST_MAP_READ));
+      ASSERT_TRUE(gst_video_frame_map(&vf, &info, gst_sample_get_buffer(frames[n]), GST_MAP_READ));
       const int w = info.width, h = info.height;
       ImageView view = ImageView::Planar(
           PixelFormat::kI420, w, h,
@@ -133,18 +131,18 @@ void test_clip_md5(void) {
       view.yuv.range = YuvRange::kLimited;
       std::vector<std::uint8_t> rgb(static_cast<size_t>(w) * h * 3);
       Status s = cpu::YuvToRgb8(view, rgb.data(), w * 3);
-      g_assert_true(s.ok());
+      EXPECT_TRUE(s.ok());
 
       // The linear planes are the sRGB table of these bytes (first frame).
       if (n == 0) {
         cpu::Image3 lin;
         lin.Resize(w, h);
-        g_assert_true(cpu::YuvToLinearRgb(view, &lin, nullptr).ok());
+        EXPECT_TRUE(cpu::YuvToLinearRgb(view, &lin, nullptr).ok());
         const float* table = cpu::Srgb8ToLinearTable();
         for (int y = 0; y < h; y += 7)
           for (int x = 0; x < w; x += 3)
             for (int c = 0; c < 3; ++c)
-              g_assert_cmpfloat(lin.plane[c].Row(y)[x], ==, table[rgb[(y * w + x) * 3 + c]]);
+              EXPECT_EQ(lin.plane[c].Row(y)[x], table[rgb[(y * w + x) * 3 + c]]);
       }
       gst_video_frame_unmap(&vf);
 
@@ -158,9 +156,8 @@ void test_clip_md5(void) {
           }
         }
         if (Md5(rgb) != md5[n][clip]) {
-          g_printerr("%s frame %d differs from the MD5 frame in unknown samples\n",
-                     clips[clip], n);
-          g_assert_not_reached();
+          FAIL() << clips[clip] << " frame " << n
+                 << " differs from the MD5 frame in unknown samples";
         }
       }
       if (differing) g_print("%s frame %2d: %d samples differ by one\n", clips[clip], n, differing);
@@ -170,8 +167,8 @@ void test_clip_md5(void) {
     g_print("%s: %d differing samples in 30 frames (%d x %d x 3 samples each)\n", clips[clip],
             totals[clip], 1280, 720);
   }
-  g_assert_cmpint(totals[0], ==, 0);
-  g_assert_cmpint(totals[1], ==, 4);
+  EXPECT_EQ(totals[0], 0);
+  EXPECT_EQ(totals[1], 4);
 }
 
 // A synthetic 4:2:0 frame stored as I420, NV12, Y444 and their 10-bit forms.
@@ -193,11 +190,11 @@ struct Synth {
 std::vector<float> ToFloat(const ImageView& v) {
   std::vector<float> out(static_cast<size_t>(v.width) * v.height * 3);
   Status s = cpu::YuvToRgbFloat(v, out.data(), v.width * 3);
-  g_assert_true(s.ok());
+  EXPECT_TRUE(s.ok());
   return out;
 }
 
-void test_layouts_agree(void) {
+TEST(Yuv, LayoutsAgree) {
   Synth s;
   const int cw = s.w / 2, ch = s.h / 2;
   ImageView i420 = ImageView::Planar(PixelFormat::kI420, s.w, s.h,
@@ -218,8 +215,8 @@ void test_layouts_agree(void) {
   ImageView y444 = ImageView::Planar(PixelFormat::kY444, s.w, s.h,
                                      {s.y.data(), u444.data(), v444.data()}, {s.w, s.w, s.w});
   const auto a = ToFloat(i420);
-  g_assert_true(a == ToFloat(nv12));
-  g_assert_true(a == ToFloat(y444));
+  EXPECT_TRUE(a == ToFloat(nv12));
+  EXPECT_TRUE(a == ToFloat(y444));
 
   // 10-bit: the same samples times 4 (exactly the same normalised values in
   // limited range: (4Y - 64) / 876 = (Y - 16) / 219).
@@ -241,15 +238,15 @@ void test_layouts_agree(void) {
   ImageView p010 = ImageView::Planar(PixelFormat::kP010_10LE, s.w, s.h,
                                      {y010.data(), uv10.data(), nullptr}, {s.w * 2, cw * 4, 0});
   const auto b = ToFloat(i010);
-  g_assert_true(b == ToFloat(p010));
+  EXPECT_TRUE(b == ToFloat(p010));
   // 10-bit keeps precision: the values are the unrounded ones, so they are
   // within half an 8-bit step of the 8-bit result, and not all multiples of 1/255.
   int off_grid = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    g_assert_cmpfloat(std::fabs(a[i] - b[i]), <=, 0.5f / 255.0f + 1e-6f);
+    EXPECT_LE(std::fabs(a[i] - b[i]), 0.5f / 255.0f + 1e-6f);
     if (std::fabs(b[i] * 255.0f - std::round(b[i] * 255.0f)) > 1e-3f) ++off_grid;
   }
-  g_assert_cmpint(off_grid, >, 0);
+  EXPECT_GT(off_grid, 0);
 }
 
 void Pixel(PixelFormat f, YuvMatrix m, YuvRange r, int Y, int U, int V, float out[3]) {
@@ -264,22 +261,22 @@ void Pixel(PixelFormat f, YuvMatrix m, YuvRange r, int Y, int U, int V, float ou
   for (int c = 0; c < 3; ++c) out[c] = px[c];
 }
 
-void test_known_colours(void) {
+TEST(Yuv, KnownColoursLandWhereTheEquationsSay) {
   float p[3];
   // Limited-range white and black, any matrix.
   Pixel(PixelFormat::kI420, YuvMatrix::kBT709, YuvRange::kLimited, 235, 128, 128, p);
-  g_assert_true(p[0] == 1.0f && p[1] == 1.0f && p[2] == 1.0f);
+  EXPECT_TRUE(p[0] == 1.0f && p[1] == 1.0f && p[2] == 1.0f);
   Pixel(PixelFormat::kI420, YuvMatrix::kBT601, YuvRange::kLimited, 16, 128, 128, p);
-  g_assert_true(p[0] == 0.0f && p[1] == 0.0f && p[2] == 0.0f);
+  EXPECT_TRUE(p[0] == 0.0f && p[1] == 0.0f && p[2] == 0.0f);
   // Full range: Y is Y/255.
   Pixel(PixelFormat::kI420, YuvMatrix::kBT709, YuvRange::kFull, 200, 128, 128, p);
-  g_assert_true(p[0] == 200 / 255.0f && p[1] == 200 / 255.0f && p[2] == 200 / 255.0f);
+  EXPECT_TRUE(p[0] == 200 / 255.0f && p[1] == 200 / 255.0f && p[2] == 200 / 255.0f);
   // BT.601 red, rounded to integers (Y 81, Cb 90, Cr 240): R' = 65/219 + 1.402 / 2
   // = 0.99780 -> 254; G' and B' slightly negative -> 0.
   Pixel(PixelFormat::kI420, YuvMatrix::kBT601, YuvRange::kLimited, 81, 90, 240, p);
-  g_assert_cmpfloat(p[0], ==, 254.0f / 255.0f);
-  g_assert_cmpfloat(p[1], ==, 0.0f);
-  g_assert_cmpfloat(p[2], ==, 0.0f);
+  EXPECT_EQ(p[0], 254.0f / 255.0f);
+  EXPECT_EQ(p[1], 0.0f);
+  EXPECT_EQ(p[2], 0.0f);
   // BT.709 with the README's rounded coefficients (1.5748, 0.187324,
   // 0.468124, 1.8556) as an independent check: same 8-bit result.
   for (int Y : {20, 33, 126, 200}) {
@@ -291,7 +288,7 @@ void test_known_colours(void) {
                                yn + 1.8556 * cb};
         for (int c = 0; c < 3; ++c) {
           const double q = std::fmin(255.0, std::fmax(0.0, std::floor(255.0 * rgb[c] + 0.5)));
-          g_assert_cmpfloat(p[c], ==, static_cast<float>(q) / 255.0f);
+          EXPECT_EQ(p[c], static_cast<float>(q) / 255.0f);
         }
       }
     }
@@ -299,22 +296,12 @@ void test_known_colours(void) {
   // BT.2020 green, 10-bit limited: Kr .2627, Kb .0593 -> R = Y + 1.4746 Cr.
   Pixel(PixelFormat::kI420_10LE, YuvMatrix::kBT2020, YuvRange::kLimited, 502, 512, 600, p);
   const double yn = (502 - 64) / 876.0, cr = (600 - 512) / 896.0;
-  g_assert_cmpfloat(p[0], ==, static_cast<float>(yn + 2 * (1 - 0.2627) * cr));
-  g_assert_cmpfloat(p[2], ==, static_cast<float>(yn));
+  EXPECT_EQ(p[0], static_cast<float>(yn + 2 * (1 - 0.2627) * cr));
+  EXPECT_EQ(p[2], static_cast<float>(yn));
   // 10-bit values outside [0, 1] are clamped.
   Pixel(PixelFormat::kI420_10LE, YuvMatrix::kBT709, YuvRange::kLimited, 1019, 512, 512, p);
-  g_assert_cmpfloat(p[0], ==, 1.0f);
+  EXPECT_EQ(p[0], 1.0f);
   Pixel(PixelFormat::kI420_10LE, YuvMatrix::kBT709, YuvRange::kFull, 4, 512, 512, p);
-  g_assert_cmpfloat(p[1], ==, static_cast<float>(4 / 1023.0));
+  EXPECT_EQ(p[1], static_cast<float>(4 / 1023.0));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  gst_init(&argc, &argv);
-  g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/yuv/clip-md5", test_clip_md5);
-  g_test_add_func("/yuv/layouts-agree", test_layouts_agree);
-  g_test_add_func("/yuv/known-colours", test_known_colours);
-  return g_test_run();
-}

@@ -1,0 +1,70 @@
+// The state behind ssim2::cuda::Engine, shared by engine.cpp (the public
+// calls, creation) and passes.cpp (what a call enqueues).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "gpu/context.h"
+#include "gpu/cuda_util.h"
+#include "gpu/layout.h"
+#include "gpu/tickets.h"
+#include "gpu/upload.h"
+#include "ssim2/cuda_engine.h"
+
+namespace ssim2 {
+namespace cuda {
+
+struct Engine::Impl {
+  int width = 0;
+  int height = 0;
+  EngineOptions options;
+  int device = -1;
+  std::string device_name;
+  cuda::Layout layout;
+  cuda::LaunchTables tables;
+
+  // Everything that must be released with the context current.
+  struct Resources {
+    cuda::DeviceBuffer memory;
+    cuda::Stream stream;
+    cuda::PinnedBuffer results;  // 2 passes x kSumsPerResult doubles per slot
+    cuda::Uploader uploads;
+    cuda::TicketRing tickets;
+    // The cached reference's XYB pyramid, kept aside while a pair is scored
+    // (a pair's passes write the reference pyramid). Allocated on first use.
+    cuda::DeviceBuffer saved_reference;
+  };
+  std::unique_ptr<Resources> res;
+
+  bool has_reference = false;
+  bool reference_alpha = false;
+  cuda::InputDesc reference_raw{};  // alpha reference, kept in Layout::raw_ref
+
+  ~Impl();
+
+  cudaStream_t stream() const { return res->stream.get(); }
+  char* base() const { return res->memory.get(); }
+
+  // passes.cpp
+  Status CheckImage(const ImageView& image) const;
+  Status SetReference(const ImageView& reference);
+  // Scores `distorted` against `reference`, or against the cached reference
+  // when `reference` is null, and hands out a ticket for the result.
+  Status Enqueue(const ImageView* reference, const ImageView& distorted, Ticket* ticket,
+                 ResultCallback callback, void* user_data);
+
+ private:
+  Status EnqueuePass(cuda::PassMode mode, const cuda::InputDesc* ref, const cuda::InputDesc* dist,
+                     float background, int result_slot);
+  Status EnqueuePairPasses(const ImageView& reference, const cuda::InputDesc& dist,
+                           const cuda::Upload& dist_upload, int first_result, int* passes);
+  // Copies of the cached reference's XYB pyramid, enqueued on the stream.
+  Status SaveCachedReference();
+  Status RestoreCachedReference();
+};
+
+}  // namespace cuda
+}  // namespace ssim2

@@ -1,0 +1,297 @@
+// The ssim2::Scorer contract (ssim2.h), run as the same sequences over every
+// backend: the cached reference survives Compute(reference, distorted) and
+// failed calls, checks fail without side effects, the alpha rule, and every
+// pixel format. The CPU cases always run; the CUDA cases skip without a
+// device. Built a second time against the emulated CUDA runtime
+// (tests/gpu/emulated_runtime.cpp), so CI runs the CUDA cases too.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../assertions.h"
+#include "arith.h"
+#include "pixel_format.h"
+#include "ssim2/ssim2.h"
+
+namespace ssim2 {
+namespace {
+
+using testing::BitIdentical;
+
+// Small (the emulated runtime is slow), odd, and with three scales.
+constexpr int kW = 23;
+constexpr int kH = 17;
+
+enum class AlphaFill { kPattern, kTransparent, kOpaque };
+
+// An image of any format that owns its samples: a smooth pattern (phase
+// `phase`) with noise from `seed`, in each format's value range.
+struct TestImage {
+  std::vector<std::vector<unsigned char>> planes;
+  ImageView view;
+};
+
+TestImage MakeImage(PixelFormat format, int width, int height, unsigned seed, double phase = 0.0,
+                    AlphaFill alpha = AlphaFill::kPattern) {
+  const FormatTraits& f = *FindFormat(format);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> noise(-0.05, 0.05);
+  auto value = [&](int x, int y, int k) {
+    const double v = 0.5 + 0.4 * std::sin(0.3 * x + 0.2 * y + 1.7 * k + phase) + noise(rng);
+    return std::min(1.0, std::max(0.0, v));
+  };
+  TestImage img;
+  img.planes.resize(f.num_planes);
+  std::array<const void*, 3> pointers{};
+  std::array<std::ptrdiff_t, 3> strides{};
+  for (int p = 0; p < f.num_planes; ++p) {
+    const std::size_t stride = PlaneRowBytes(f, width, p) + 8;
+    const int rows = PlaneRows(f, height, p);
+    std::vector<unsigned char>& buf = img.planes[p];
+    buf.assign(stride * rows, 0);
+    const int samples = static_cast<int>(PlaneRowBytes(f, width, p)) / f.bytes_per_sample;
+    for (int y = 0; y < rows; ++y) {
+      unsigned char* row = buf.data() + stride * y;
+      for (int i = 0; i < samples; ++i) {
+        const int channel = f.family == FormatFamily::kPacked ? i % f.channels : p;
+        const int x = f.family == FormatFamily::kPacked ? i / f.channels : i;
+        double v = value(x, y, channel);
+        if (f.family == FormatFamily::kPacked && channel == f.a) {
+          if (alpha == AlphaFill::kTransparent) v = 0.0;
+          if (alpha == AlphaFill::kOpaque) v = 1.0;
+        }
+        unsigned char* at = row + static_cast<std::size_t>(i) * f.bytes_per_sample;
+        if (f.family == FormatFamily::kLinearPlanar) {
+          const float fv = static_cast<float>(v);
+          std::memcpy(at, &fv, 4);
+        } else if (f.bytes_per_sample == 1) {
+          *at = static_cast<unsigned char>(std::lround(v * 255));
+        } else {
+          const int max = f.family == FormatFamily::kYuv ? (1 << f.bit_depth) - 1 : 65535;
+          int word = static_cast<int>(std::lround(v * max));
+          if (f.msb_aligned) word <<= 16 - f.bit_depth;
+          const std::uint16_t w16 = static_cast<std::uint16_t>(word);
+          std::memcpy(at, &w16, 2);
+        }
+      }
+    }
+    pointers[p] = buf.data();
+    strides[p] = static_cast<std::ptrdiff_t>(stride);
+  }
+  img.view = ImageView::Planar(format, width, height, pointers, strides);
+  return img;
+}
+
+// Three float planes of one linear value (an sRGB-encoded grey, linearised).
+TestImage UniformLinear(float encoded, int width, int height) {
+  TestImage img = MakeImage(PixelFormat::kLinearRGBPlanarF32, width, height, 0);
+  const float linear = arith::SrgbToLinear(encoded);
+  for (auto& plane : img.planes) {
+    float* values = reinterpret_cast<float*>(plane.data());
+    for (std::size_t i = 0; i < plane.size() / 4; ++i) values[i] = linear;
+  }
+  return img;
+}
+
+Result Score(Scorer* scorer, const ImageView& ref, const ImageView& dist) {
+  Result r;
+  EXPECT_OK(scorer->Compute(ref, dist, &r));
+  return r;
+}
+
+class ScorerContract : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (GetParam() == Backend::kCuda && !CudaAvailable(&why)) GTEST_SKIP() << why;
+  }
+  std::unique_ptr<Scorer> NewScorer(int width = kW, int height = kH) {
+    ScorerOptions options;
+    options.backend = GetParam();
+    options.cpu_threads = 2;
+    std::unique_ptr<Scorer> scorer;
+    const Status s = Scorer::Create(width, height, options, &scorer);
+    EXPECT_TRUE(s.ok()) << s.message();
+    if (scorer) {
+      EXPECT_EQ(scorer->backend(), GetParam());
+    }
+    return scorer;
+  }
+};
+
+// SetReference -> Compute(dist) -> Compute(a, b) -> Compute(dist) in one
+// format: the cached reference gives the one-shot result and survives a pair.
+void RunSequence(Scorer* scorer, PixelFormat format) {
+  SCOPED_TRACE(PixelFormatName(format));
+  const TestImage ref = MakeImage(format, kW, kH, 1);
+  const TestImage dist = MakeImage(format, kW, kH, 2);
+  const TestImage a = MakeImage(format, kW, kH, 3, 0.7);
+  const TestImage b = MakeImage(format, kW, kH, 4, 0.7);
+  const Result one_shot = Score(scorer, ref.view, dist.view);
+  EXPECT_LT(one_shot.score, 100.0);
+  EXPECT_GT(one_shot.score, -100.0);
+
+  ASSERT_OK(scorer->SetReference(ref.view));
+  EXPECT_TRUE(scorer->has_reference());
+  Result cached;
+  ASSERT_OK(scorer->ComputeWithReference(dist.view, &cached));
+  EXPECT_TRUE(BitIdentical(cached, one_shot)) << "cached reference vs one-shot";
+
+  const Result pair = Score(scorer, a.view, b.view);
+  EXPECT_FALSE(BitIdentical(one_shot, pair)) << "the two pairs should score differently";
+  Result again;
+  ASSERT_OK(scorer->ComputeWithReference(dist.view, &again));
+  EXPECT_TRUE(BitIdentical(again, one_shot)) << "cached reference after Compute(a, b)";
+}
+
+// Longer sequences with and without alpha on the reference: more pairs,
+// batches (which re-cache), pairs sharing the cached reference's content.
+TEST_P(ScorerContract, LongSequences) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  for (PixelFormat format : {PixelFormat::kRGB8, PixelFormat::kRGBA8}) {
+    SCOPED_TRACE(PixelFormatName(format));
+    const TestImage ref = MakeImage(format, kW, kH, 1);
+    const TestImage dist = MakeImage(format, kW, kH, 2);
+    const TestImage a = MakeImage(format, kW, kH, 3, 0.7);
+    const TestImage b = MakeImage(format, kW, kH, 4, 0.7);
+    const Result one_shot = Score(scorer.get(), ref.view, dist.view);
+    const Result pair = Score(scorer.get(), a.view, b.view);
+    const Result ref_b = Score(scorer.get(), ref.view, b.view);
+    ASSERT_OK(scorer->SetReference(ref.view));
+    Result r;
+    for (int round = 0; round < 2; ++round) {
+      EXPECT_TRUE(BitIdentical(Score(scorer.get(), a.view, b.view), pair));
+      EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, b.view), ref_b));
+      ASSERT_OK(scorer->ComputeWithReference(dist.view, &r));
+      EXPECT_TRUE(BitIdentical(r, one_shot)) << "round " << round;
+    }
+    std::vector<Result> batch;
+    ASSERT_OK(scorer->ComputeBatch(a.view, {b.view, dist.view}, &batch));
+    ASSERT_EQ(batch.size(), 2u);
+    EXPECT_TRUE(BitIdentical(batch[0], pair)) << "batch";
+    EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, dist.view), one_shot));
+    ASSERT_OK(scorer->ComputeWithReference(b.view, &r));
+    EXPECT_TRUE(BitIdentical(r, pair)) << "the batch's reference is the cached one afterwards";
+  }
+}
+
+TEST_P(ScorerContract, EveryFormatKeepsTheCachedReference) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  for (const FormatTraits& f : kPixelFormats) RunSequence(scorer.get(), f.format);
+}
+
+TEST_P(ScorerContract, ComputeWithReferenceNeedsAReference) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  const TestImage dist = MakeImage(PixelFormat::kRGB8, kW, kH, 2);
+  Result r;
+  EXPECT_FALSE(scorer->has_reference());
+  EXPECT_EQ(scorer->ComputeWithReference(dist.view, &r).code(), StatusCode::kInvalidArgument);
+  // A pair does not cache its reference.
+  Score(scorer.get(), dist.view, dist.view);
+  EXPECT_FALSE(scorer->has_reference());
+  EXPECT_EQ(scorer->ComputeWithReference(dist.view, &r).code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(ScorerContract, SizeMismatchChangesNothing) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  const TestImage ref = MakeImage(PixelFormat::kRGB8, kW, kH, 1);
+  const TestImage dist = MakeImage(PixelFormat::kRGB8, kW, kH, 2);
+  const TestImage small = MakeImage(PixelFormat::kRGB8, kW - 1, kH, 2);
+  const TestImage other_ref = MakeImage(PixelFormat::kRGB8, kW, kH + 1, 1);
+  const TestImage other_dist = MakeImage(PixelFormat::kRGB8, kW, kH + 1, 2);
+  ASSERT_OK(scorer->SetReference(ref.view));
+  Result expected;
+  ASSERT_OK(scorer->ComputeWithReference(dist.view, &expected));
+
+  Result r;
+  Status s = scorer->Compute(ref.view, small.view, &r);
+  EXPECT_EQ(s.code(), StatusCode::kSizeMismatch);
+  EXPECT_EQ(s.message(), "Image size mismatch: reference 23x17, distorted 22x17");
+  s = scorer->Compute(other_ref.view, other_dist.view, &r);
+  EXPECT_EQ(s.code(), StatusCode::kSizeMismatch);
+  EXPECT_EQ(s.message(), "Image size mismatch: scorer 23x17, image 23x18");
+  s = scorer->ComputeWithReference(small.view, &r);
+  EXPECT_EQ(s.code(), StatusCode::kSizeMismatch);
+  EXPECT_EQ(s.message(), "Image size mismatch: scorer 23x17, image 22x17");
+  std::vector<Result> batch;
+  EXPECT_EQ(scorer->ComputeBatch(ref.view, {dist.view, small.view}, &batch).code(),
+            StatusCode::kSizeMismatch);
+  EXPECT_EQ(scorer->Compute(ref.view, dist.view, nullptr).code(), StatusCode::kInvalidArgument);
+
+  // None of the failures touched the cached reference.
+  EXPECT_TRUE(scorer->has_reference());
+  ASSERT_OK(scorer->ComputeWithReference(dist.view, &r));
+  EXPECT_TRUE(BitIdentical(r, expected));
+
+  // A failed SetReference leaves no reference.
+  EXPECT_EQ(scorer->SetReference(small.view).code(), StatusCode::kSizeMismatch);
+  EXPECT_FALSE(scorer->has_reference());
+  EXPECT_EQ(scorer->ComputeWithReference(dist.view, &r).code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(ScorerContract, TooSmall) {
+  ScorerOptions options;
+  options.backend = GetParam();
+  std::unique_ptr<Scorer> scorer;
+  const Status s = Scorer::Create(7, 8, options, &scorer);
+  EXPECT_EQ(s.code(), StatusCode::kImageTooSmall);
+  EXPECT_EQ(s.message(), "Minimum image size is 8x8 pixels");
+  EXPECT_FALSE(scorer);
+}
+
+// A transparent reference is its background: the score must be the lower of
+// the dark-grey and the bright-grey comparisons, computed here from uniform
+// linear planes.
+TEST_P(ScorerContract, ReferenceAlphaTakesTheLowerOfTwoBackgrounds) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  const TestImage ref = MakeImage(PixelFormat::kRGBA8, kW, kH, 1, 0.0, AlphaFill::kTransparent);
+  const TestImage dist = MakeImage(PixelFormat::kRGBA8, kW, kH, 2, 0.0, AlphaFill::kOpaque);
+  const TestImage dist_rgbx = [&] {
+    TestImage t = dist;
+    t.view = ImageView::Packed(PixelFormat::kRGBX8, kW, kH, t.planes[0].data(), t.view.strides[0]);
+    return t;
+  }();
+  const Result dark = Score(scorer.get(), UniformLinear(0.1f, kW, kH).view, dist_rgbx.view);
+  const Result bright = Score(scorer.get(), UniformLinear(0.9f, kW, kH).view, dist_rgbx.view);
+  ASSERT_NE(dark.score, bright.score);
+  const Result& lower = dark.score < bright.score ? dark : bright;
+  EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, dist.view), lower));
+  Result cached;
+  ASSERT_OK(scorer->SetReference(ref.view));
+  ASSERT_OK(scorer->ComputeWithReference(dist.view, &cached));
+  EXPECT_TRUE(BitIdentical(cached, lower));
+}
+
+// Without alpha on the reference, a distorted alpha blends against 0.5.
+TEST_P(ScorerContract, DistortedAlphaOnlyBlendsAgainstHalfGrey) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  const TestImage ref = MakeImage(PixelFormat::kRGB8, kW, kH, 1);
+  const TestImage dist = MakeImage(PixelFormat::kRGBA8, kW, kH, 2, 0.0, AlphaFill::kTransparent);
+  const Result expected = Score(scorer.get(), ref.view, UniformLinear(0.5f, kW, kH).view);
+  EXPECT_TRUE(BitIdentical(Score(scorer.get(), ref.view, dist.view), expected));
+  Result cached;
+  ASSERT_OK(scorer->SetReference(ref.view));
+  ASSERT_OK(scorer->ComputeWithReference(dist.view, &cached));
+  EXPECT_TRUE(BitIdentical(cached, expected));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ScorerContract,
+                         ::testing::Values(Backend::kCpu, Backend::kCuda),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return std::string(BackendName(info.param));
+                         });
+
+}  // namespace
+}  // namespace ssim2

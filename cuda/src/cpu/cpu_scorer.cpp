@@ -24,11 +24,7 @@ class CpuScorer final : public Scorer {
   int width() const override { return width_; }
   int height() const override { return height_; }
   std::size_t memory_bytes() const override {
-    std::size_t bytes = pipeline_.memory_bytes() + cached_[0].bytes() + cached_[1].bytes();
-    for (const Image3* img : {&linear_, &linear_dist_}) {
-      for (const Plane& p : img->plane) bytes += p.bytes();
-    }
-    return bytes;
+    return pipeline_.memory_bytes() + cached_[0].bytes() + cached_[1].bytes();
   }
   std::string description() const override {
     return std::string("CPU (") + BestKernels().isa + ", " + std::to_string(pool_.size()) +
@@ -41,14 +37,14 @@ class CpuScorer final : public Scorer {
                  Result* result) override {
     if (!result) return Status(StatusCode::kInvalidArgument, "result is null");
     if (Status s = CheckPair(reference, distorted); !s.ok()) return s;
+    if (Status s = CheckConvertible(reference); !s.ok()) return s;
+    if (Status s = CheckConvertible(distorted); !s.ok()) return s;
     const bool alpha = HasAlpha(reference.format);
     Result best;
     for (int i = 0; i < (alpha ? 2 : 1); ++i) {
       const float bg = Background(alpha, i);
-      if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
-      if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
       Result r;
-      pipeline_.Score(&linear_, &linear_dist_, &r);
+      pipeline_.Score(reference, distorted, bg, &r);
       if (i == 0 || r.score < best.score) best = r;
     }
     *result = best;
@@ -58,12 +54,12 @@ class CpuScorer final : public Scorer {
   Status SetReference(const ImageView& reference) override {
     has_reference_ = false;
     if (Status s = CheckSize(reference); !s.ok()) return s;
+    if (Status s = CheckConvertible(reference); !s.ok()) return s;
     reference_has_alpha_ = HasAlpha(reference.format);
     const int passes = reference_has_alpha_ ? 2 : 1;
     for (int i = 0; i < passes; ++i) {
       const float bg = Background(reference_has_alpha_, i);
-      if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
-      pipeline_.PrepareReference(&linear_, &cached_[i]);
+      pipeline_.PrepareReference(reference, bg, &cached_[i]);
     }
     has_reference_ = true;
     return Status::Ok();
@@ -75,13 +71,13 @@ class CpuScorer final : public Scorer {
       return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
     }
     if (Status s = CheckSize(distorted); !s.ok()) return s;
+    if (Status s = CheckConvertible(distorted); !s.ok()) return s;
     const int passes = reference_has_alpha_ ? 2 : 1;
     Result best;
     for (int i = 0; i < passes; ++i) {
       const float bg = Background(reference_has_alpha_, i);
-      if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
       Result r;
-      pipeline_.ScoreCached(cached_[i], &linear_dist_, &r);
+      pipeline_.ScoreCached(cached_[i], distorted, bg, &r);
       if (i == 0 || r.score < best.score) best = r;
     }
     *result = best;
@@ -118,8 +114,6 @@ class CpuScorer final : public Scorer {
   ThreadPool pool_;
   MetricPlan plan_;
   Pipeline pipeline_;
-  Image3 linear_;
-  Image3 linear_dist_;
   ReferenceCache cached_[2];
   bool has_reference_ = false;
   bool reference_has_alpha_ = false;

@@ -2,11 +2,17 @@
 
 namespace ssim2 {
 namespace cpu {
+namespace {
+
+thread_local const ThreadPool* tls_pool = nullptr;
+thread_local int tls_index = 0;
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
   if (threads <= 0) threads = 1;
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -29,7 +35,11 @@ void ThreadPool::RunTasks(std::unique_lock<std::mutex>& lock) {
   }
 }
 
-void ThreadPool::WorkerLoop() {
+int ThreadPool::ThreadIndex() const { return tls_pool == this ? tls_index : 0; }
+
+void ThreadPool::WorkerLoop(int index) {
+  tls_pool = this;
+  tls_index = index;
   std::unique_lock<std::mutex> lock(mutex_);
   unsigned seen = generation_;
   for (;;) {

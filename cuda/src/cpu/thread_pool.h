@@ -20,12 +20,17 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
+  // Index in [0, size()) of the calling thread within this pool: 0 for the
+  // thread that calls ParallelFor (or any thread outside the pool), so that
+  // tasks can use per-thread scratch.
+  int ThreadIndex() const;
+
   // Runs task(i) for i in [0, count) on all threads (the caller included) and
   // returns when every task has finished. Tasks must not throw.
   void ParallelFor(int count, const std::function<void(int)>& task);
 
  private:
-  void WorkerLoop();
+  void WorkerLoop(int index);
   void RunTasks(std::unique_lock<std::mutex>& lock);
 
   std::vector<std::thread> workers_;

@@ -427,7 +427,8 @@ void ExpectSameResult(const Result& got, const Result& want, const char* what) {
 // The band-wise CPU pipeline gives the replay's sub-scores bit for bit for
 // any thread count (which sets the band height), for heights that end bands
 // anywhere in the vertical blur's window, one-shot and with a cached
-// reference (used twice), with and without alpha.
+// reference (used twice), with and without alpha, for the weighted maps only
+// (where the cache keeps less) and for all of them.
 TEST(Pipeline, BandsThreadsAndCacheKeepEverySubScore) {
   const std::pair<int, int> sizes[] = {{300, 277}, {1100, 41}, {97, 64}, {8, 8}, {23, 133}};
   for (const auto& size : sizes) {
@@ -438,25 +439,28 @@ TEST(Pipeline, BandsThreadsAndCacheKeepEverySubScore) {
       const std::vector<std::uint8_t> dist = SyntheticImage(w, h, channels, 2);
       const ImageView a = ImageView::Packed(format, w, h, ref.data(), w * channels);
       const ImageView b = ImageView::Packed(format, w, h, dist.data(), w * channels);
-      Result want;
-      ASSERT_TRUE(replay::Compute(a, b, true, &want).ok());
-      for (const int threads : {1, 2, 5, 16}) {
-        SCOPED_TRACE(::testing::Message() << w << "x" << h << " " << PixelFormatName(format)
-                                          << " threads " << threads);
-        ScorerOptions options;
-        options.backend = Backend::kCpu;
-        options.all_features = true;
-        options.cpu_threads = threads;
-        std::unique_ptr<Scorer> scorer;
-        ASSERT_TRUE(Scorer::Create(w, h, options, &scorer).ok());
-        Result got;
-        ASSERT_TRUE(scorer->Compute(a, b, &got).ok());
-        ExpectSameResult(got, want, "one-shot");
-        ASSERT_TRUE(scorer->SetReference(a).ok());
-        for (int repeat = 0; repeat < 2; ++repeat) {
-          Result cached;
-          ASSERT_TRUE(scorer->ComputeWithReference(b, &cached).ok());
-          ExpectSameResult(cached, want, "cached reference");
+      for (const bool all_features : {true, false}) {
+        Result want;
+        ASSERT_TRUE(replay::Compute(a, b, all_features, &want).ok());
+        for (const int threads : {1, 2, 5, 16}) {
+          SCOPED_TRACE(::testing::Message() << w << "x" << h << " " << PixelFormatName(format)
+                                            << " threads " << threads << " all features "
+                                            << all_features);
+          ScorerOptions options;
+          options.backend = Backend::kCpu;
+          options.all_features = all_features;
+          options.cpu_threads = threads;
+          std::unique_ptr<Scorer> scorer;
+          ASSERT_TRUE(Scorer::Create(w, h, options, &scorer).ok());
+          Result got;
+          ASSERT_TRUE(scorer->Compute(a, b, &got).ok());
+          ExpectSameResult(got, want, "one-shot");
+          ASSERT_TRUE(scorer->SetReference(a).ok());
+          for (int repeat = 0; repeat < 2; ++repeat) {
+            Result cached;
+            ASSERT_TRUE(scorer->ComputeWithReference(b, &cached).ok());
+            ExpectSameResult(cached, want, "cached reference");
+          }
         }
       }
     }

@@ -76,7 +76,8 @@ Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& 
       neg_cbrt_bias_(-std::cbrt(kOpsinBias)),
       // Enough row groups per band for every thread to have a few tasks.
       band_rows_(std::clamp(kRowGroup * 2 * (pool ? pool->size() : 1), 32, 128)),
-      strip_scratch_(pool ? pool->size() : 1) {}
+      strip_scratch_(pool ? pool->size() : 1),
+      zeros_(kStripColumns, 0.0f) {}
 
 std::size_t Pipeline::memory_bytes() const {
   std::size_t bytes = 0;
@@ -91,7 +92,7 @@ std::size_t Pipeline::memory_bytes() const {
     bytes += (ssim_map_[c].capacity() + edge_map_[c].capacity()) * sizeof(double);
   }
   for (const std::vector<float>& s : strip_scratch_) bytes += s.capacity() * sizeof(float);
-  return bytes;
+  return bytes + zeros_.capacity() * sizeof(float);
 }
 
 bool Pipeline::Computes(Mode mode, int c, int s, Quantity q) const {
@@ -128,11 +129,9 @@ void Pipeline::Allocate(int s, Mode mode) {
     if (plan_.needs[s][c].ssim && ssim_map_[c].size() < map_size) ssim_map_[c].resize(map_size);
     if (plan_.needs[s][c].edge && edge_map_[c].size() < map_size) edge_map_[c].resize(map_size);
   }
-  if (mode != Mode::kPrepare) {
-    const std::size_t scratch = static_cast<std::size_t>(kNumQuantities) * map_rows * kStripColumns;
-    for (std::vector<float>& v : strip_scratch_) {
-      if (v.size() < scratch) v.resize(scratch);
-    }
+  const std::size_t scratch = static_cast<std::size_t>(kNumQuantities) * map_rows * kStripColumns;
+  for (std::vector<float>& v : strip_scratch_) {
+    if (v.size() < scratch) v.resize(scratch);
   }
 }
 
@@ -202,7 +201,7 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
     if (!Computes(band.mode, c, s, q)) continue;
     ColumnStream cs;
     cs.in = Ring(blurred_rows_[c][q], band.blurred_rows);
-    if (band.mode == Mode::kPrepare) {
+    if (band.mode == Mode::kPrepare && plan_.needs[s][c].ssim) {
       cs.out = Whole(q == kMu1 ? cached->mu.plane[c] : cached->sigma.plane[c]);
     } else {
       cs.out = scratch_ring(q);
@@ -213,13 +212,27 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
     cs.height = band.height;
     k_.blur_columns_stream(blur_, cs, band.n0, band.n1, x0, x1);
   }
-  if (band.mode == Mode::kPrepare) return;
-
   const ChannelNeeds& needs = plan_.needs[s][c];
+  if (band.mode == Mode::kPrepare) {
+    if (needs.ssim) return;
+    // The edge maps read the reference only as |xyb - mu|; the XYB row is no
+    // longer needed once its horizontal pass is done.
+    for (int n = band.first_output(); n < band.n1; ++n) {
+      float* xyb = cached->xyb.plane[c].Row(n) + x0;
+      const float* mu = scratch_ring(kMu1).Row(n);
+      for (int x = 0; x < x1 - x0; ++x) xyb[x] = std::fabs(xyb[x] - mu[x]);
+    }
+    return;
+  }
+
   const bool from_cache = band.mode == Mode::kCached;
+  // With |xyb - mu| in the cache, a zero mu makes the edge kernel read it as is.
+  const bool cached_difference = from_cache && !needs.ssim;
   const int width = x1 - x0;
   for (int n = band.first_output(); n < band.n1; ++n) {
-    const float* mu1 = from_cache ? cached->mu.plane[c].Row(n) + x0 : scratch_ring(kMu1).Row(n);
+    const float* mu1 = cached_difference ? zeros_.data()
+                       : from_cache      ? cached->mu.plane[c].Row(n) + x0
+                                         : scratch_ring(kMu1).Row(n);
     const float* mu2 = scratch_ring(kMu2).Row(n);
     const std::size_t map_offset = band.map_stride * (n - band.first_output()) + x0;
     if (needs.ssim) {
@@ -284,8 +297,9 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
     ScaleReference& ref = cache->scales[s];
     ref.xyb.Resize(w, h);
     for (int c = 0; c < kNumChannels; ++c) {
-      if (plan_.needs[s][c].any()) ref.mu.plane[c].Resize(w, h);
-      if (plan_.needs[s][c].ssim) ref.sigma.plane[c].Resize(w, h);
+      if (!plan_.needs[s][c].ssim) continue;
+      ref.mu.plane[c].Resize(w, h);
+      ref.sigma.plane[c].Resize(w, h);
     }
   }
 

@@ -28,10 +28,12 @@ namespace ssim2 {
 namespace cpu {
 
 // What one scale of the metric needs from the reference image alone.
+// Channels whose only weighted maps are the edge maps keep just
+// |xyb - blur(xyb)|, the one value of the reference those maps read.
 struct ScaleReference {
-  Image3 xyb;    // positive XYB
-  Image3 mu;     // blur(xyb), channels with any weight
-  Image3 sigma;  // blur(xyb * xyb), channels whose SSIM map has weight
+  Image3 xyb;    // positive XYB, or |xyb - mu| for channels without SSIM
+  Image3 mu;     // blur(xyb), channels whose SSIM map has weight
+  Image3 sigma;  // blur(xyb * xyb), the same channels
 };
 
 struct ReferenceCache {
@@ -85,6 +87,7 @@ class Pipeline {
   Plane column_state_[kNumChannels][kNumQuantities];
   std::vector<double> ssim_map_[kNumChannels], edge_map_[kNumChannels];
   std::vector<std::vector<float>> strip_scratch_;  // per thread
+  std::vector<float> zeros_;  // a strip of 0, the blur of |xyb - mu| stored in the cache
   double sums_[kNumChannels][6];  // SSIM sum, sum^4; artifact, ^4; detail lost, ^4
 };
 

@@ -4,6 +4,10 @@
 #include <climits>
 #include <cmath>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "arith.h"
 #include "cpu/convert.h"
 
@@ -248,42 +252,58 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
   }
 }
 
+// std::max(v, 0.0) without a branch (the sign of the edge map is noise, so
+// a branch mispredicts half the time): maxsd returns its second operand
+// unless the first is greater, which keeps -0.0 and NaN as std::max does.
+inline double NonNegative(double v) {
+#if defined(__SSE2__)
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_setzero_pd(), _mm_set_sd(v)));
+#else
+  return std::max(v, 0.0);
+#endif
+}
+
 // The reference's sums, one pixel after the other in row-major order; the
-// SSIM and edge series are independent and interleave freely.
+// SSIM and edge series are independent and interleave freely. This is the
+// sequential part of the pipeline: the sums live in registers, so each
+// series costs one floating-point add latency per pixel.
 void Pipeline::SumRows(const Band& band, int c, int rows) {
   const ChannelNeeds& needs = plan_.needs[band.scale][c];
   const int w = band.width;
-  double* sum = sums_[c];
+  double s0 = sums_[c][0], s1 = sums_[c][1], s2 = sums_[c][2], s3 = sums_[c][3],
+         s4 = sums_[c][4], s5 = sums_[c][5];
   for (int r = 0; r < rows; ++r) {
     const double* ssim = ssim_map_[c].data() + band.map_stride * r;
     const double* edge = edge_map_[c].data() + band.map_stride * r;
     if (needs.ssim && needs.edge) {
       for (int x = 0; x < w; ++x) {
-        sum[0] += ssim[x];
-        sum[1] += arith::ToThe4th(ssim[x]);
-        const double a = std::max(edge[x], 0.0);
-        const double d = std::max(-edge[x], 0.0);
-        sum[2] += a;
-        sum[3] += arith::ToThe4th(a);
-        sum[4] += d;
-        sum[5] += arith::ToThe4th(d);
+        s0 += ssim[x];
+        s1 += arith::ToThe4th(ssim[x]);
+        const double a = NonNegative(edge[x]);
+        const double d = NonNegative(-edge[x]);
+        s2 += a;
+        s3 += arith::ToThe4th(a);
+        s4 += d;
+        s5 += arith::ToThe4th(d);
       }
     } else if (needs.ssim) {
       for (int x = 0; x < w; ++x) {
-        sum[0] += ssim[x];
-        sum[1] += arith::ToThe4th(ssim[x]);
+        s0 += ssim[x];
+        s1 += arith::ToThe4th(ssim[x]);
       }
     } else if (needs.edge) {
       for (int x = 0; x < w; ++x) {
-        const double a = std::max(edge[x], 0.0);
-        const double d = std::max(-edge[x], 0.0);
-        sum[2] += a;
-        sum[3] += arith::ToThe4th(a);
-        sum[4] += d;
-        sum[5] += arith::ToThe4th(d);
+        const double a = NonNegative(edge[x]);
+        const double d = NonNegative(-edge[x]);
+        s2 += a;
+        s3 += arith::ToThe4th(a);
+        s4 += d;
+        s5 += arith::ToThe4th(d);
       }
     }
   }
+  const double out[6] = {s0, s1, s2, s3, s4, s5};
+  std::copy(out, out + 6, sums_[c]);
 }
 
 void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],

@@ -2,6 +2,7 @@
 // formulas and float64 models written here from the published definitions,
 // not from the library's code. Tolerances reflect float32 vs float64.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "cpu/kernels.h"
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
+#include "cpu/thread_pool.h"
 #include "plan.h"
 #include "ssim2/ssim2.h"
 
@@ -395,6 +397,29 @@ TEST(Kernels, XybRowEqualsTheRowsForm) {
                     neg_cbrt_bias, got.plane[0].Row(y), got.plane[1].Row(y), got.plane[2].Row(y));
     }
     for (int ch = 0; ch < 3; ++ch) ExpectSamePlane(got.plane[ch], want.plane[ch], k->isa);
+  }
+}
+
+// ------------------------------------------------------------ thread pool
+
+// Rounds follow each other closely (the pipeline runs hundreds per pair):
+// every task of every round runs exactly once, and each on a thread whose
+// ThreadIndex is in range.
+TEST(ThreadPool, EveryTaskRunsOnceInEveryRound) {
+  for (const int threads : {1, 2, 7}) {
+    cpu::ThreadPool pool(threads);
+    for (int round = 0; round < 2000; ++round) {
+      const int count = round % 37;
+      std::vector<std::atomic<int>> runs(count);
+      std::atomic<int> bad_index{0};
+      pool.ParallelFor(count, [&](int i) {
+        runs[i].fetch_add(1);
+        const int t = pool.ThreadIndex();
+        if (t < 0 || t >= pool.size()) bad_index.fetch_add(1);
+      });
+      for (int i = 0; i < count; ++i) ASSERT_EQ(runs[i].load(), 1) << threads << " " << round;
+      ASSERT_EQ(bad_index.load(), 0);
+    }
   }
 }
 

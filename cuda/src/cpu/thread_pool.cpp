@@ -1,11 +1,30 @@
 #include "thread_pool.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace ssim2 {
 namespace cpu {
 namespace {
 
 thread_local const ThreadPool* tls_pool = nullptr;
 thread_local int tls_index = 0;
+
+// How long an idle worker polls for the next round before it sleeps: long
+// enough to bridge the gap between two rounds of one image pair, short
+// enough not to hold a core between pairs.
+constexpr int kSpinRounds = 20000;
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+inline std::uint32_t RoundOf(std::uint64_t next) { return static_cast<std::uint32_t>(next >> 32); }
 
 }  // namespace
 
@@ -18,37 +37,54 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_release);
+    // A new round number wakes spinning workers too.
+    next_.fetch_add(std::uint64_t{1} << 32);
   }
-  work_cv_.notify_all();
+  wake_.notify_all();
   for (std::thread& t : workers_) t.join();
-}
-
-void ThreadPool::RunTasks(std::unique_lock<std::mutex>& lock) {
-  while (next_ < count_) {
-    const int i = next_++;
-    const std::function<void(int)>* task = task_;
-    lock.unlock();
-    (*task)(i);
-    lock.lock();
-    if (++finished_ == count_) done_cv_.notify_all();
-  }
 }
 
 int ThreadPool::ThreadIndex() const { return tls_pool == this ? tls_index : 0; }
 
+void ThreadPool::RunTasks(std::uint32_t round) {
+  std::uint64_t next = next_.load(std::memory_order_acquire);
+  for (;;) {
+    if (RoundOf(next) != round) return;
+    const int count = count_.load(std::memory_order_relaxed);
+    const std::function<void(int)>* task = task_.load(std::memory_order_relaxed);
+    const int index = static_cast<int>(next & 0xffffffffu);
+    if (index >= count) return;
+    // Claiming the index also proves that `count` and `task` belong to this
+    // round: the round cannot end before this task is done.
+    if (!next_.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel)) continue;
+    (*task)(index);
+    unfinished_.fetch_sub(1, std::memory_order_acq_rel);
+    next = next_.load(std::memory_order_acquire);
+  }
+}
+
 void ThreadPool::WorkerLoop(int index) {
   tls_pool = this;
   tls_index = index;
-  std::unique_lock<std::mutex> lock(mutex_);
-  unsigned seen = generation_;
+  std::uint32_t seen = RoundOf(next_.load(std::memory_order_acquire));
   for (;;) {
-    work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-    if (stop_) return;
-    seen = generation_;
-    ++busy_workers_;
-    RunTasks(lock);
-    if (--busy_workers_ == 0) done_cv_.notify_all();
+    std::uint32_t round = seen;
+    for (int spin = 0; spin < kSpinRounds && round == seen; ++spin) {
+      CpuRelax();
+      round = RoundOf(next_.load(std::memory_order_acquire));
+    }
+    if (round == seen) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] {
+        return stop_ || RoundOf(next_.load(std::memory_order_acquire)) != seen;
+      });
+      if (stop_) return;
+      round = RoundOf(next_.load(std::memory_order_acquire));
+    }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = round;
+    RunTasks(round);
   }
 }
 
@@ -58,19 +94,24 @@ void ThreadPool::ParallelFor(int count, const std::function<void(int)>& task) {
     for (int i = 0; i < count; ++i) task(i);
     return;
   }
-  std::unique_lock<std::mutex> lock(mutex_);
-  // A previous round's stragglers must have left before the state is reused.
-  done_cv_.wait(lock, [&] { return busy_workers_ == 0; });
-  task_ = &task;
-  count_ = count;
-  next_ = 0;
-  finished_ = 0;
-  ++generation_;
-  work_cv_.notify_all();
-  RunTasks(lock);
-  done_cv_.wait(lock, [&] { return finished_ == count_ && busy_workers_ == 0; });
-  task_ = nullptr;
-  count_ = 0;
+  task_.store(&task, std::memory_order_relaxed);
+  count_.store(count, std::memory_order_relaxed);
+  unfinished_.store(count, std::memory_order_relaxed);
+  const std::uint32_t round = RoundOf(next_.load(std::memory_order_relaxed)) + 1;
+  {
+    // Under the lock so that a worker about to sleep sees the new round.
+    std::lock_guard<std::mutex> lock(mutex_);
+    next_.store(static_cast<std::uint64_t>(round) << 32, std::memory_order_release);
+  }
+  wake_.notify_all();
+  RunTasks(round);
+  for (int spin = 0; unfinished_.load(std::memory_order_acquire) != 0; ++spin) {
+    if (spin < kSpinRounds) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 void ParallelFor(ThreadPool* pool, int count, const std::function<void(int)>& task) {

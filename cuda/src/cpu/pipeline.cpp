@@ -36,6 +36,10 @@ RowRing Ring(const Plane& p, int rows) {
 // A whole plane seen as a ring that never wraps.
 RowRing Whole(const Plane& p) { return Ring(p, INT_MAX); }
 
+// The XYB rows of band t are written while the maps of band t-1 read theirs,
+// which start `radius - 1` rows above band t-1.
+int XybRingRows(int band_rows, int radius) { return 2 * band_rows + radius; }
+
 std::size_t Stride(int width) {
   return (static_cast<std::size_t>(width) + 15) & ~static_cast<std::size_t>(15);
 }
@@ -55,6 +59,7 @@ struct Pipeline::Band {
   int n0, n1;
   int xyb_rows, blurred_rows, map_rows;  // ring sizes
   std::size_t map_stride;
+  int map_buffer;  // which of the two map buffers the band's maps go to
 
   int first_output() const { return std::max(0, n0); }
   // XYB row y of image i (0 = reference).
@@ -79,7 +84,9 @@ Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& 
       blur_(GetBlurConstants()),
       neg_cbrt_bias_(-std::cbrt(kOpsinBias)),
       // Enough row groups per band for every thread to have a few tasks.
-      band_rows_(std::clamp(kRowGroup * 2 * (pool ? pool->size() : 1), 32, 128)),
+      // Taller bands mean fewer rounds, shorter ones less memory; with more
+      // than two threads, 64 rows give every thread several tasks per round.
+      band_rows_(pool && pool->size() > 2 ? 64 : 32),
       strip_scratch_(pool ? pool->size() : 1),
       zeros_(kStripColumns, 0.0f) {}
 
@@ -93,7 +100,9 @@ std::size_t Pipeline::memory_bytes() const {
     for (int q = 0; q < kNumQuantities; ++q) {
       bytes += blurred_rows_[c][q].bytes() + column_state_[c][q].bytes();
     }
-    bytes += (ssim_map_[c].capacity() + edge_map_[c].capacity()) * sizeof(double);
+    for (int m = 0; m < 2; ++m) {
+      bytes += (ssim_map_[m][c].capacity() + edge_map_[m][c].capacity()) * sizeof(double);
+    }
   }
   for (const std::vector<float>& s : strip_scratch_) bytes += s.capacity() * sizeof(float);
   return bytes + zeros_.capacity() * sizeof(float);
@@ -117,7 +126,7 @@ void Pipeline::Allocate(int s, Mode mode) {
     if (s == 0) band_linear_[i].Resize(w, b);
     if (!last) next_[i][s % 2].Resize(plan_.scales[s + 1].width, plan_.scales[s + 1].height);
     if (i == 0 && mode == Mode::kPrepare) continue;  // XYB goes straight into the cache
-    for (Plane& p : xyb_ring_[i]) p.Resize(w, b + n);
+    for (Plane& p : xyb_ring_[i]) p.Resize(w, XybRingRows(b, n));
   }
   const int map_rows = b + n;
   for (int c = 0; c < kNumChannels; ++c) {
@@ -130,8 +139,12 @@ void Pipeline::Allocate(int s, Mode mode) {
     }
     if (mode == Mode::kPrepare) continue;
     const std::size_t map_size = Stride(w) * map_rows;
-    if (plan_.needs[s][c].ssim && ssim_map_[c].size() < map_size) ssim_map_[c].resize(map_size);
-    if (plan_.needs[s][c].edge && edge_map_[c].size() < map_size) edge_map_[c].resize(map_size);
+    for (int m = 0; m < 2; ++m) {
+      std::vector<double>& ssim = ssim_map_[m][c];
+      std::vector<double>& edge = edge_map_[m][c];
+      if (plan_.needs[s][c].ssim && ssim.size() < map_size) ssim.resize(map_size);
+      if (plan_.needs[s][c].edge && edge.size() < map_size) edge.resize(map_size);
+    }
   }
   const std::size_t scratch = static_cast<std::size_t>(kNumQuantities) * map_rows * kStripColumns;
   for (std::vector<float>& v : strip_scratch_) {
@@ -243,11 +256,11 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
       const float* s11 =
           from_cache ? cached->sigma.plane[c].Row(n) + x0 : scratch_ring(kSigma11).Row(n);
       k_.ssim_row(mu1, mu2, s11, scratch_ring(kSigma22).Row(n), scratch_ring(kSigma12).Row(n),
-                  width, ssim_map_[c].data() + map_offset);
+                  width, ssim_map_[band.map_buffer][c].data() + map_offset);
     }
     if (needs.edge) {
       k_.edge_row(band.Xyb(*this, 0, c, n) + x0, mu1, band.Xyb(*this, 1, c, n) + x0, mu2, width,
-                  edge_map_[c].data() + map_offset);
+                  edge_map_[band.map_buffer][c].data() + map_offset);
     }
   }
 }
@@ -267,14 +280,15 @@ inline double NonNegative(double v) {
 // SSIM and edge series are independent and interleave freely. This is the
 // sequential part of the pipeline: the sums live in registers, so each
 // series costs one floating-point add latency per pixel.
-void Pipeline::SumRows(const Band& band, int c, int rows) {
+void Pipeline::SumRows(const Band& band, int c) {
   const ChannelNeeds& needs = plan_.needs[band.scale][c];
   const int w = band.width;
+  const int rows = band.n1 - band.first_output();
   double s0 = sums_[c][0], s1 = sums_[c][1], s2 = sums_[c][2], s3 = sums_[c][3],
          s4 = sums_[c][4], s5 = sums_[c][5];
   for (int r = 0; r < rows; ++r) {
-    const double* ssim = ssim_map_[c].data() + band.map_stride * r;
-    const double* edge = edge_map_[c].data() + band.map_stride * r;
+    const double* ssim = ssim_map_[band.map_buffer][c].data() + band.map_stride * r;
+    const double* edge = edge_map_[band.map_buffer][c].data() + band.map_stride * r;
     if (needs.ssim && needs.edge) {
       for (int x = 0; x < w; ++x) {
         s0 += ssim[x];
@@ -339,67 +353,75 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
   }
   for (double (&sum)[6] : sums_) std::fill(sum, sum + 6, 0.0);
 
-  Band band{};
-  band.scale = s;
-  band.mode = mode;
-  band.views = views;
-  band.alpha_background = alpha_background;
-  band.cache = cache;
-  band.width = w;
-  band.height = h;
-  band.xyb_rows = band_rows_ + radius;
-  band.blurred_rows = band_rows_ + 2 * radius;
-  band.map_rows = band_rows_ + radius;
-  band.map_stride = Stride(w);
+  Band first{};
+  first.scale = s;
+  first.mode = mode;
+  first.views = views;
+  first.alpha_background = alpha_background;
+  first.cache = cache;
+  first.width = w;
+  first.height = h;
+  first.xyb_rows = XybRingRows(band_rows_, radius);
+  first.blurred_rows = band_rows_ + 2 * radius;
+  first.map_rows = band_rows_ + radius;
+  first.map_stride = Stride(w);
+  // Band t: input rows [t * band_rows_, ...), and the output rows of the
+  // vertical pass that they complete (row n reads input rows up to
+  // n + radius - 1).
+  const int bands = CeilDiv(h, band_rows_);
+  std::vector<Band> all(bands, first);
+  for (int t = 0; t < bands; ++t) {
+    Band& band = all[t];
+    band.y0 = t * band_rows_;
+    band.y1 = std::min(h, band.y0 + band_rows_);
+    band.n0 = t == 0 ? 1 - radius : all[t - 1].n1;
+    band.n1 = band.y1 == h ? h : band.y1 - radius + 1;
+    band.map_buffer = t % 2;
+  }
 
   const int strips = CeilDiv(w, kStripColumns);
-  int pending_rows = 0;  // rows of maps from the previous band, not summed yet
-  int n_next = 1 - radius;
-  for (int y0 = 0; y0 < h; y0 += band_rows_) {
-    band.y0 = y0;
-    band.y1 = std::min(h, y0 + band_rows_);
-    band.n0 = n_next;
-    // Output row n reads input rows up to n + radius - 1.
-    band.n1 = band.y1 == h ? h : band.y1 - radius + 1;
-    const int groups = CeilDiv(band.y1 - y0, kRowGroup);
-    auto group_rows = [&](int g, int* ya, int* yb) {
-      *ya = y0 + g * kRowGroup;
-      *yb = std::min(band.y1, *ya + kRowGroup);
-    };
-
-    ParallelFor(pool_, groups * static_cast<int>(images.size()), [&](int task) {
-      int ya, yb;
-      group_rows(task % groups, &ya, &yb);
-      ConvertRows(band, images[task / groups], ya, yb);
-    });
-
-    // The previous band's sums go first: they are the long sequential tasks.
-    const int sum_tasks = pending_rows > 0 ? static_cast<int>(channels.size()) : 0;
-    ParallelFor(pool_, sum_tasks + groups * static_cast<int>(blurred.size()), [&](int task) {
+  const int num_channels = static_cast<int>(channels.size());
+  const int num_images = static_cast<int>(images.size());
+  const int num_blurred = static_cast<int>(blurred.size());
+  auto groups_of = [&](const Band& band) { return CeilDiv(band.y1 - band.y0, kRowGroup); };
+  auto group_rows = [&](const Band& band, int g, int* ya, int* yb) {
+    *ya = band.y0 + g * kRowGroup;
+    *yb = std::min(band.y1, *ya + kRowGroup);
+  };
+  for (int t = 0; t <= bands + (maps ? 1 : 0); ++t) {
+    // Round one: sums of band t-2 (first: they are the long sequential
+    // tasks), conversion of band t, vertical pass and maps of band t-1.
+    const int sum_tasks = maps && t >= 2 && t - 2 < bands ? num_channels : 0;
+    const int convert_tasks = t < bands ? groups_of(all[t]) * num_images : 0;
+    const int strip_tasks = t >= 1 && t - 1 < bands ? num_channels * strips : 0;
+    ParallelFor(pool_, sum_tasks + convert_tasks + strip_tasks, [&](int task) {
       if (task < sum_tasks) {
-        SumRows(band, channels[task], pending_rows);
+        SumRows(all[t - 2], channels[task]);
         return;
       }
       task -= sum_tasks;
-      int ya, yb;
-      group_rows(task % groups, &ya, &yb);
-      const auto& [c, q] = blurred[task / groups];
-      BlurRows(band, c, q, ya, yb);
-    });
-    pending_rows = 0;
-
-    ParallelFor(pool_, static_cast<int>(channels.size()) * strips, [&](int task) {
+      if (task < convert_tasks) {
+        const int groups = groups_of(all[t]);
+        int ya, yb;
+        group_rows(all[t], task % groups, &ya, &yb);
+        ConvertRows(all[t], images[task / groups], ya, yb);
+        return;
+      }
+      task -= convert_tasks;
       const int x0 = (task % strips) * kStripColumns;
-      BlurStrip(band, channels[task / strips], x0, std::min(w, x0 + kStripColumns));
+      BlurStrip(all[t - 1], channels[task / strips], x0, std::min(w, x0 + kStripColumns));
     });
-    if (maps) pending_rows = band.n1 - band.first_output();
-    n_next = band.n1;
+    if (t >= bands) continue;
+    // Round two: the horizontal pass of band t.
+    const int groups = groups_of(all[t]);
+    ParallelFor(pool_, groups * num_blurred, [&](int task) {
+      int ya, yb;
+      group_rows(all[t], task % groups, &ya, &yb);
+      const auto& [c, q] = blurred[task / groups];
+      BlurRows(all[t], c, q, ya, yb);
+    });
   }
   if (!maps) return;
-  if (pending_rows > 0) {
-    ParallelFor(pool_, static_cast<int>(channels.size()),
-                [&](int task) { SumRows(band, channels[task], pending_rows); });
-  }
   const double one_per_pixels = 1.0 / (static_cast<double>(h) * w);
   for (int c : channels) {
     double (&f)[kNumMaps][kNumNorms] = result->features[s][c];

@@ -7,9 +7,12 @@
 // blurred quantity), then the vertical recursion for the output rows that
 // are complete (one task per channel and strip of columns, its state carried
 // from band to band), and the per-pixel SSIM / edge maps of those rows. The
-// float64 sums of a band's maps run while the next band is blurred: one
-// sequential task per channel, in the reference's row-major order, so the
-// sub-scores stay bit-identical to the reference's.
+// float64 sums of the maps are one sequential task per channel, in the
+// reference's row-major order, so the sub-scores stay bit-identical to the
+// reference's. Bands overlap: one round converts band t while band t-1 gets
+// its vertical pass and maps and band t-2 is summed; the next round runs the
+// horizontal pass of band t. Two rounds per band, and the sequential sums
+// hide behind the largest round.
 //
 // Only rings of a few dozen rows and the half-size inputs of the next scale
 // are kept, so working memory is a small multiple of a row, not of the image.
@@ -70,7 +73,7 @@ class Pipeline {
   void ConvertRows(const Band& band, int image, int y0, int y1);
   void BlurRows(const Band& band, int channel, Quantity q, int y0, int y1);
   void BlurStrip(const Band& band, int channel, int x0, int x1);
-  void SumRows(const Band& band, int channel, int rows);
+  void SumRows(const Band& band, int channel);
   void Allocate(int scale, Mode mode);
 
   MetricPlan plan_;
@@ -85,7 +88,9 @@ class Pipeline {
   Plane xyb_ring_[2][3];
   Plane blurred_rows_[kNumChannels][kNumQuantities];  // horizontal pass, a ring
   Plane column_state_[kNumChannels][kNumQuantities];
-  std::vector<double> ssim_map_[kNumChannels], edge_map_[kNumChannels];
+  // Per-pixel maps of a band's output rows, two bands' worth: one is summed
+  // while the other is written.
+  std::vector<double> ssim_map_[2][kNumChannels], edge_map_[2][kNumChannels];
   std::vector<std::vector<float>> strip_scratch_;  // per thread
   std::vector<float> zeros_;  // a strip of 0, the blur of |xyb - mu| stored in the cache
   double sums_[kNumChannels][6];  // SSIM sum, sum^4; artifact, ^4; detail lost, ^4

@@ -62,10 +62,13 @@ struct Pipeline::Band {
   int map_buffer;  // which of the two map buffers the band's maps go to
 
   int first_output() const { return std::max(0, n0); }
+  // Buffers of the linear and XYB rows per image; one image at a time
+  // (reference alone, or distorted against a cached reference) uses slot 0.
+  int Slot(int image) const { return mode == Mode::kPair ? image : 0; }
   // XYB row y of image i (0 = reference).
   const float* Xyb(const Pipeline& p, int i, int c, int y) const {
     if (i == 0 && mode != Mode::kPair) return cache->scales[scale].xyb.plane[c].Row(y);
-    return p.xyb_ring_[i][c].Row(y % xyb_rows);
+    return p.xyb_ring_[Slot(i)][c].Row(y % xyb_rows);
   }
 };
 
@@ -84,9 +87,11 @@ Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& 
       blur_(GetBlurConstants()),
       neg_cbrt_bias_(-std::cbrt(kOpsinBias)),
       // Enough row groups per band for every thread to have a few tasks.
-      // Taller bands mean fewer rounds, shorter ones less memory; with more
-      // than two threads, 64 rows give every thread several tasks per round.
-      band_rows_(pool && pool->size() > 2 ? 64 : 32),
+      // Taller bands mean fewer rounds, shorter ones less memory: with more
+      // than two threads, up to 64 rows give every thread several tasks per
+      // round, but no more than a sixteenth of the image.
+      band_rows_(pool && pool->size() > 2 ? std::clamp(plan.height / 16 / kRowGroup * kRowGroup, 32, 64)
+                                          : 32),
       strip_scratch_(pool ? pool->size() : 1),
       zeros_(kStripColumns, 0.0f) {}
 
@@ -121,12 +126,11 @@ void Pipeline::Allocate(int s, Mode mode) {
   const int n = blur_.radius;
   const int b = band_rows_;
   const bool last = s + 1 == plan_.num_scales;
-  for (int i = 0; i < 2; ++i) {
-    if ((i == 0 && mode == Mode::kCached) || (i == 1 && mode == Mode::kPrepare)) continue;
-    if (s == 0) band_linear_[i].Resize(w, b);
-    if (!last) next_[i][s % 2].Resize(plan_.scales[s + 1].width, plan_.scales[s + 1].height);
-    if (i == 0 && mode == Mode::kPrepare) continue;  // XYB goes straight into the cache
-    for (Plane& p : xyb_ring_[i]) p.Resize(w, XybRingRows(b, n));
+  for (int slot = 0; slot < (mode == Mode::kPair ? 2 : 1); ++slot) {
+    if (s == 0) band_linear_[slot].Resize(w, b);
+    if (!last) next_[slot][s % 2].Resize(plan_.scales[s + 1].width, plan_.scales[s + 1].height);
+    if (mode == Mode::kPrepare) continue;  // XYB goes straight into the cache
+    for (Plane& p : xyb_ring_[slot]) p.Resize(w, XybRingRows(b, n));
   }
   const int map_rows = b + n;
   for (int c = 0; c < kNumChannels; ++c) {
@@ -156,8 +160,8 @@ void Pipeline::ConvertRows(const Band& band, int i, int y0, int y1) {
   const int s = band.scale;
   const int w = band.width;
   const int h = band.height;
-  Image3& band_linear = band_linear_[i];
-  const Image3& scale_input = next_[i][(s + 1) % 2];
+  Image3& band_linear = band_linear_[band.Slot(i)];
+  const Image3& scale_input = next_[band.Slot(i)][(s + 1) % 2];
   if (s == 0) {
     ToLinearRgbRows(*band.views[i], band.alpha_background, y0, y1, band.y0, &band_linear);
   }
@@ -173,7 +177,7 @@ void Pipeline::ConvertRows(const Band& band, int i, int y0, int y1) {
   if (s + 1 == plan_.num_scales) return;
   // y0 is even (bands and groups are multiples of 8 rows), so the output
   // rows of this group read input rows of this group only.
-  Image3& next = next_[i][s % 2];
+  Image3& next = next_[band.Slot(i)][s % 2];
   const int ow = next.width();
   for (int c = 0; c < 3; ++c) {
     for (int oy = y0 / 2; oy < CeilDiv(y1, 2); ++oy) {

@@ -83,8 +83,9 @@ class Pipeline {
   float neg_cbrt_bias_;
   int band_rows_;
 
+  // Per image slot (see Band::Slot):
   Image3 band_linear_[2];  // scale 0: the band's rows in linear RGB
-  Image3 next_[2][2];      // per image, the next scale's linear input (ping-pong)
+  Image3 next_[2][2];      // the next scale's linear input (ping-pong)
   Plane xyb_ring_[2][3];
   Plane blurred_rows_[kNumChannels][kNumQuantities];  // horizontal pass, a ring
   Plane column_state_[kNumChannels][kNumQuantities];

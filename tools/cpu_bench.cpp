@@ -220,14 +220,17 @@ int main(int argc, char** argv) {
         return true;
       });
       if (pair_rss == -2 || cached_rss == -2) return 1;
-      const int shown = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+      const int shown =
+          threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
       const double rate = 1000.0 / pair;
       if (shown == 1) one_thread_rate = rate;
       char efficiency[16] = "-";
       if (one_thread_rate > 0) {
-        std::snprintf(efficiency, sizeof efficiency, "%.0f %%", 100.0 * rate / (shown * one_thread_rate));
+        std::snprintf(efficiency, sizeof efficiency, "%.0f %%",
+                      100.0 * rate / (shown * one_thread_rate));
       }
-      std::printf("| %dx%d | %d | %.1f | %.1f | %.1f | %s | %.1f | %.2fx | %s / %s | %s / %s | %.8f |\n",
+      std::printf("| %dx%d | %d | %.1f | %.1f | %.1f | %s | %.1f | %.2fx | %s / %s | %s / %s | "
+                  "%.8f |\n",
                   size.width, size.height, shown, first, pair, rate, efficiency, cached,
                   pair / cached, PerPixel(static_cast<double>(pair_bytes), size).c_str(),
                   PerPixel(pair_rss, size).c_str(),

@@ -90,8 +90,9 @@ Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& 
       // Taller bands mean fewer rounds, shorter ones less memory: with more
       // than two threads, up to 64 rows give every thread several tasks per
       // round, but no more than a sixteenth of the image.
-      band_rows_(pool && pool->size() > 2 ? std::clamp(plan.height / 16 / kRowGroup * kRowGroup, 32, 64)
-                                          : 32),
+      band_rows_(pool && pool->size() > 2
+                     ? std::clamp(plan.height / 16 / kRowGroup * kRowGroup, 32, 64)
+                     : 32),
       strip_scratch_(pool ? pool->size() : 1),
       zeros_(kStripColumns, 0.0f) {}
 
@@ -352,7 +353,8 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
     if (!plan_.needs[s][c].any()) continue;
     channels.push_back(c);
     for (int q = 0; q < kNumQuantities; ++q) {
-      if (Computes(mode, c, s, static_cast<Quantity>(q))) blurred.emplace_back(c, static_cast<Quantity>(q));
+      const Quantity quantity = static_cast<Quantity>(q);
+      if (Computes(mode, c, s, quantity)) blurred.emplace_back(c, quantity);
     }
   }
   for (double (&sum)[6] : sums_) std::fill(sum, sum + 6, 0.0);

@@ -251,7 +251,23 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
   // With |xyb - mu| in the cache, a zero mu makes the edge kernel read it as is.
   const bool cached_difference = from_cache && !needs.ssim;
   const int width = x1 - x0;
+  // A strip reads a few cache lines per row of the cached planes, one page
+  // apart, which the hardware prefetchers do not follow: ask for them ahead.
+  auto prefetch_cached = [&](int n) {
+    if (!from_cache || n >= band.n1) return;
+    const Plane* planes[3] = {&cached->xyb.plane[c], &cached->mu.plane[c], &cached->sigma.plane[c]};
+    for (const Plane* p : planes) {
+      if (p->bytes() == 0) continue;
+      const char* row = reinterpret_cast<const char*>(p->Row(n) + x0);
+      for (int line = 0; line < width * 4; line += 64) __builtin_prefetch(row + line);
+    }
+  };
+  constexpr int kPrefetchRows = 6;
+  for (int n = band.first_output(); n < band.first_output() + kPrefetchRows; ++n) {
+    prefetch_cached(n);
+  }
   for (int n = band.first_output(); n < band.n1; ++n) {
+    prefetch_cached(n + kPrefetchRows);
     const float* mu1 = cached_difference ? zeros_.data()
                        : from_cache      ? cached->mu.plane[c].Row(n) + x0
                                          : scratch_ring(kMu1).Row(n);

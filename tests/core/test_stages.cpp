@@ -403,22 +403,30 @@ TEST(Kernels, XybRowEqualsTheRowsForm) {
 // ------------------------------------------------------------ thread pool
 
 // Rounds follow each other closely (the pipeline runs hundreds per pair):
-// every task of every round runs exactly once, and each on a thread whose
-// ThreadIndex is in range.
+// every task of every round runs exactly once, with an index in range, on a
+// thread whose ThreadIndex is in range. Many rounds of two to four empty
+// tasks give a worker leaving one round the chance to claim a task of the
+// next before it is published (which once ran a task twice and then waited
+// for ever: the test then hangs until meson's timeout).
 TEST(ThreadPool, EveryTaskRunsOnceInEveryRound) {
-  for (const int threads : {1, 2, 7}) {
+  for (const int threads : {1, 2, 3, 8}) {
     cpu::ThreadPool pool(threads);
-    for (int round = 0; round < 2000; ++round) {
-      const int count = round % 37;
-      std::vector<std::atomic<int>> runs(count);
-      std::atomic<int> bad_index{0};
+    for (int round = 0; round < 100000; ++round) {
+      const int count = 2 + round % 3;
+      std::atomic<int> runs[4] = {};
+      std::atomic<int> bad{0};
       pool.ParallelFor(count, [&](int i) {
-        runs[i].fetch_add(1);
         const int t = pool.ThreadIndex();
-        if (t < 0 || t >= pool.size()) bad_index.fetch_add(1);
+        if (i < 0 || i >= count || t < 0 || t >= pool.size()) {
+          bad.fetch_add(1);
+          return;
+        }
+        runs[i].fetch_add(1);
       });
-      for (int i = 0; i < count; ++i) ASSERT_EQ(runs[i].load(), 1) << threads << " " << round;
-      ASSERT_EQ(bad_index.load(), 0);
+      ASSERT_EQ(bad.load(), 0) << threads << " threads, round " << round;
+      for (int i = 0; i < count; ++i) {
+        ASSERT_EQ(runs[i].load(), 1) << threads << " threads, round " << round << ", task " << i;
+      }
     }
   }
 }
@@ -469,7 +477,7 @@ TEST(Pipeline, BandsThreadsAndCacheKeepEverySubScore) {
       for (const bool all_features : {true, false}) {
         Result want;
         ASSERT_TRUE(replay::Compute(a, b, all_features, &want).ok());
-        for (const int threads : {1, 2, 5, 16}) {
+        for (const int threads : {1, 2, 16}) {
           SCOPED_TRACE(::testing::Message() << w << "x" << h << " " << PixelFormatName(format)
                                             << " threads " << threads << " all features "
                                             << all_features);

@@ -79,6 +79,9 @@ void ThreadPool::RunTasks(std::uint32_t round) {
     const std::function<void(int)>* task = task_.load(std::memory_order_relaxed);
     const std::uint32_t index = static_cast<std::uint32_t>(next);  // kClosed: above any count
     if (index >= static_cast<std::uint32_t>(count)) return;
+    // Pairs with the release fence in ParallelFor: if `count` or `task` came
+    // from a later round, the claim below sees that round's closing value.
+    std::atomic_thread_fence(std::memory_order_acquire);
     // Claiming the index also proves that `count` and `task` belong to this
     // round: ParallelFor closes a round (kClosed) before it writes them for
     // the next one, so a claim that read them too late fails.
@@ -122,7 +125,8 @@ void ThreadPool::ParallelFor(int count, const std::function<void(int)>& task) {
   // Close the previous round first: a worker still inside it may have read
   // the new count below, but its claim of an old index fails on this value.
   const std::uint32_t round = RoundOf(next_.load(std::memory_order_relaxed)) + 1;
-  next_.store((static_cast<std::uint64_t>(round - 1) << 32) | kClosed, std::memory_order_seq_cst);
+  next_.store((static_cast<std::uint64_t>(round - 1) << 32) | kClosed, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
   task_.store(&task, std::memory_order_relaxed);
   count_.store(count, std::memory_order_relaxed);
   unfinished_.store(count, std::memory_order_relaxed);

@@ -36,9 +36,12 @@ RowRing Ring(const Plane& p, int rows) {
 // A whole plane seen as a ring that never wraps.
 RowRing Whole(const Plane& p) { return Ring(p, INT_MAX); }
 
-// The XYB rows of band t are written while the maps of band t-1 read theirs,
-// which start `radius - 1` rows above band t-1.
-int XybRingRows(int band_rows, int radius) { return 2 * band_rows + radius; }
+// Ring sizes for the schedule in RunScale. The XYB rows of band t are written
+// while the maps of band t-2 read theirs, which start `radius - 1` rows above
+// band t-2. The horizontal pass writes band t-1 while the vertical pass of
+// band t-2 reads from `2 * radius` rows above band t-2.
+int XybRingRows(int band_rows, int radius) { return 3 * band_rows + radius; }
+int BlurredRingRows(int band_rows, int radius) { return 2 * band_rows + 2 * radius; }
 
 std::size_t Stride(int width) {
   return (static_cast<std::size_t>(width) + 15) & ~static_cast<std::size_t>(15);
@@ -137,7 +140,7 @@ void Pipeline::Allocate(int s, Mode mode) {
   for (int c = 0; c < kNumChannels; ++c) {
     for (int q = 0; q < kNumQuantities; ++q) {
       if (!Computes(mode, c, s, static_cast<Quantity>(q))) continue;
-      blurred_rows_[c][q].Resize(w, b + 2 * n);
+      blurred_rows_[c][q].Resize(w, BlurredRingRows(b, n));
       Plane& state = column_state_[c][q];
       state.Resize(w, 6);
       for (int k = 0; k < 6; ++k) std::fill(state.Row(k), state.Row(k) + state.stride(), 0.0f);
@@ -384,7 +387,7 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
   first.width = w;
   first.height = h;
   first.xyb_rows = XybRingRows(band_rows_, radius);
-  first.blurred_rows = band_rows_ + 2 * radius;
+  first.blurred_rows = BlurredRingRows(band_rows_, radius);
   first.map_rows = band_rows_ + radius;
   first.map_stride = Stride(w);
   // Band t: input rows [t * band_rows_, ...), and the output rows of the
@@ -410,37 +413,40 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
     *ya = band.y0 + g * kRowGroup;
     *yb = std::min(band.y1, *ya + kRowGroup);
   };
-  for (int t = 0; t <= bands + (maps ? 1 : 0); ++t) {
-    // Round one: sums of band t-2 (first: they are the long sequential
-    // tasks), conversion of band t, vertical pass and maps of band t-1.
-    const int sum_tasks = maps && t >= 2 && t - 2 < bands ? num_channels : 0;
-    const int convert_tasks = t < bands ? groups_of(all[t]) * num_images : 0;
-    const int strip_tasks = t >= 1 && t - 1 < bands ? num_channels * strips : 0;
-    ParallelFor(pool_, sum_tasks + convert_tasks + strip_tasks, [&](int task) {
+  // One round per band: round k sums band k-3 (first: those are the long
+  // sequential tasks), converts band k, runs the horizontal pass of band k-1
+  // and the vertical pass and maps of band k-2. Each stage of a band depends
+  // only on earlier rounds.
+  auto in_range = [&](int t) { return t >= 0 && t < bands; };
+  for (int k = 0; k < bands + (maps ? 3 : 2); ++k) {
+    const int sum_tasks = maps && in_range(k - 3) ? num_channels : 0;
+    const int convert_tasks = in_range(k) ? groups_of(all[k]) * num_images : 0;
+    const int row_tasks = in_range(k - 1) ? groups_of(all[k - 1]) * num_blurred : 0;
+    const int strip_tasks = in_range(k - 2) ? num_channels * strips : 0;
+    ParallelFor(pool_, sum_tasks + convert_tasks + row_tasks + strip_tasks, [&](int task) {
       if (task < sum_tasks) {
-        SumRows(all[t - 2], channels[task]);
+        SumRows(all[k - 3], channels[task]);
         return;
       }
       task -= sum_tasks;
+      int ya, yb;
       if (task < convert_tasks) {
-        const int groups = groups_of(all[t]);
-        int ya, yb;
-        group_rows(all[t], task % groups, &ya, &yb);
-        ConvertRows(all[t], images[task / groups], ya, yb);
+        const int groups = groups_of(all[k]);
+        group_rows(all[k], task % groups, &ya, &yb);
+        ConvertRows(all[k], images[task / groups], ya, yb);
         return;
       }
       task -= convert_tasks;
+      if (task < row_tasks) {
+        const int groups = groups_of(all[k - 1]);
+        group_rows(all[k - 1], task % groups, &ya, &yb);
+        const auto& [c, q] = blurred[task / groups];
+        BlurRows(all[k - 1], c, q, ya, yb);
+        return;
+      }
+      task -= row_tasks;
       const int x0 = (task % strips) * kStripColumns;
-      BlurStrip(all[t - 1], channels[task / strips], x0, std::min(w, x0 + kStripColumns));
-    });
-    if (t >= bands) continue;
-    // Round two: the horizontal pass of band t.
-    const int groups = groups_of(all[t]);
-    ParallelFor(pool_, groups * num_blurred, [&](int task) {
-      int ya, yb;
-      group_rows(all[t], task % groups, &ya, &yb);
-      const auto& [c, q] = blurred[task / groups];
-      BlurRows(all[t], c, q, ya, yb);
+      BlurStrip(all[k - 2], channels[task / strips], x0, std::min(w, x0 + kStripColumns));
     });
   }
   if (!maps) return;

@@ -9,10 +9,10 @@
 // from band to band), and the per-pixel SSIM / edge maps of those rows. The
 // float64 sums of the maps are one sequential task per channel, in the
 // reference's row-major order, so the sub-scores stay bit-identical to the
-// reference's. Bands overlap: one round converts band t while band t-1 gets
-// its vertical pass and maps and band t-2 is summed; the next round runs the
-// horizontal pass of band t. Two rounds per band, and the sequential sums
-// hide behind the largest round.
+// reference's. Bands overlap: one round of tasks converts band t, runs the
+// horizontal pass of band t-1, the vertical pass and maps of band t-2 and
+// sums band t-3, so there is one round per band and the sequential sums hide
+// behind the rest.
 //
 // Only rings of a few dozen rows and the half-size inputs of the next scale
 // are kept, so working memory is a small multiple of a row, not of the image.

@@ -463,9 +463,10 @@ void ExpectSameResult(const Result& got, const Result& want, const char* what) {
 // reference (used twice), with and without alpha, for the weighted maps only
 // (where the cache keeps less) and for all of them.
 TEST(Pipeline, BandsThreadsAndCacheKeepEverySubScore) {
-  // 45x1030: tall enough for 64-row bands with more than two threads.
-  const std::pair<int, int> sizes[] = {{300, 277}, {1100, 41}, {97, 64},
-                                       {8, 8},     {23, 133},  {45, 1030}};
+  // 45x1030 and 31x1600: tall enough for 40- and 64-row bands with more than
+  // two threads.
+  const std::pair<int, int> sizes[] = {{300, 277}, {1100, 41}, {97, 64}, {8, 8},
+                                       {23, 133},  {45, 1030}, {31, 1600}};
   for (const auto& size : sizes) {
     const int w = size.first, h = size.second;
     for (const int channels : {3, 4}) {

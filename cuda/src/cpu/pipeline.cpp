@@ -92,9 +92,10 @@ Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& 
       // Enough row groups per band for every thread to have a few tasks.
       // Taller bands mean fewer rounds, shorter ones less memory: with more
       // than two threads, up to 64 rows give every thread several tasks per
-      // round, but no more than a sixteenth of the image.
+      // round, but no more than a 24th of the image (the rings hold about
+      // three bands).
       band_rows_(pool && pool->size() > 2
-                     ? std::clamp(plan.height / 16 / kRowGroup * kRowGroup, 32, 64)
+                     ? std::clamp(plan.height / 24 / kRowGroup * kRowGroup, 24, 64)
                      : 32),
       strip_scratch_(pool ? pool->size() : 1),
       zeros_(kStripColumns, 0.0f) {}
@@ -115,6 +116,20 @@ std::size_t Pipeline::memory_bytes() const {
   }
   for (const std::vector<float>& s : strip_scratch_) bytes += s.capacity() * sizeof(float);
   return bytes + zeros_.capacity() * sizeof(float);
+}
+
+// The strip buffer of a task holds the column-blurred quantities that do
+// not go to the cache: all five for a pair; mu2, sigma22 and sigma12 against
+// a cached reference; mu1 of the edge-only channels while preparing one.
+int Pipeline::ScratchSlots(Mode mode) { return mode == Mode::kPair ? kNumQuantities : 3; }
+
+int Pipeline::ScratchSlot(Mode mode, Quantity q) {
+  if (mode == Mode::kPair) return q;
+  switch (q) {
+    case kSigma22: return 1;
+    case kSigma12: return 2;
+    default: return 0;  // kMu2 (cached) or kMu1 (preparing)
+  }
 }
 
 bool Pipeline::Computes(Mode mode, int c, int s, Quantity q) const {
@@ -154,7 +169,7 @@ void Pipeline::Allocate(int s, Mode mode) {
       if (plan_.needs[s][c].edge && edge.size() < map_size) edge.resize(map_size);
     }
   }
-  const std::size_t scratch = static_cast<std::size_t>(kNumQuantities) * map_rows * kStripColumns;
+  const std::size_t scratch = static_cast<std::size_t>(ScratchSlots(mode)) * map_rows * kStripColumns;
   for (std::vector<float>& v : strip_scratch_) {
     if (v.size() < scratch) v.resize(scratch);
   }
@@ -217,8 +232,8 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
   float* scratch = strip_scratch_.empty() ? nullptr
                                           : strip_scratch_[pool_ ? pool_->ThreadIndex() : 0].data();
   auto scratch_ring = [&](int q) {
-    return RowRing{scratch + static_cast<std::size_t>(q) * band.map_rows * kStripColumns,
-                   kStripColumns, band.map_rows};
+    const std::size_t slot = ScratchSlot(band.mode, static_cast<Quantity>(q));
+    return RowRing{scratch + slot * band.map_rows * kStripColumns, kStripColumns, band.map_rows};
   };
   ScaleReference* cached = band.cache ? &band.cache->scales[s] : nullptr;
   for (int qi = 0; qi < kNumQuantities; ++qi) {

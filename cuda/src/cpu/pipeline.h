@@ -70,6 +70,8 @@ class Pipeline {
   void RunScale(int scale, Mode mode, const ImageView* const views[2], float alpha_background,
                 ReferenceCache* cache, Result* result);
   bool Computes(Mode mode, int channel, int scale, Quantity q) const;
+  static int ScratchSlots(Mode mode);
+  static int ScratchSlot(Mode mode, Quantity q);
   void ConvertRows(const Band& band, int image, int y0, int y1);
   void BlurRows(const Band& band, int channel, Quantity q, int y0, int y1);
   void BlurStrip(const Band& band, int channel, int x0, int x1);

@@ -169,7 +169,8 @@ void Pipeline::Allocate(int s, Mode mode) {
       if (plan_.needs[s][c].edge && edge.size() < map_size) edge.resize(map_size);
     }
   }
-  const std::size_t scratch = static_cast<std::size_t>(ScratchSlots(mode)) * map_rows * kStripColumns;
+  const std::size_t scratch =
+      static_cast<std::size_t>(ScratchSlots(mode)) * map_rows * kStripColumns;
   for (std::vector<float>& v : strip_scratch_) {
     if (v.size() < scratch) v.resize(scratch);
   }

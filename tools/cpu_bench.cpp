@@ -1,11 +1,19 @@
-// ssim2-cpu-bench: time of the CPU path per image pair (a tool, not a test).
+// ssim2-cpu-bench: speed, scaling and memory of the CPU path (a tool, not a test).
 //
-//   ssim2-cpu-bench [--sizes 1280x720,1920x1080] [--repeats N] [--threads 1,0]
+//   ssim2-cpu-bench [--sizes 1280x720,1920x1080,3840x2160] [--threads 1,2,4,8,16]
+//                   [--repeats N]
 //
-// For each size and thread count (0 = all hardware threads) it prints, in ms:
-//   first    the first pair of a new scorer (pays for faulting in its memory)
-//   pair     Scorer::Compute on a warm scorer, median of N
-//   cached   ComputeWithReference after SetReference, median of N
+// For each size and thread count (0 = all hardware threads) it prints one row:
+//   first      ms of the first pair of a new scorer (pays for its fresh memory)
+//   pair       ms of Scorer::Compute on a warm scorer, the best of N
+//   pairs/s    1000 / pair
+//   eff.       parallel efficiency against the 1-thread row of the same size
+//   cached     ms of ComputeWithReference after SetReference, the best of N,
+//              on a second scorer that never scores one-shot pairs
+//   B/px       working memory per pixel: memory_bytes() of the scorer, and
+//              the growth of the process's peak RSS while that scorer ran
+//              (the RSS peak is reset before each scorer through
+//              /proc/self/clear_refs; "n/a" where that is not allowed)
 // The images are synthetic 8-bit RGB (smooth gradients, edges and noise) and
 // the distorted one a noisier, blockier copy, so no files are needed.
 #include <algorithm>
@@ -15,10 +23,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <malloc.h>
 
 #include "ssim2/ssim2.h"
 
@@ -57,17 +69,12 @@ double Ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 bool Check(const ssim2::Status& s, const char* what) {
   if (!s.ok()) std::fprintf(stderr, "ssim2-cpu-bench: %s: %s\n", what, s.message().c_str());
   return s.ok();
 }
 
-bool ParseList(const char* arg, std::vector<Size>* sizes) {
+bool ParseSizes(const char* arg, std::vector<Size>* sizes) {
   sizes->clear();
   for (const char* p = arg; *p;) {
     Size s{};
@@ -82,36 +89,90 @@ bool ParseList(const char* arg, std::vector<Size>* sizes) {
   return !sizes->empty();
 }
 
+bool ParseInts(const char* arg, std::vector<int>* values) {
+  values->clear();
+  for (const char* p = arg; *p;) {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p || v < 0 || v > 1024) return false;
+    values->push_back(static_cast<int>(v));
+    p = end;
+    if (*p == ',') ++p;
+  }
+  return !values->empty();
+}
+
+// Peak and current resident set of this process, in bytes (0 if unknown).
+std::size_t StatusField(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  const std::size_t n = std::strlen(field);
+  while (std::getline(in, line)) {
+    if (line.compare(0, n, field) == 0) return std::strtoull(line.c_str() + n, nullptr, 10) * 1024;
+  }
+  return 0;
+}
+
+// Resets the peak RSS to the current RSS; false where the kernel refuses.
+bool ResetPeakRss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+// Runs `body` and returns how far the process's peak RSS rose above its
+// resident set before, or -1 when the peak cannot be reset.
+template <typename Body>
+double PeakRssGrowth(Body body) {
+  const bool reset = ResetPeakRss();
+  const std::size_t before = StatusField("VmRSS:");
+  if (!body()) return -2;
+  const std::size_t peak = StatusField("VmHWM:");
+  if (!reset || peak == 0) return -1;
+  return static_cast<double>(peak > before ? peak - before : 0);
+}
+
+std::string PerPixel(double bytes, const Size& size) {
+  if (bytes < 0) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", bytes / (static_cast<double>(size.width) * size.height));
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<Size> sizes = {{1280, 720}, {1920, 1080}};
-  std::vector<int> thread_counts = {1, 0};
-  int repeats = 7;
+  std::vector<Size> sizes = {{1280, 720}, {1920, 1080}, {3840, 2160}};
+  std::vector<int> thread_counts = {1, 2, 4, 8, 16};
+  int repeats = 5;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (!std::strcmp(argv[i], "--sizes") && has_value && ParseList(argv[i + 1], &sizes)) {
+    if (!std::strcmp(argv[i], "--sizes") && has_value && ParseSizes(argv[i + 1], &sizes)) {
       ++i;
     } else if (!std::strcmp(argv[i], "--repeats") && has_value && std::atoi(argv[i + 1]) > 0) {
       repeats = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--threads") && has_value) {
-      thread_counts.clear();
-      for (const char* p = argv[++i]; *p;) {
-        thread_counts.push_back(std::atoi(p));
-        while (*p && *p != ',') ++p;
-        if (*p == ',') ++p;
-      }
+    } else if (!std::strcmp(argv[i], "--threads") && has_value &&
+               ParseInts(argv[i + 1], &thread_counts)) {
+      ++i;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--sizes WxH,...] [--repeats N] [--threads N,...] (0 = all)\n",
+                   "usage: %s [--sizes WxH,...] [--threads N,...] (0 = all) [--repeats N]\n",
                    argv[0]);
       return 2;
     }
   }
+  // Large buffers come from mmap and go back to the system when freed, so
+  // that one scorer's peak RSS is not hidden by memory another one left.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 
   std::string description;
-  std::printf("| size | threads | first pair ms | pair ms | cached-reference ms | score |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("%d hardware threads; times in ms, best of %d\n\n",
+              static_cast<int>(std::thread::hardware_concurrency()), repeats);
+  std::printf(
+      "| size | threads | first pair | pair | pairs/s | efficiency | cached | cached speed-up | "
+      "B/px pair (memory_bytes / peak RSS) | B/px cached (memory_bytes / peak RSS) | score |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Size& size : sizes) {
     const std::vector<std::uint8_t> ref = MakeImage(size.width, size.height, false);
     const std::vector<std::uint8_t> dist = MakeImage(size.width, size.height, true);
@@ -119,34 +180,63 @@ int main(int argc, char** argv) {
       return ssim2::ImageView::Packed(ssim2::PixelFormat::kRGB8, size.width, size.height,
                                       px.data(), size.width * 3);
     };
+    double one_thread_rate = 0.0;
     for (int threads : thread_counts) {
       ssim2::ScorerOptions options;
       options.backend = ssim2::Backend::kCpu;
       options.cpu_threads = threads;
-      std::unique_ptr<ssim2::Scorer> scorer;
       ssim2::Result result;
-      const auto t0 = Clock::now();
-      if (!Check(ssim2::Scorer::Create(size.width, size.height, options, &scorer), "create") ||
-          !Check(scorer->Compute(view(ref), view(dist), &result), "compute")) {
-        return 1;
+      double first = 0, pair = 1e30, cached = 1e30;
+      std::size_t pair_bytes = 0, cached_bytes = 0;
+      const double pair_rss = PeakRssGrowth([&] {
+        std::unique_ptr<ssim2::Scorer> scorer;
+        const auto t0 = Clock::now();
+        if (!Check(ssim2::Scorer::Create(size.width, size.height, options, &scorer), "create") ||
+            !Check(scorer->Compute(view(ref), view(dist), &result), "compute")) {
+          return false;
+        }
+        first = Ms(t0, Clock::now());
+        description = scorer->description();
+        for (int r = 0; r < repeats; ++r) {
+          const auto a = Clock::now();
+          if (!Check(scorer->Compute(view(ref), view(dist), &result), "compute")) return false;
+          pair = std::min(pair, Ms(a, Clock::now()));
+        }
+        pair_bytes = scorer->memory_bytes();
+        return true;
+      });
+      const double cached_rss = PeakRssGrowth([&] {
+        std::unique_ptr<ssim2::Scorer> scorer;
+        if (!Check(ssim2::Scorer::Create(size.width, size.height, options, &scorer), "create") ||
+            !Check(scorer->SetReference(view(ref)), "set reference")) {
+          return false;
+        }
+        for (int r = 0; r < repeats; ++r) {
+          const auto a = Clock::now();
+          if (!Check(scorer->ComputeWithReference(view(dist), &result), "compute")) return false;
+          cached = std::min(cached, Ms(a, Clock::now()));
+        }
+        cached_bytes = scorer->memory_bytes();
+        return true;
+      });
+      if (pair_rss == -2 || cached_rss == -2) return 1;
+      const int shown =
+          threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+      const double rate = 1000.0 / pair;
+      if (shown == 1) one_thread_rate = rate;
+      char efficiency[16] = "-";
+      if (one_thread_rate > 0) {
+        std::snprintf(efficiency, sizeof efficiency, "%.0f %%",
+                      100.0 * rate / (shown * one_thread_rate));
       }
-      const double first = Ms(t0, Clock::now());
-      description = scorer->description();
-      std::vector<double> pair, cached;
-      for (int r = 0; r < repeats; ++r) {
-        const auto a = Clock::now();
-        if (!Check(scorer->Compute(view(ref), view(dist), &result), "compute")) return 1;
-        pair.push_back(Ms(a, Clock::now()));
-      }
-      if (!Check(scorer->SetReference(view(ref)), "set reference")) return 1;
-      for (int r = 0; r < repeats; ++r) {
-        const auto a = Clock::now();
-        if (!Check(scorer->ComputeWithReference(view(dist), &result), "compute")) return 1;
-        cached.push_back(Ms(a, Clock::now()));
-      }
-      const int shown = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-      std::printf("| %dx%d | %d | %.1f | %.1f | %.1f | %.8f |\n", size.width, size.height, shown,
-                  first, Median(pair), Median(cached), result.score);
+      std::printf("| %dx%d | %d | %.1f | %.1f | %.1f | %s | %.1f | %.2fx | %s / %s | %s / %s | "
+                  "%.8f |\n",
+                  size.width, size.height, shown, first, pair, rate, efficiency, cached,
+                  pair / cached, PerPixel(static_cast<double>(pair_bytes), size).c_str(),
+                  PerPixel(pair_rss, size).c_str(),
+                  PerPixel(static_cast<double>(cached_bytes), size).c_str(),
+                  PerPixel(cached_rss, size).c_str(), result.score);
+      std::fflush(stdout);
     }
   }
   std::printf("\nlast scorer: %s\n", description.c_str());

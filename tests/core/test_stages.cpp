@@ -2,8 +2,11 @@
 // formulas and float64 models written here from the published definitions,
 // not from the library's code. Tolerances reflect float32 vs float64.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "cpu/kernels.h"
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
+#include "cpu/thread_pool.h"
 #include "plan.h"
 #include "ssim2/ssim2.h"
 
@@ -306,6 +310,196 @@ TEST(Kernels, BestBlurEqualsTheReplay) {
     k.blur_rows(c, in, 0, h, &got_rows);
     k.blur_columns(c, got_rows, 0, w, &got);
     ExpectSamePlane(got, want, "blur vs replay");
+  }
+}
+
+// The band-wise forms of the blur (row lists with the product taken on the
+// fly, the vertical recursion resumed from its saved state, columns written
+// to a strip buffer) against the whole-plane replay, for band splits that
+// cut through the start and end of the columns' windows.
+void ExpectStreamedBlurEqualsTheReplay(const cpu::KernelTable& k) {
+  const BlurConstants& c = GetBlurConstants();
+  const std::pair<int, int> sizes[] = {{17, 13}, {129, 31}, {8, 8}, {200, 70}, {70, 3}};
+  for (const auto& size : sizes) {
+    const int w = size.first, h = size.second;
+    cpu::Plane a, b, product, temp, want, rows, got, state;
+    FillPlane(&a, w, h, 3 * w + h, 0.0f, 1.0f);
+    FillPlane(&b, w, h, 5 * w + h, 0.0f, 1.0f);
+    product.Resize(w, h);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) product.Row(y)[x] = a.Row(y)[x] * b.Row(y)[x];
+    replay::Blur(c, product, &temp, &want);
+
+    rows.Resize(w, h);
+    for (int y0 = 0; y0 < h; y0 += 8) {
+      const float* pa[8];
+      const float* pb[8];
+      float* out[8];
+      const int count = std::min(8, h - y0);
+      for (int i = 0; i < count; ++i) {
+        pa[i] = a.Row(y0 + i);
+        pb[i] = b.Row(y0 + i);
+        out[i] = rows.Row(y0 + i);
+      }
+      k.blur_row_list(c, pa, pb, count, w, out);
+    }
+    cpu::Plane want_rows;
+    want_rows.Resize(w, h);
+    for (int y = 0; y < h; ++y) replay::BlurRow(c, product.Row(y), w, want_rows.Row(y));
+    ExpectSamePlane(rows, want_rows, "blur_row_list");
+
+    for (const int band : {1, 5, 7, 16, 1000}) {
+      SCOPED_TRACE(::testing::Message() << k.isa << " " << w << "x" << h << " band " << band);
+      got.Resize(w, h);
+      state.Resize(w, 6);
+      for (int r = 0; r < 6; ++r) std::fill(state.Row(r), state.Row(r) + state.stride(), 0.0f);
+      constexpr int kStrip = 64;
+      std::vector<float> strip(static_cast<std::size_t>(kStrip) * h);
+      for (int n0 = 1 - c.radius; n0 < h; n0 += band) {
+        const int n1 = std::min(h, n0 + band);
+        for (int x0 = 0; x0 < w; x0 += kStrip) {
+          const int x1 = std::min(w, x0 + kStrip);
+          cpu::ColumnStream cs;
+          cs.in = cpu::RowRing{rows.Row(0), rows.stride(), h};
+          cs.out = cpu::RowRing{strip.data(), kStrip, h};
+          cs.out_first_column = x0;
+          cs.state = state.Row(0);
+          cs.state_stride = state.stride();
+          cs.height = h;
+          k.blur_columns_stream(c, cs, n0, n1, x0, x1);
+          for (int n = std::max(0, n0); n < n1; ++n)
+            std::memcpy(got.Row(n) + x0, strip.data() + kStrip * n, sizeof(float) * (x1 - x0));
+        }
+      }
+      ExpectSamePlane(got, want, "blur_columns_stream");
+    }
+  }
+}
+
+TEST(Kernels, StreamedBlurEqualsTheReplay) {
+  ExpectStreamedBlurEqualsTheReplay(cpu::GenericKernels());
+  if (const cpu::KernelTable* avx2 = cpu::Avx2Kernels()) ExpectStreamedBlurEqualsTheReplay(*avx2);
+}
+
+TEST(Kernels, XybRowEqualsTheRowsForm) {
+  const float neg_cbrt_bias = -std::cbrt(kOpsinBias);
+  const int w = 37, h = 3;
+  cpu::Image3 linear, want, got;
+  linear.Resize(w, h);
+  for (int ch = 0; ch < 3; ++ch) FillPlane(&linear.plane[ch], w, h, 9 * ch + 1, 0.0f, 1.0f);
+  want.Resize(w, h);
+  got.Resize(w, h);
+  for (const cpu::KernelTable* k : {&cpu::GenericKernels(), cpu::Avx2Kernels()}) {
+    if (!k) continue;
+    replay::ToPositiveXyb(linear, &want);
+    for (int y = 0; y < h; ++y) {
+      k->to_xyb_row(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y), w,
+                    neg_cbrt_bias, got.plane[0].Row(y), got.plane[1].Row(y), got.plane[2].Row(y));
+    }
+    for (int ch = 0; ch < 3; ++ch) ExpectSamePlane(got.plane[ch], want.plane[ch], k->isa);
+  }
+}
+
+// ------------------------------------------------------------ thread pool
+
+// Rounds follow each other closely (the pipeline runs hundreds per pair):
+// every task of every round runs exactly once, with an index in range, on a
+// thread whose ThreadIndex is in range. Many rounds of two to four empty
+// tasks give a worker leaving one round the chance to claim a task of the
+// next before it is published (which once ran a task twice and then waited
+// for ever: the test then hangs until meson's timeout).
+TEST(ThreadPool, EveryTaskRunsOnceInEveryRound) {
+  for (const int threads : {1, 2, 3, 8}) {
+    cpu::ThreadPool pool(threads);
+    for (int round = 0; round < 100000; ++round) {
+      const int count = 2 + round % 3;
+      std::atomic<int> runs[4] = {};
+      std::atomic<int> bad{0};
+      pool.ParallelFor(count, [&](int i) {
+        const int t = pool.ThreadIndex();
+        if (i < 0 || i >= count || t < 0 || t >= pool.size()) {
+          bad.fetch_add(1);
+          return;
+        }
+        runs[i].fetch_add(1);
+      });
+      ASSERT_EQ(bad.load(), 0) << threads << " threads, round " << round;
+      for (int i = 0; i < count; ++i) {
+        ASSERT_EQ(runs[i].load(), 1) << threads << " threads, round " << round << ", task " << i;
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------ band pipeline
+
+// Smooth content with edges and noise, so every map carries signal.
+std::vector<std::uint8_t> SyntheticImage(int w, int h, int channels, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> noise(-12, 12);
+  std::vector<std::uint8_t> px(static_cast<std::size_t>(w) * h * channels);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      for (int c = 0; c < channels; ++c) {
+        const int base = 128 + static_cast<int>(90 * std::sin(0.05 * x + 0.03 * y + c)) +
+                         ((x / 16 + y / 16) % 2 ? 20 : -20);
+        px[(static_cast<std::size_t>(y) * w + x) * channels + c] =
+            static_cast<std::uint8_t>(std::clamp(base + noise(rng), 0, 255));
+      }
+    }
+  }
+  return px;
+}
+
+void ExpectSameResult(const Result& got, const Result& want, const char* what) {
+  ASSERT_EQ(got.num_scales, want.num_scales) << what;
+  EXPECT_EQ(std::memcmp(got.features, want.features, sizeof(got.features)), 0) << what;
+  EXPECT_EQ(got.score, want.score) << what;
+}
+
+// The band-wise CPU pipeline gives the replay's sub-scores bit for bit for
+// any thread count (which sets the band height), for heights that end bands
+// anywhere in the vertical blur's window, one-shot and with a cached
+// reference (used twice), with and without alpha, for the weighted maps only
+// (where the cache keeps less) and for all of them.
+TEST(Pipeline, BandsThreadsAndCacheKeepEverySubScore) {
+  // 45x1030 and 31x1600: tall enough for 40- and 64-row bands with more than
+  // two threads.
+  const std::pair<int, int> sizes[] = {{300, 277}, {1100, 41}, {97, 64}, {8, 8},
+                                       {23, 133},  {45, 1030}, {31, 1600}};
+  for (const auto& size : sizes) {
+    const int w = size.first, h = size.second;
+    for (const int channels : {3, 4}) {
+      const PixelFormat format = channels == 4 ? PixelFormat::kRGBA8 : PixelFormat::kRGB8;
+      const std::vector<std::uint8_t> ref = SyntheticImage(w, h, channels, 1);
+      const std::vector<std::uint8_t> dist = SyntheticImage(w, h, channels, 2);
+      const ImageView a = ImageView::Packed(format, w, h, ref.data(), w * channels);
+      const ImageView b = ImageView::Packed(format, w, h, dist.data(), w * channels);
+      for (const bool all_features : {true, false}) {
+        Result want;
+        ASSERT_TRUE(replay::Compute(a, b, all_features, &want).ok());
+        for (const int threads : {1, 2, 16}) {
+          SCOPED_TRACE(::testing::Message() << w << "x" << h << " " << PixelFormatName(format)
+                                            << " threads " << threads << " all features "
+                                            << all_features);
+          ScorerOptions options;
+          options.backend = Backend::kCpu;
+          options.all_features = all_features;
+          options.cpu_threads = threads;
+          std::unique_ptr<Scorer> scorer;
+          ASSERT_TRUE(Scorer::Create(w, h, options, &scorer).ok());
+          Result got;
+          ASSERT_TRUE(scorer->Compute(a, b, &got).ok());
+          ExpectSameResult(got, want, "one-shot");
+          ASSERT_TRUE(scorer->SetReference(a).ok());
+          for (int repeat = 0; repeat < 2; ++repeat) {
+            Result cached;
+            ASSERT_TRUE(scorer->ComputeWithReference(b, &cached).ok());
+            ExpectSameResult(cached, want, "cached reference");
+          }
+        }
+      }
+    }
   }
 }
 

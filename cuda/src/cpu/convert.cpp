@@ -59,48 +59,60 @@ const float* Srgb8ToLinearTable() {
   return table.value;
 }
 
-Status ToLinearRgb(const ImageView& image, float alpha_background, Image3* out,
-                   ThreadPool* pool) {
+Status CheckConvertible(const ImageView& image) {
   if (image.location != MemoryLocation::kHost) {
     return Status(StatusCode::kInvalidArgument,
                   "the CPU path reads host memory only; the image is in CUDA memory");
   }
   if (Status s = ValidateImage(image); !s.ok()) return s;
-  out->Resize(image.width, image.height);
-  if (IsYuvFormat(image.format)) return YuvToLinearRgb(image, out, pool);
+  return Status::Ok();  // every format ValidateImage accepts converts
+}
 
+void ToLinearRgbRows(const ImageView& image, float alpha_background, int y0, int y1,
+                     int first_row, Image3* out) {
+  if (IsYuvFormat(image.format)) {
+    YuvToLinearRgbRows(image, y0, y1, first_row, out);
+    return;
+  }
   if (image.format == PixelFormat::kLinearRGBPlanarF32) {
     for (int c = 0; c < 3; ++c) {
       const char* base = static_cast<const char*>(image.planes[c]);
-      for (int y = 0; y < image.height; ++y) {
-        std::memcpy(out->plane[c].Row(y), base + image.strides[c] * y,
+      for (int y = y0; y < y1; ++y) {
+        std::memcpy(out->plane[c].Row(y - first_row), base + image.strides[c] * y,
                     sizeof(float) * image.width);
       }
     }
-    return Status::Ok();
+    return;
   }
-
   const FormatTraits& layout = *FindFormat(image.format);  // packed: checked by ValidateImage
   const bool sixteen_bit = layout.bytes_per_sample == 2;
   const float mul = SampleScale(sixteen_bit);
   const char* base = static_cast<const char*>(image.planes[0]);
+  for (int y = y0; y < y1; ++y) {
+    const char* row = base + image.strides[0] * y;
+    float* r = out->plane[0].Row(y - first_row);
+    float* g = out->plane[1].Row(y - first_row);
+    float* b = out->plane[2].Row(y - first_row);
+    if (sixteen_bit) {
+      ConvertPackedRow(reinterpret_cast<const std::uint16_t*>(row), layout, image.width, mul,
+                       alpha_background, r, g, b);
+    } else {
+      ConvertPackedRow(reinterpret_cast<const std::uint8_t*>(row), layout, image.width, mul,
+                       alpha_background, r, g, b);
+    }
+  }
+}
+
+Status ToLinearRgb(const ImageView& image, float alpha_background, Image3* out,
+                   ThreadPool* pool) {
+  if (Status s = CheckConvertible(image); !s.ok()) return s;
+  out->Resize(image.width, image.height);
   constexpr int kRowsPerTask = 16;
   const int tasks = (image.height + kRowsPerTask - 1) / kRowsPerTask;
   ParallelFor(pool, tasks, [&](int task) {
-    const int y_end = std::min(image.height, (task + 1) * kRowsPerTask);
-    for (int y = task * kRowsPerTask; y < y_end; ++y) {
-      const char* row = base + image.strides[0] * y;
-      float* r = out->plane[0].Row(y);
-      float* g = out->plane[1].Row(y);
-      float* b = out->plane[2].Row(y);
-      if (sixteen_bit) {
-        ConvertPackedRow(reinterpret_cast<const std::uint16_t*>(row), layout, image.width, mul,
-                         alpha_background, r, g, b);
-      } else {
-        ConvertPackedRow(reinterpret_cast<const std::uint8_t*>(row), layout, image.width, mul,
-                         alpha_background, r, g, b);
-      }
-    }
+    const int y0 = task * kRowsPerTask;
+    const int y1 = std::min(image.height, y0 + kRowsPerTask);
+    ToLinearRgbRows(image, alpha_background, y0, y1, 0, out);
   });
   return Status::Ok();
 }

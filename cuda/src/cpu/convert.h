@@ -16,8 +16,19 @@ class ThreadPool;
 Status ToLinearRgb(const ImageView& image, float alpha_background, Image3* out,
                    ThreadPool* pool);
 
-// Y'CbCr formats (convert_yuv.cpp): same contract as ToLinearRgb.
+// What ToLinearRgb checks before converting: host memory, a valid image in a
+// supported format.
+Status CheckConvertible(const ImageView& image);
+
+// Rows [y0, y1) of an image that passed CheckConvertible: image row y lands
+// in row y - first_row of `out`, whose planes are at least image.width wide.
+void ToLinearRgbRows(const ImageView& image, float alpha_background, int y0, int y1,
+                     int first_row, Image3* out);
+
+// Y'CbCr formats (convert_yuv.cpp): same contract as ToLinearRgb, and the
+// row-range form of ToLinearRgbRows.
 Status YuvToLinearRgb(const ImageView& image, Image3* out, ThreadPool* pool);
+void YuvToLinearRgbRows(const ImageView& image, int y0, int y1, int first_row, Image3* out);
 
 // The sRGB curve of 8-bit sample values (exact SrgbToLinear of mul * u).
 const float* Srgb8ToLinearTable();

@@ -164,29 +164,36 @@ Status YuvToRgbFloat(const ImageView& image, float* rgb, std::ptrdiff_t stride) 
   return Status::Ok();
 }
 
+void YuvToLinearRgbRows(const ImageView& image, int y0, int y1, int first_row, Image3* out) {
+  Layout l{};
+  if (!LayoutOf(image.format, &l)) return;  // CheckConvertible rejects these
+  const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
+  const float* table8 = Srgb8ToLinearTable();
+  for (int y = y0; y < y1; ++y) {
+    float* dst[3] = {out->plane[0].Row(y - first_row), out->plane[1].Row(y - first_row),
+                     out->plane[2].Row(y - first_row)};
+    for (int x = 0; x < image.width; ++x) {
+      int Y, U, V;
+      double v[3];
+      ReadYuv(image, l, x, y, &Y, &U, &V);
+      yuv::ToRgbDouble(k, Y, U, V, v);
+      if (l.bits == 8) {
+        for (int c = 0; c < 3; ++c) dst[c][x] = table8[yuv::Quantize8(v[c])];
+      } else {
+        for (int c = 0; c < 3; ++c) dst[c][x] = arith::SrgbToLinear(yuv::ToFloat01(v[c]));
+      }
+    }
+  }
+}
+
 Status YuvToLinearRgb(const ImageView& image, Image3* out, ThreadPool* pool) {
   Layout l;
   if (Status s = Check(image, &l); !s.ok()) return s;
   out->Resize(image.width, image.height);
-  const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
-  const float* table8 = Srgb8ToLinearTable();
   const int tasks = (image.height + kRowsPerTask - 1) / kRowsPerTask;
   ParallelFor(pool, tasks, [&](int task) {
-    const int y_end = std::min(image.height, (task + 1) * kRowsPerTask);
-    for (int y = task * kRowsPerTask; y < y_end; ++y) {
-      float* dst[3] = {out->plane[0].Row(y), out->plane[1].Row(y), out->plane[2].Row(y)};
-      for (int x = 0; x < image.width; ++x) {
-        int Y, U, V;
-        double v[3];
-        ReadYuv(image, l, x, y, &Y, &U, &V);
-        yuv::ToRgbDouble(k, Y, U, V, v);
-        if (l.bits == 8) {
-          for (int c = 0; c < 3; ++c) dst[c][x] = table8[yuv::Quantize8(v[c])];
-        } else {
-          for (int c = 0; c < 3; ++c) dst[c][x] = arith::SrgbToLinear(yuv::ToFloat01(v[c]));
-        }
-      }
-    }
+    const int y0 = task * kRowsPerTask;
+    YuvToLinearRgbRows(image, y0, std::min(image.height, y0 + kRowsPerTask), 0, out);
   });
   return Status::Ok();
 }

@@ -21,11 +21,7 @@ class CpuScorer final : public Scorer {
 
   Backend backend() const override { return Backend::kCpu; }
   std::size_t memory_bytes() const override {
-    std::size_t bytes = pipeline_.memory_bytes() + cached_[0].bytes() + cached_[1].bytes();
-    for (const Image3* img : {&linear_, &linear_dist_}) {
-      for (const Plane& p : img->plane) bytes += p.bytes();
-    }
-    return bytes;
+    return pipeline_.memory_bytes() + cached_[0].bytes() + cached_[1].bytes();
   }
   std::string description() const override {
     return std::string("CPU (") + BestKernels().isa + ", " + std::to_string(pool_.size()) +
@@ -37,12 +33,12 @@ class CpuScorer final : public Scorer {
   // than caching every scale of the reference.
   Status ScorePair(const ImageView& reference, const ImageView& distorted,
                    Result* result) override {
+    if (Status s = CheckConvertible(reference); !s.ok()) return s;
+    if (Status s = CheckConvertible(distorted); !s.ok()) return s;
     Result best;
     Status status = ForEachAlphaPass(HasAlpha(reference.format), [&](int pass, float bg) {
-      if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
-      if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
       Result r;
-      pipeline_.Score(&linear_, &linear_dist_, &r);
+      pipeline_.Score(reference, distorted, bg, &r);
       KeepLowerScore(pass, r, &best);
       return Status::Ok();
     });
@@ -51,20 +47,20 @@ class CpuScorer final : public Scorer {
   }
 
   Status CacheReference(const ImageView& reference) override {
+    if (Status s = CheckConvertible(reference); !s.ok()) return s;
     reference_has_alpha_ = HasAlpha(reference.format);
     return ForEachAlphaPass(reference_has_alpha_, [&](int pass, float bg) {
-      if (Status s = ToLinearRgb(reference, bg, &linear_, &pool_); !s.ok()) return s;
-      pipeline_.PrepareReference(&linear_, &cached_[pass]);
+      pipeline_.PrepareReference(reference, bg, &cached_[pass]);
       return Status::Ok();
     });
   }
 
   Status ScoreAgainstReference(const ImageView& distorted, Result* result) override {
+    if (Status s = CheckConvertible(distorted); !s.ok()) return s;
     Result best;
     Status status = ForEachAlphaPass(reference_has_alpha_, [&](int pass, float bg) {
-      if (Status s = ToLinearRgb(distorted, bg, &linear_dist_, &pool_); !s.ok()) return s;
       Result r;
-      pipeline_.ScoreCached(cached_[pass], &linear_dist_, &r);
+      pipeline_.ScoreCached(cached_[pass], distorted, bg, &r);
       KeepLowerScore(pass, r, &best);
       return Status::Ok();
     });
@@ -76,8 +72,6 @@ class CpuScorer final : public Scorer {
   ThreadPool pool_;
   MetricPlan plan_;
   Pipeline pipeline_;
-  Image3 linear_;
-  Image3 linear_dist_;
   ReferenceCache cached_[kMaxAlphaPasses];
   bool reference_has_alpha_ = false;
 };

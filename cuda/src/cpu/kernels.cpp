@@ -45,21 +45,67 @@ void BlurColumns(const BlurConstants& c, const Plane& in, int x0, int x1, Plane*
   replay::BlurColumns(c, in.Row(0) + x0, x1 - x0, in.height(), in.stride(), out->Row(0) + x0);
 }
 
-void ToXybRows(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb) {
-  const int w = linear.width();
-  for (int y = y0; y < y1; ++y) {
-    const float* r = linear.plane[0].Row(y);
-    const float* g = linear.plane[1].Row(y);
-    const float* b = linear.plane[2].Row(y);
-    float* ox = xyb->plane[0].Row(y);
-    float* oy = xyb->plane[1].Row(y);
-    float* ob = xyb->plane[2].Row(y);
-    for (int x = 0; x < w; ++x) {
-      const arith::Xyb v = arith::LinearToPositiveXyb(r[x], g[x], b[x], neg_cbrt_bias);
-      ox[x] = v.x;
-      oy[x] = v.y;
-      ob[x] = v.b;
+void BlurRowList(const BlurConstants& c, const float* const* a, const float* const* b, int count,
+                 int width, float* const* out) {
+  thread_local std::vector<float> product;
+  if (b) product.resize(static_cast<std::size_t>(width));
+  for (int i = 0; i < count; ++i) {
+    const float* in = a[i];
+    if (b) {
+      for (int x = 0; x < width; ++x) product[x] = a[i][x] * b[i][x];
+      in = product.data();
     }
+    replay::BlurRow(c, in, width, out[i]);
+  }
+}
+
+// replay::BlurColumns with the column state kept in `s.state`.
+void BlurColumnsStream(const BlurConstants& c, const ColumnStream& s, int n0, int n1, int x0,
+                       int x1) {
+  const int n_radius = c.radius;
+  const int h = s.height;
+  const float neg_d1[3] = {-c.d1[0], -c.d1[1], -c.d1[2]};
+  const int single_until = std::min(n_radius + 1, h);
+  for (int x = x0; x < x1; ++x) {
+    float y1[3], y2[3];
+    for (int k = 0; k < 3; ++k) {
+      y1[k] = s.state[s.state_stride * k + x];
+      y2[k] = s.state[s.state_stride * (3 + k) + x];
+    }
+    for (int n = n0; n < n1; ++n) {
+      const int bottom = n + n_radius - 1;
+      const float below = bottom < h ? s.in.Row(bottom)[x] : 0.0f;
+      const float sum = n < single_until ? below : s.in.Row(n - n_radius - 1)[x] + below;
+      float y[3];
+      for (int k = 0; k < 3; ++k) {
+        y[k] = arith::Fma(c.n2[k], sum, arith::Fma(neg_d1[k], y1[k], -y2[k]));
+        y2[k] = y1[k];
+        y1[k] = y[k];
+      }
+      if (n >= 0) s.out.Row(n)[x - s.out_first_column] = y[0] + (y[1] + y[2]);
+    }
+    for (int k = 0; k < 3; ++k) {
+      s.state[s.state_stride * k + x] = y1[k];
+      s.state[s.state_stride * (3 + k) + x] = y2[k];
+    }
+  }
+}
+
+void ToXybRow(const float* r, const float* g, const float* b, int width, float neg_cbrt_bias,
+              float* ox, float* oy, float* ob) {
+  for (int x = 0; x < width; ++x) {
+    const arith::Xyb v = arith::LinearToPositiveXyb(r[x], g[x], b[x], neg_cbrt_bias);
+    ox[x] = v.x;
+    oy[x] = v.y;
+    ob[x] = v.b;
+  }
+}
+
+void ToXybRows(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb) {
+  for (int y = y0; y < y1; ++y) {
+    ToXybRow(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y),
+             linear.width(), neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
+             xyb->plane[2].Row(y));
   }
 }
 
@@ -116,17 +162,20 @@ inline void Transpose8(V r[8]) {
 // (sample x of row r at tin[(x + kPadLeft) * 8 + r], zero outside the row),
 // the reference's row recursion runs with one row per lane, and the result
 // is transposed back.
-void BlurRows(const BlurConstants& c, const Plane& in, int y0, int y1, Plane* out) {
-  const int w = in.width();
+void BlurRowList(const BlurConstants& c, const float* const* a, const float* const* b, int count,
+                 int w, float* const* out) {
   const int n_radius = c.radius;
   const int pad_left = n_radius + n_radius;  // n = -N + 1 reads x = n - N - 1
   const int w8 = (w + 7) & ~7;
-  std::vector<float> tin_storage(static_cast<std::size_t>(w8 + pad_left + n_radius + 8) * 8 + 8);
-  std::vector<float> tout_storage(static_cast<std::size_t>(w8) * 8 + 8);
+  // Scratch kept per thread: the band-wise pipeline calls this for a few
+  // rows at a time, and fresh buffers would be paid for on every call.
+  thread_local std::vector<float> tin_storage, tout_storage, zero_row, sink_row;
+  tin_storage.resize(static_cast<std::size_t>(w8 + pad_left + n_radius + 8) * 8 + 8);
+  tout_storage.resize(static_cast<std::size_t>(w8) * 8 + 8);
+  zero_row.assign(static_cast<std::size_t>(w8), 0.0f);
+  sink_row.resize(static_cast<std::size_t>(w8));
   float* tin = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(tin_storage.data()) + 31) & ~std::uintptr_t{31});
   float* tout = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(tout_storage.data()) + 31) & ~std::uintptr_t{31});
-  std::vector<float> zero_row(in.stride(), 0.0f);
-  std::vector<float> sink_row(in.stride(), 0.0f);
 
   const V zero = _mm256_setzero_ps();
   V mul_in[3][4], mul_prev[3][4], mul_prev2[3][4];
@@ -138,18 +187,23 @@ void BlurRows(const BlurConstants& c, const Plane& in, int y0, int y1, Plane* ou
     }
   }
 
-  for (int yb = y0; yb < y1; yb += 8) {
+  for (int yb = 0; yb < count; yb += 8) {
     const float* rows[8];
+    const float* rows_b[8];
     float* out_rows[8];
     for (int r = 0; r < 8; ++r) {
-      const bool valid = yb + r < y1;
-      rows[r] = valid ? in.Row(yb + r) : zero_row.data();
-      out_rows[r] = valid ? out->Row(yb + r) : sink_row.data();
+      const bool valid = yb + r < count;
+      rows[r] = valid ? a[yb + r] : zero_row.data();
+      rows_b[r] = valid && b ? b[yb + r] : zero_row.data();
+      out_rows[r] = valid ? out[yb + r] : sink_row.data();
     }
     for (int i = 0; i < pad_left; ++i) _mm256_store_ps(tin + i * 8, zero);
     for (int x = 0; x < w8; x += 8) {
       V v[8];
       for (int r = 0; r < 8; ++r) v[r] = _mm256_loadu_ps(rows[r] + x);
+      if (b) {
+        for (int r = 0; r < 8; ++r) v[r] = Mul(v[r], _mm256_loadu_ps(rows_b[r] + x));
+      }
       Transpose8(v);
       for (int i = 0; i < 8; ++i) _mm256_store_ps(tin + (x + i + pad_left) * 8, v[i]);
     }
@@ -205,6 +259,19 @@ void BlurRows(const BlurConstants& c, const Plane& in, int y0, int y1, Plane* ou
   }
 }
 
+void BlurRows(const BlurConstants& c, const Plane& in, int y0, int y1, Plane* out) {
+  for (int yb = y0; yb < y1; yb += 8) {
+    const float* rows[8];
+    float* out_rows[8];
+    const int count = std::min(8, y1 - yb);
+    for (int r = 0; r < count; ++r) {
+      rows[r] = in.Row(yb + r);
+      out_rows[r] = out->Row(yb + r);
+    }
+    BlurRowList(c, rows, nullptr, count, in.width(), out_rows);
+  }
+}
+
 // Vertical pass: 8 columns per vector, up to 8 vectors per strip so that the
 // independent recursions hide each other's latency.
 void BlurColumns(const BlurConstants& c, const Plane& in, int x0, int x1, Plane* out) {
@@ -246,6 +313,55 @@ void BlurColumns(const BlurConstants& c, const Plane& in, int x0, int x1, Plane*
   }
 }
 
+// BlurColumns with the state loaded from and stored back to `s.state`.
+void BlurColumnsStream(const BlurConstants& c, const ColumnStream& s, int n0, int n1, int x0,
+                       int x1) {
+  const int h = s.height;
+  const int n_radius = c.radius;
+  V n2[3], neg_d1[3];
+  for (int k = 0; k < 3; ++k) {
+    n2[k] = Set(c.n2[k]);
+    neg_d1[k] = Set(-c.d1[k]);
+  }
+  constexpr int kVectors = 8;
+  const int single_until = std::min(n_radius + 1, h);
+  for (int xs = x0; xs < x1; xs += 8 * kVectors) {
+    const int nv = std::min(kVectors, (x1 - xs + 7) / 8);
+    V y1[3][kVectors], y2[3][kVectors];
+    for (int k = 0; k < 3; ++k) {
+      for (int v = 0; v < nv; ++v) {
+        y1[k][v] = _mm256_loadu_ps(s.state + s.state_stride * k + xs + 8 * v);
+        y2[k][v] = _mm256_loadu_ps(s.state + s.state_stride * (3 + k) + xs + 8 * v);
+      }
+    }
+    for (int n = n0; n < n1; ++n) {
+      const int bottom = n + n_radius - 1;
+      const bool has_bottom = bottom < h;
+      const bool two_inputs = n >= single_until;
+      const float* below = has_bottom ? s.in.Row(bottom) + xs : nullptr;
+      const float* above = two_inputs ? s.in.Row(n - n_radius - 1) + xs : nullptr;
+      float* out = n >= 0 ? s.out.Row(n) + (xs - s.out_first_column) : nullptr;
+      for (int v = 0; v < nv; ++v) {
+        V sum = has_bottom ? _mm256_loadu_ps(below + 8 * v) : _mm256_setzero_ps();
+        if (two_inputs) sum = Add(_mm256_loadu_ps(above + 8 * v), sum);
+        V y[3];
+        for (int k = 0; k < 3; ++k) {
+          y[k] = Fma(n2[k], sum, Fma(neg_d1[k], y1[k][v], Neg(y2[k][v])));
+          y2[k][v] = y1[k][v];
+          y1[k][v] = y[k];
+        }
+        if (out) _mm256_storeu_ps(out + 8 * v, Add(y[0], Add(y[1], y[2])));
+      }
+    }
+    for (int k = 0; k < 3; ++k) {
+      for (int v = 0; v < nv; ++v) {
+        _mm256_storeu_ps(s.state + s.state_stride * k + xs + 8 * v, y1[k][v]);
+        _mm256_storeu_ps(s.state + s.state_stride * (3 + k) + xs + 8 * v, y2[k][v]);
+      }
+    }
+  }
+}
+
 // libjxl's CubeRootAndAdd on 8 lanes.
 inline V CubeRootAndAdd(V x, V add) {
   const V xa_3 = Mul(Set(kOneThird), x);
@@ -271,35 +387,35 @@ inline V ZeroIfNegative(V v) {
   return _mm256_castsi256_ps(_mm256_andnot_si256(sign, _mm256_castps_si256(v)));
 }
 
-void ToXybRows(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb) {
-  const int w = linear.width();
+void ToXybRow(const float* pr, const float* pg, const float* pb, int w, float neg_cbrt_bias,
+              float* ox, float* oy, float* ob) {
   const V bias = Set(kOpsinBias);
   const V add = Set(neg_cbrt_bias);
   V m[9];
   for (int i = 0; i < 9; ++i) m[i] = Set(kOpsin[i]);
+  for (int x = 0; x < w; x += 8) {
+    const V r = _mm256_loadu_ps(pr + x);
+    const V g = _mm256_loadu_ps(pg + x);
+    const V b = _mm256_loadu_ps(pb + x);
+    V m0 = Fma(m[0], r, Fma(m[1], g, Fma(m[2], b, bias)));
+    V m1 = Fma(m[3], r, Fma(m[4], g, Fma(m[5], b, bias)));
+    V m2 = Fma(m[6], r, Fma(m[7], g, Fma(m[8], b, bias)));
+    m0 = CubeRootAndAdd(ZeroIfNegative(m0), add);
+    m1 = CubeRootAndAdd(ZeroIfNegative(m1), add);
+    m2 = CubeRootAndAdd(ZeroIfNegative(m2), add);
+    const V vx = Mul(Set(0.5f), Sub(m0, m1));
+    const V vy = Mul(Set(0.5f), Add(m0, m1));
+    _mm256_storeu_ps(ob + x, Add(Sub(m2, vy), Set(0.55f)));
+    _mm256_storeu_ps(ox + x, Add(Mul(vx, Set(14.0f)), Set(0.42f)));
+    _mm256_storeu_ps(oy + x, Add(vy, Set(0.01f)));
+  }
+}
+
+void ToXybRows(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb) {
   for (int y = y0; y < y1; ++y) {
-    const float* pr = linear.plane[0].Row(y);
-    const float* pg = linear.plane[1].Row(y);
-    const float* pb = linear.plane[2].Row(y);
-    float* ox = xyb->plane[0].Row(y);
-    float* oy = xyb->plane[1].Row(y);
-    float* ob = xyb->plane[2].Row(y);
-    for (int x = 0; x < w; x += 8) {
-      const V r = _mm256_loadu_ps(pr + x);
-      const V g = _mm256_loadu_ps(pg + x);
-      const V b = _mm256_loadu_ps(pb + x);
-      V m0 = Fma(m[0], r, Fma(m[1], g, Fma(m[2], b, bias)));
-      V m1 = Fma(m[3], r, Fma(m[4], g, Fma(m[5], b, bias)));
-      V m2 = Fma(m[6], r, Fma(m[7], g, Fma(m[8], b, bias)));
-      m0 = CubeRootAndAdd(ZeroIfNegative(m0), add);
-      m1 = CubeRootAndAdd(ZeroIfNegative(m1), add);
-      m2 = CubeRootAndAdd(ZeroIfNegative(m2), add);
-      const V vx = Mul(Set(0.5f), Sub(m0, m1));
-      const V vy = Mul(Set(0.5f), Add(m0, m1));
-      _mm256_storeu_ps(ob + x, Add(Sub(m2, vy), Set(0.55f)));
-      _mm256_storeu_ps(ox + x, Add(Mul(vx, Set(14.0f)), Set(0.42f)));
-      _mm256_storeu_ps(oy + x, Add(vy, Set(0.01f)));
-    }
+    ToXybRow(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y),
+             linear.width(), neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
+             xyb->plane[2].Row(y));
   }
 }
 
@@ -367,11 +483,13 @@ void EdgeRow(const float* img1, const float* mu1, const float* img2, const float
 
 const KernelTable& Table() {
 #if defined(SSIM2_KERNEL_AVX2)
-  static const KernelTable table = {"avx2+fma", BlurRows, BlurColumns, ToXybRows,
-                                    MultiplyRows, SsimRow, EdgeRow};
+  static const KernelTable table = {"avx2+fma", BlurRows, BlurColumns, BlurRowList,
+                                    BlurColumnsStream, ToXybRow, ToXybRows, MultiplyRows,
+                                    SsimRow, EdgeRow};
 #else
-  static const KernelTable table = {"generic", BlurRows, BlurColumns, ToXybRows,
-                                    MultiplyRows, SsimRow, EdgeRow};
+  static const KernelTable table = {"generic", BlurRows, BlurColumns, BlurRowList,
+                                    BlurColumnsStream, ToXybRow, ToXybRows, MultiplyRows,
+                                    SsimRow, EdgeRow};
 #endif
   return table;
 }

@@ -6,8 +6,31 @@
 #include "blur_constants.h"
 #include "planes.h"
 
+#include <cstddef>
+
 namespace ssim2 {
 namespace cpu {
+
+// Rows of a plane kept in a ring: row y lives at base + stride * (y % rows).
+// A ring of INT_MAX rows is a plain plane.
+struct RowRing {
+  float* base = nullptr;
+  std::size_t stride = 0;  // in floats, a multiple of 8
+  int rows = 0;
+  float* Row(int y) const { return base + stride * static_cast<std::size_t>(y % rows); }
+};
+
+// The vertical pass run band by band: the input rows arrive in order, the
+// recursion's per-column state (y1[3], y2[3], rows 0..5 of `state`, columns
+// padded like the input) is carried from one call to the next.
+struct ColumnStream {
+  RowRing in;
+  RowRing out;                 // column x at out.Row(n) + x - out_first_column
+  int out_first_column = 0;
+  float* state = nullptr;
+  std::size_t state_stride = 0;  // floats between the six state rows
+  int height = 0;                // rows of the whole plane
+};
 
 struct KernelTable {
   const char* isa;
@@ -15,6 +38,20 @@ struct KernelTable {
   void (*blur_rows)(const BlurConstants& c, const Plane& in, int y0, int y1, Plane* out);
   // Vertical pass over columns [x0, x1); x0 must be a multiple of 8.
   void (*blur_columns)(const BlurConstants& c, const Plane& in, int x0, int x1, Plane* out);
+  // Horizontal pass over `count` rows of `width` samples, out[i] = blur(a[i]),
+  // or blur(a[i] * b[i]) when b is not null (the product rounded to float,
+  // as multiply_rows). Rows are padded to a multiple of 8 floats.
+  void (*blur_row_list)(const BlurConstants& c, const float* const* a, const float* const* b,
+                        int count, int width, float* const* out);
+  // Vertical pass for output rows [n0, n1) of columns [x0, x1) (x0 a
+  // multiple of 8). The first call of a plane has n0 = 1 - radius and a zero
+  // state; output rows below 0 are not stored. Reads input rows up to
+  // n1 + radius - 2 (those below the plane's height) and from n0 - radius - 1.
+  void (*blur_columns_stream)(const BlurConstants& c, const ColumnStream& s, int n0, int n1,
+                              int x0, int x1);
+  // Linear RGB -> positive XYB of one row.
+  void (*to_xyb_row)(const float* r, const float* g, const float* b, int width,
+                     float neg_cbrt_bias, float* x, float* y, float* b_out);
   // Linear RGB -> positive XYB for rows [y0, y1).
   void (*to_xyb_rows)(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb);
   // out = a * b elementwise for rows [y0, y1).

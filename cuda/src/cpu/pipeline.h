@@ -1,13 +1,24 @@
 // The CPU path proper: stages from kernels.h, run over the scales of a
-// MetricPlan with rows and columns spread over a thread pool. The reductions
-// stay sequential per map, in the reference's order, so the sub-scores are
-// bit-identical to the reference's.
+// MetricPlan in bands of rows that stay in cache, spread over a thread pool.
 //
-// Memory is what a first call pays most for (fresh pages are slow to fault
-// in), so the pipeline works one channel at a time and downsamples in place:
-// a one-shot pair at 1080p holds 19 float planes.
+// Each scale streams down the image once. For a band of input rows: convert
+// to linear RGB (scale 0) and XYB, downsample into the next scale's input,
+// run the horizontal blurs of the band's rows (one task per 8 rows and
+// blurred quantity), then the vertical recursion for the output rows that
+// are complete (one task per channel and strip of columns, its state carried
+// from band to band), and the per-pixel SSIM / edge maps of those rows. The
+// float64 sums of the maps are one sequential task per channel, in the
+// reference's row-major order, so the sub-scores stay bit-identical to the
+// reference's. Bands overlap: one round of tasks converts band t, runs the
+// horizontal pass of band t-1, the vertical pass and maps of band t-2 and
+// sums band t-3, so there is one round per band and the sequential sums hide
+// behind the rest.
+//
+// Only rings of a few dozen rows and the half-size inputs of the next scale
+// are kept, so working memory is a small multiple of a row, not of the image.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "blur_constants.h"
@@ -20,10 +31,12 @@ namespace ssim2 {
 namespace cpu {
 
 // What one scale of the metric needs from the reference image alone.
+// Channels whose only weighted maps are the edge maps keep just
+// |xyb - blur(xyb)|, the one value of the reference those maps read.
 struct ScaleReference {
-  Image3 xyb;    // positive XYB
-  Image3 mu;     // blur(xyb), channels with any weight
-  Image3 sigma;  // blur(xyb * xyb), channels whose SSIM map has weight
+  Image3 xyb;    // positive XYB, or |xyb - mu| for channels without SSIM
+  Image3 mu;     // blur(xyb), channels whose SSIM map has weight
+  Image3 sigma;  // blur(xyb * xyb), the same channels
 };
 
 struct ReferenceCache {
@@ -35,35 +48,55 @@ class Pipeline {
  public:
   Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels);
 
-  // One pair, nothing kept. Both linear images are downsampled in place.
-  void Score(Image3* ref_linear, Image3* dist_linear, Result* result);
+  // The images must have passed CheckConvertible and have the plan's size;
+  // `alpha_background` as for ToLinearRgb.
+  void Score(const ImageView& reference, const ImageView& distorted, float alpha_background,
+             Result* result);
 
   // Reference-only intermediates of every scale, then pairs against them.
-  void PrepareReference(Image3* linear, ReferenceCache* cache);
-  void ScoreCached(const ReferenceCache& reference, Image3* dist_linear, Result* result);
+  void PrepareReference(const ImageView& reference, float alpha_background,
+                        ReferenceCache* cache);
+  void ScoreCached(const ReferenceCache& reference, const ImageView& distorted,
+                   float alpha_background, Result* result);
 
   std::size_t memory_bytes() const;
 
  private:
-  // Per-channel maps of one scale; mu1/sigma11 come from `cached` or are
-  // computed from xyb1.
-  void ScoreScale(int scale, const Image3& xyb1, const ScaleReference* cached, Result* result);
-  void Blur(const Plane& in, Plane* out);
-  void BlurProduct(const Plane& a, const Plane& b, Plane* out);
-  void ToXyb(const Image3& linear, Image3* xyb);
-  void Downsample(Image3* linear);
-  void SsimSums(const Plane& mu1, const Plane& s11, double out[2]);
-  void EdgeSums(const Plane& img1, const Plane& mu1, const Plane& img2, double artifact[2],
-                double detail_lost[2]);
+  enum class Mode { kPair, kPrepare, kCached };
+  // The blurred quantities of one channel.
+  enum Quantity { kMu1, kMu2, kSigma11, kSigma22, kSigma12, kNumQuantities };
+
+  struct Band;
+  void RunScale(int scale, Mode mode, const ImageView* const views[2], float alpha_background,
+                ReferenceCache* cache, Result* result);
+  bool Computes(Mode mode, int channel, int scale, Quantity q) const;
+  static int ScratchSlots(Mode mode);
+  static int ScratchSlot(Mode mode, Quantity q);
+  void ConvertRows(const Band& band, int image, int y0, int y1);
+  void BlurRows(const Band& band, int channel, Quantity q, int y0, int y1);
+  void BlurStrip(const Band& band, int channel, int x0, int x1);
+  void SumRows(const Band& band, int channel);
+  void Allocate(int scale, Mode mode);
 
   MetricPlan plan_;
   ThreadPool* pool_;
   const KernelTable& k_;
   const BlurConstants& blur_;
   float neg_cbrt_bias_;
-  Plane temp_, product_, mu1_, s11_, mu2_, s22_, s12_;
-  Image3 xyb1_, xyb2_;
-  std::vector<double> ssim_row_, edge_row_;
+  int band_rows_;
+
+  // Per image slot (see Band::Slot):
+  Image3 band_linear_[2];  // scale 0: the band's rows in linear RGB
+  Image3 next_[2][2];      // the next scale's linear input (ping-pong)
+  Plane xyb_ring_[2][3];
+  Plane blurred_rows_[kNumChannels][kNumQuantities];  // horizontal pass, a ring
+  Plane column_state_[kNumChannels][kNumQuantities];
+  // Per-pixel maps of a band's output rows, two bands' worth: one is summed
+  // while the other is written.
+  std::vector<double> ssim_map_[2][kNumChannels], edge_map_[2][kNumChannels];
+  std::vector<std::vector<float>> strip_scratch_;  // per thread
+  std::vector<float> zeros_;  // a strip of 0, the blur of |xyb - mu| stored in the cache
+  double sums_[kNumChannels][6];  // SSIM sum, sum^4; artifact, ^4; detail lost, ^4
 };
 
 }  // namespace cpu

@@ -37,10 +37,6 @@ class Plane {
   const float* Row(int y) const { return data_.get() + stride_ * y; }
   std::size_t bytes() const { return capacity_ * sizeof(float); }
 
-  // 2x2 box downsampling (edge-clamped) into this plane's own storage. Safe
-  // row by row from the top: output row y lies before input rows 2y, 2y + 1.
-  void DownsampleInPlace();
-
  private:
   int width_ = 0;
   int height_ = 0;

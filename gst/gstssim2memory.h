@@ -13,7 +13,8 @@
 namespace ssim2gst {
 
 // Working memory of the CPU scorer per pixel of a frame, as the core library
-// reports it (Scorer::memory_bytes() after scoring a small pair once).
+// reports it (Scorer::memory_bytes() after scoring a 512x512 pair once): an
+// upper estimate for frames of that size and larger.
 double CpuScorerBytesPerPixel();
 
 struct HostMemory {

@@ -1,10 +1,28 @@
 // ssim2::Scorer: picks the backend and enforces the contract both backends
 // share (checks, the cached-reference rules; see ssim2.h).
+#include <new>
 #include <string>
 
 #include "scorer_factory.h"
 
 namespace ssim2 {
+namespace {
+
+// Nothing throws across the API: a backend's host allocation that fails
+// while it scores (the CPU path allocates its rings of rows and its cache as
+// it first needs them) becomes a kOutOfMemory status.
+template <typename Call>
+Status WithoutExceptions(int width, int height, Call call) {
+  try {
+    return call();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  "not enough host memory to score " + std::to_string(width) + "x" +
+                      std::to_string(height) + " images");
+  }
+}
+
+}  // namespace
 
 bool CudaAvailable(std::string* why_not) {
 #if defined(SSIM2_HAVE_CUDA)
@@ -42,14 +60,18 @@ Status Scorer::Compute(const ImageView& reference, const ImageView& distorted,
   if (!result) return Status(StatusCode::kInvalidArgument, "Compute: result is null");
   if (Status s = ValidatePair(reference, distorted); !s.ok()) return s;
   if (Status s = ValidateSize(reference, width_, height_); !s.ok()) return s;
-  return ScorePair(reference, distorted, result);
+  return WithoutExceptions(width_, height_,
+                           [&] { return ScorePair(reference, distorted, result); });
 }
 
 Status Scorer::SetReference(const ImageView& reference) {
   has_reference_ = false;
   if (Status s = ValidateImage(reference); !s.ok()) return s;
   if (Status s = ValidateSize(reference, width_, height_); !s.ok()) return s;
-  if (Status s = CacheReference(reference); !s.ok()) return s;
+  if (Status s = WithoutExceptions(width_, height_, [&] { return CacheReference(reference); });
+      !s.ok()) {
+    return s;
+  }
   has_reference_ = true;
   return Status::Ok();
 }
@@ -61,7 +83,8 @@ Status Scorer::ComputeWithReference(const ImageView& distorted, Result* result) 
   }
   if (Status s = ValidateImage(distorted); !s.ok()) return s;
   if (Status s = ValidateSize(distorted, width_, height_); !s.ok()) return s;
-  return ScoreAgainstReference(distorted, result);
+  return WithoutExceptions(width_, height_,
+                           [&] { return ScoreAgainstReference(distorted, result); });
 }
 
 Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
@@ -75,7 +98,11 @@ Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageV
   }
   results->assign(distorted.size(), Result());
   has_reference_ = false;
-  if (Status s = ScoreBatch(reference, distorted, results->data()); !s.ok()) return s;
+  if (Status s = WithoutExceptions(
+          width_, height_, [&] { return ScoreBatch(reference, distorted, results->data()); });
+      !s.ok()) {
+    return s;
+  }
   has_reference_ = true;
   return Status::Ok();
 }

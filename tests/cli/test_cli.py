@@ -120,6 +120,39 @@ def test_decompression_bomb(exe, data, tmp):
     expect_error(exe, [bomb, bomb], f"Could not load original image: {bomb} (PNG: 30000x30000", data)
 
 
+def test_out_of_memory(exe, data, tmp):
+    """Two valid 8192x8192 PNGs under a 700 MiB address-space limit: they
+    decode (about 400 MiB), the CPU scorer cannot get its memory, and the tool
+    says so in one line (it used to abort on an uncaught std::bad_alloc)."""
+    import resource
+    import struct
+    import zlib
+
+    def png(path, side, value):
+        row = b"\0" + bytes([value, value // 2, value // 3]) * side
+        z = zlib.compressobj(9)
+        body = b"".join(z.compress(row) for _ in range(side)) + z.flush()
+
+        def chunk(kind, payload):
+            return (struct.pack(">I", len(payload)) + kind + payload +
+                    struct.pack(">I", zlib.crc32(kind + payload) & 0xffffffff))
+        with open(path, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" +
+                    chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)) +
+                    chunk(b"IDAT", body) + chunk(b"IEND", b""))
+    a, b = os.path.join(tmp, "big_a.png"), os.path.join(tmp, "big_b.png")
+    png(a, 8192, 100)
+    png(b, 8192, 120)
+    limit = 700 * 1024 * 1024
+    p = subprocess.run([exe, "--backend", "cpu", "--threads", "1", a, b], capture_output=True,
+                       text=True, timeout=120,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    lines = p.stderr.splitlines()
+    check(p.returncode == 1 and p.stdout == "" and len(lines) == 1 and
+          lines[0] == "ssim2: not enough host memory to score 8192x8192 images",
+          f"out of memory: exit {p.returncode}, stdout {p.stdout!r}, stderr {p.stderr!r}")
+
+
 def test_video_dispatch(exe, data, tmp, with_video):
     if with_video:
         return  # the video mode has its own tests
@@ -275,6 +308,7 @@ def main():
         test_video_dispatch(exe, data, tmp, video_flag == "--with-video")
         test_stdout_write_error(exe, data)
         test_decompression_bomb(exe, data, tmp)
+        test_out_of_memory(exe, data, tmp)
         test_scores(exe, data)
         test_json(exe, data, tmp)
     if FAILURES:

@@ -1,4 +1,4 @@
-// Y'CbCr to RGB conversion of the CPU path (cuda/src/cpu/convert_yuv.cpp).
+// Y'CbCr to RGB conversion of the CPU path (core/src/cpu/convert_yuv.cpp).
 //
 // 1. The test clip (testdata/video, BT.709 limited, I420) decoded with
 //    GStreamer (matroskademux ! avdec_h264) and converted with YuvToRgb8 must

@@ -1,4 +1,4 @@
-// ssim2::Summarize (cuda/src/stats.cpp) against hand-computed values.
+// ssim2::Summarize (core/src/stats.cpp) against hand-computed values.
 #include "ssim2/stats.h"
 
 #include <gtest/gtest.h>

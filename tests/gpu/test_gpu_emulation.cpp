@@ -1,4 +1,4 @@
-// The engine's kernels (cuda/src/gpu/kernels_device.cuh) run on the CPU
+// The engine's kernels (core/src/gpu/kernels_device.cuh) run on the CPU
 // through the emulated runtime (emulated_runtime.cpp, cuda_emulation.h),
 // driven with the real layout and job tables (gpu/layout.cpp) and the very
 // passes the engine enqueues (PlanPass, LaunchPass). Checks every stage bit

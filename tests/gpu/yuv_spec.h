@@ -1,5 +1,5 @@
 // Y'CbCr test inputs and an independent implementation of the conversion
-// spec (see cuda/src/yuv.h): RGB8 for 8-bit input, linear float for 10-bit,
+// spec (see core/src/yuv.h): RGB8 for 8-bit input, linear float for 10-bit,
 // for the CPU path to score. Shared by test_gpu_formats and
 // test_gpu_emulation.
 #pragma once

@@ -1,0 +1,413 @@
+/* gst-check tests of ssim2compare with several renditions (CPU backend).
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A reference clip and three renditions of it (x264enc at three bitrates,
+ * Matroska) are made at the start and decoded in software by avdec_h264.
+ * One element scores the three renditions on its dist and dist_%u pads;
+ * every rendition must get exactly the scores of its own one-to-one run.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define CLIP_FRAMES 30          /* 1 s at 30 fps */
+#define RENDITIONS 3
+
+static const guint bitrates[RENDITIONS] = { 60, 150, 400 };        /* kbit/s */
+
+/* The pads the renditions are linked to, in the ladder pipeline. */
+static const gchar *pad_names[RENDITIONS] = { "dist", "dist_1", "dist_2" };
+
+static gchar *tmp_dir;
+static gchar *ref_path;
+static gchar *rendition_paths[RENDITIONS];
+
+static gboolean
+have_factories (void)
+{
+  const gchar *names[] = { "x264enc", "avdec_h264", "matroskamux",
+    "matroskademux", "videotestsrc", "videoscale"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    if (!f) {
+      g_printerr ("%s is missing (install-deps.sh installs it)\n", names[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+static void
+run_to_eos (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (m != NULL, "timeout: %s", desc);
+  fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "error in %s", desc);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* @encoder: the x264enc rate settings. */
+static void
+make_clip (const gchar * path, const gchar * encoder)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%d ! "
+      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
+      "x264enc %s speed-preset=ultrafast ! matroskamux ! "
+      "filesink location=\"%s\"", CLIP_FRAMES, encoder, path);
+  run_to_eos (desc);
+  g_free (desc);
+}
+
+static void
+clips_setup (void)
+{
+  fail_unless (have_factories ());
+  tmp_dir = g_dir_make_tmp ("ssim2-ladder-XXXXXX", NULL);
+  fail_unless (tmp_dir != NULL);
+  ref_path = g_build_filename (tmp_dir, "ref.mkv", NULL);
+  make_clip (ref_path, "pass=quant quantizer=5");
+  for (guint i = 0; i < RENDITIONS; i++) {
+    gchar *name = g_strdup_printf ("r%u.mkv", bitrates[i]);
+    gchar *enc = g_strdup_printf ("bitrate=%u", bitrates[i]);
+    rendition_paths[i] = g_build_filename (tmp_dir, name, NULL);
+    make_clip (rendition_paths[i], enc);
+    g_free (enc);
+    g_free (name);
+  }
+}
+
+static void
+clips_teardown (void)
+{
+  g_unlink (ref_path);
+  g_free (ref_path);
+  for (guint i = 0; i < RENDITIONS; i++) {
+    g_unlink (rendition_paths[i]);
+    g_free (rendition_paths[i]);
+  }
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
+}
+
+typedef struct
+{
+  GstClockTime timestamp;
+  gdouble score;
+} Score;
+
+/* What one pad got in a run. */
+typedef struct
+{
+  GArray *scores;               /* Score, in the order posted */
+  guint summaries;
+  guint64 summary_frames;       /* of the last summary */
+} PadResult;
+
+/* What a run posted: results by pad name, warnings, and whether it ended
+ * with EOS (else an error). */
+typedef struct
+{
+  GHashTable *pads;             /* pad name -> PadResult */
+  GPtrArray *warnings;          /* "pad|message" of each warning */
+  gchar *error;                 /* NULL: EOS */
+} Run;
+
+static void
+pad_result_free (gpointer p)
+{
+  PadResult *r = (PadResult *) p;
+  g_array_unref (r->scores);
+  g_free (r);
+}
+
+static void
+run_init (Run * run)
+{
+  run->pads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      pad_result_free);
+  run->warnings = g_ptr_array_new_with_free_func (g_free);
+  run->error = NULL;
+}
+
+static void
+run_clear (Run * run)
+{
+  g_hash_table_unref (run->pads);
+  g_ptr_array_unref (run->warnings);
+  g_free (run->error);
+}
+
+static PadResult *
+run_pad (Run * run, const gchar * pad)
+{
+  PadResult *r = (PadResult *) g_hash_table_lookup (run->pads, pad);
+  if (!r) {
+    r = g_new0 (PadResult, 1);
+    r->scores = g_array_new (FALSE, FALSE, sizeof (Score));
+    g_hash_table_insert (run->pads, g_strdup (pad), r);
+  }
+  return r;
+}
+
+/* Collects the element's messages of @pipe (PLAYING already) until EOS or
+ * an error. */
+static void
+collect (GstElement * pipe, Run * run)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  while (TRUE) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+            GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT));
+    fail_unless (m != NULL, "timeout");
+    GError *err = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      gst_message_unref (m);
+      break;
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &err, NULL);
+      run->error = g_strdup (err->message);
+      g_clear_error (&err);
+      gst_message_unref (m);
+      break;
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      const GstStructure *details = NULL;
+      gst_message_parse_warning (m, &err, NULL);
+      gst_message_parse_warning_details (m, &details);
+      const gchar *pad = details ? gst_structure_get_string (details, "pad") :
+          NULL;
+      g_ptr_array_add (run->warnings, g_strdup_printf ("%s|%s",
+              pad ? pad : "", err->message));
+      g_clear_error (&err);
+      gst_message_unref (m);
+      continue;
+    }
+    const GstStructure *s = gst_message_get_structure (m);
+    const gchar *pad = gst_structure_get_string (s, "pad");
+    if (gst_structure_has_name (s, "ssim2")) {
+      fail_unless (pad != NULL, "ssim2 message without pad");
+      Score sc;
+      fail_unless (gst_structure_get_uint64 (s, "timestamp", &sc.timestamp));
+      fail_unless (gst_structure_get_double (s, "score", &sc.score));
+      g_array_append_val (run_pad (run, pad)->scores, sc);
+    } else if (gst_structure_has_name (s, "ssim2-summary")) {
+      fail_unless (pad != NULL, "ssim2-summary without pad");
+      PadResult *r = run_pad (run, pad);
+      r->summaries++;
+      fail_unless (gst_structure_get_uint64 (s, "frames", &r->summary_frames));
+    }
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+}
+
+static gchar *
+branch (const gchar * path, const gchar * pad)
+{
+  return g_strdup_printf ("filesrc location=\"%s\" ! matroskademux ! "
+      "avdec_h264 ! queue ! c.%s ", path, pad);
+}
+
+/* Runs the reference against @paths[i] on the pads @pads[i]. */
+static GstElement *
+make_pipeline (const gchar ** paths, const gchar ** pads, guint n,
+    const gchar * extra)
+{
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu ! "
+      "fakesink sync=false ");
+  gchar *b = branch (ref_path, "ref");
+  g_string_append (desc, b);
+  g_free (b);
+  for (guint i = 0; i < n; i++) {
+    b = branch (paths[i], pads[i]);
+    g_string_append (desc, b);
+    g_free (b);
+  }
+  if (extra)
+    g_string_append (desc, extra);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc->str, &err);
+  fail_unless (pipe != NULL, "%s: %s", desc->str, err ? err->message : "?");
+  g_string_free (desc, TRUE);
+  return pipe;
+}
+
+static void
+run_pipeline (GstElement * pipe, Run * run)
+{
+  run_init (run);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  collect (pipe, run);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+/* The one-to-one run of rendition @i (on the dist pad). */
+static void
+run_alone (guint i, Run * run)
+{
+  const gchar *paths[] = { rendition_paths[i] };
+  const gchar *pads[] = { "dist" };
+  run_pipeline (make_pipeline (paths, pads, 1, NULL), run);
+  fail_unless (run->error == NULL, "%s", run->error);
+}
+
+/* The first @n scores of @got are those of @want, in order, timestamps
+ * included. */
+static void
+check_same_scores (const PadResult * want, const PadResult * got, guint n,
+    const gchar * pad)
+{
+  fail_unless (got->scores->len >= n && want->scores->len >= n);
+  for (guint k = 0; k < n; k++) {
+    const Score *w = &g_array_index (want->scores, Score, k);
+    const Score *g = &g_array_index (got->scores, Score, k);
+    fail_unless_equals_uint64 (g->timestamp, w->timestamp);
+    fail_unless (g->score == w->score, "%s frame %u: %.10f in the ladder, "
+        "%.10f alone", pad, k, g->score, w->score);
+  }
+}
+
+GST_START_TEST (test_ladder_equals_separate_runs)
+{
+  Run ladder;
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  run_pipeline (make_pipeline (paths, pad_names, RENDITIONS, NULL), &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+  fail_unless_equals_int (g_hash_table_size (ladder.pads), RENDITIONS);
+
+  gdouble previous_first = 0.0;
+  for (guint i = 0; i < RENDITIONS; i++) {
+    Run alone;
+    run_alone (i, &alone);
+    const PadResult *want = run_pad (&alone, "dist");
+    const PadResult *got = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (got->summaries, 1);
+    fail_unless_equals_uint64 (got->summary_frames, CLIP_FRAMES);
+    fail_unless_equals_int (got->scores->len, CLIP_FRAMES);
+    fail_unless_equals_int (want->scores->len, CLIP_FRAMES);
+    check_same_scores (want, got, CLIP_FRAMES, pad_names[i]);
+    /* Three different renditions: a mix-up of pads would show. */
+    const gdouble first = g_array_index (got->scores, Score, 0).score;
+    fail_if (i > 0 && first == previous_first, "%s scores as %s",
+        pad_names[i], pad_names[i - 1]);
+    previous_first = first;
+    run_clear (&alone);
+  }
+  fail_unless_equals_int (ladder.warnings->len, 0);
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
+/* Releases the request pad after RELEASE_AT buffers went to it, from the
+ * streaming thread of its queue, and drops what the queue sends after. */
+#define RELEASE_AT 10
+
+typedef struct
+{
+  GstElement *compare;
+  GstPad *pad;                  /* the request pad */
+  guint buffers;
+  gboolean released;
+} Release;
+
+static GstPadProbeReturn
+release_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Release *rel = (Release *) data;
+  (void) pad;
+  if (rel->released)
+    return GST_PAD_PROBE_DROP;
+  if (!(GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER))
+    return GST_PAD_PROBE_OK;
+  if (++rel->buffers <= RELEASE_AT)
+    return GST_PAD_PROBE_OK;
+  rel->released = TRUE;
+  gst_element_release_request_pad (rel->compare, rel->pad);
+  return GST_PAD_PROBE_DROP;
+}
+
+GST_START_TEST (test_ladder_pad_released_mid_stream)
+{
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
+  Release rel = { 0 };
+  rel.compare = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  rel.pad = gst_element_get_static_pad (rel.compare, "dist_1");
+  fail_unless (rel.pad != NULL);
+  GstPad *queue_src = gst_pad_get_peer (rel.pad);
+  gst_pad_add_probe (queue_src, GST_PAD_PROBE_TYPE_DATA_DOWNSTREAM,
+      release_probe, &rel, NULL);
+
+  Run ladder;
+  run_pipeline (pipe, &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+  fail_unless (rel.released);
+  fail_unless (gst_element_get_static_pad (rel.compare, "dist_1") == NULL);
+
+  /* The released rendition: one summary of the frames scored before. */
+  const PadResult *gone = run_pad (&ladder, "dist_1");
+  fail_unless_equals_int (gone->summaries, 1);
+  fail_unless (gone->summary_frames > 0 &&
+      gone->summary_frames <= RELEASE_AT, "%" G_GUINT64_FORMAT,
+      gone->summary_frames);
+  fail_unless_equals_int (gone->scores->len, (guint) gone->summary_frames);
+  Run alone;
+  run_alone (1, &alone);
+  check_same_scores (run_pad (&alone, "dist"), gone, gone->scores->len,
+      "dist_1");
+  run_clear (&alone);
+
+  /* The others go on to the end. */
+  for (guint i = 0; i < RENDITIONS; i += 2) {
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (r->summaries, 1);
+    fail_unless_equals_uint64 (r->summary_frames, CLIP_FRAMES);
+  }
+  run_clear (&ladder);
+  gst_object_unref (queue_src);
+  gst_object_unref (rel.pad);
+  gst_object_unref (rel.compare);
+}
+
+GST_END_TEST;
+
+static Suite *
+ssim2compare_ladder_suite (void)
+{
+  Suite *s = suite_create ("ssim2compare-ladder");
+  TCase *tc = tcase_create ("ladder");
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  /* Checked: made in each test's own process. GStreamer's thread pools
+   * do not survive the fork of an unchecked fixture's process. */
+  tcase_add_checked_fixture (tc, clips_setup, clips_teardown);
+  tcase_add_test (tc, test_ladder_equals_separate_runs);
+  tcase_add_test (tc, test_ladder_pad_released_mid_stream);
+  return s;
+}
+
+GST_CHECK_MAIN (ssim2compare_ladder);

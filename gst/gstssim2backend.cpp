@@ -411,28 +411,6 @@ gst_ssim2_compare_score_pair (GstSsim2Compare * self, GstBuffer * ref,
     guint64 ref_seq, ssim2gst::Rendition & rendition, GstBuffer * dist,
     double *score)
 {
-  GstSsim2ComparePrivate *priv = self->priv;
-  const GstVideoInfo & ri = priv->ref.fmt.info;
-  const GstVideoInfo & di = rendition.st.fmt.info;
-
-  if (GST_VIDEO_INFO_WIDTH (&ri) != GST_VIDEO_INFO_WIDTH (&di) ||
-      GST_VIDEO_INFO_HEIGHT (&ri) != GST_VIDEO_INFO_HEIGHT (&di)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The ref frames are %dx%d but the frames of pad %s are %dx%d: a "
-            "rendition must have the reference's size.",
-            GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri),
-            rendition.name.c_str (), GST_VIDEO_INFO_WIDTH (&di),
-            GST_VIDEO_INFO_HEIGHT (&di)),
-        ("Scale it to the reference's size before the pad (the scaler is "
-            "part of what is measured): ... ! videoscale method=bilinear ! "
-            "video/x-raw,width=%d,height=%d ! c.%s, or on the GPU ... ! "
-            "cudascale ! video/x-raw(memory:CUDAMemory),width=%d,height=%d ! "
-            "c.%s", GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri),
-            rendition.name.c_str (), GST_VIDEO_INFO_WIDTH (&ri),
-            GST_VIDEO_INFO_HEIGHT (&ri), rendition.name.c_str ()));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-
   /* At most two attempts: a CUDA failure under backend=auto switches to the
    * CPU for good. */
   GstFlowReturn ret;

@@ -89,6 +89,9 @@ struct Rendition {
    * streaming thread), in the alignment's time domain. */
   std::atomic<guint64> end { GST_CLOCK_TIME_NONE };
   std::atomic<bool> released { false };  /* its request pad was released */
+  /* It cannot be scored (caps, size): its frames are taken unscored. */
+  std::atomic<bool> failed { false };
+  std::string failure;  /* why (aggregator thread) */
 
   /* The measurement (aggregator thread). */
   guint64 ref_pos = 0;  /* sequence number of the ref frame at its head */
@@ -203,7 +206,8 @@ void gst_ssim2_compare_close_backend (GstSsim2Compare * self);
  * rendition's queue) on the current backend. The reference is prepared once
  * per ref frame (Scorer::SetReference) and every rendition's frame paired
  * with it is scored against that preparation; under backend=auto a CUDA
- * failure switches to the CPU for good.
+ * failure switches to the CPU for good. The caller has checked that both
+ * frames have one size.
  * Posts an error and returns a flow error when the pair cannot be scored. */
 GstFlowReturn gst_ssim2_compare_score_pair (GstSsim2Compare * self,
     GstBuffer * ref, guint64 ref_seq, ssim2gst::Rendition & rendition,

@@ -954,8 +954,46 @@ gst_ssim2_compare_flush (GstAggregator * agg)
 /* ------------------------------------------------------------------------ */
 /* Caps */
 
-/* Validates caps arriving on @pad; posts an error saying what to do when
- * they cannot be scored. */
+/* Rendition @r cannot be scored (@text says why, @debug what to do). While
+ * another rendition still measures, a STREAM/FORMAT warning naming its pad
+ * (details: `pad`), and @r's frames are taken unscored from then on; when
+ * every rendition has failed, an error. Returns TRUE for the warning. */
+static gboolean
+rendition_failed (GstSsim2Compare * self, Rendition & r, const gchar * text,
+    const gchar * debug)
+{
+  bool others = false;
+  for (const RenditionPtr & o:renditions_snapshot (self)) {
+    if (o.get () != &r && !o->released && !o->failed)
+      others = true;
+  }
+  if (!others) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", text), ("%s", debug));
+    return FALSE;
+  }
+  r.failed = true;
+  r.failure = text;
+  GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FORMAT, ("%s The other "
+          "renditions are still scored.", text), ("%s", debug),
+      ("pad", G_TYPE_STRING, r.name.c_str (), NULL));
+  return TRUE;
+}
+
+/* Caps that cannot be scored: an error for ref; for a rendition a warning
+ * that names its pad while other renditions still measure (its buffers are
+ * then taken unscored), else an error. Returns what the caps event
+ * returns. */
+#define REFUSE_CAPS(text, debug) G_STMT_START { \
+    g_autofree gchar *text_ = gst_info_strdup_printf text; \
+    g_autofree gchar *debug_ = gst_info_strdup_printf debug; \
+    if (rendition) \
+      return rendition_failed (self, *rendition, text_, debug_); \
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", text_), ("%s", debug_)); \
+    return FALSE; \
+  } G_STMT_END
+
+/* Validates caps arriving on @pad; posts an error (or a rendition's
+ * warning) saying what to do when they cannot be scored. */
 static gboolean
 gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
     GstCaps * caps)
@@ -970,34 +1008,27 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   GstVideoInfo info;
 
   if (!gst_video_info_from_caps (&info, caps)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Invalid caps on the %s pad.", name), ("%" GST_PTR_FORMAT, caps));
-    return FALSE;
+    REFUSE_CAPS (("Invalid caps on the %s pad.", name), ("%" GST_PTR_FORMAT,
+            caps));
   }
   if (GST_VIDEO_INFO_IS_INTERLACED (&info)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Interlaced input on the %s pad (interlace-mode=%s) is not "
-            "supported.", name,
+    REFUSE_CAPS (("Interlaced input on the %s pad (interlace-mode=%s) is "
+            "not supported.", name,
             gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
                 (&info))),
         ("Deinterlace first (e.g. ... ! deinterlace ! ssim2compare)."));
-    return FALSE;
   }
   if (GST_VIDEO_INFO_WIDTH (&info) < 8 || GST_VIDEO_INFO_HEIGHT (&info) < 8) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Frames of the %s pad are %dx%d; SSIMULACRA 2 needs at least 8x8 "
-            "pixels.", name, GST_VIDEO_INFO_WIDTH (&info),
+    REFUSE_CAPS (("Frames of the %s pad are %dx%d; SSIMULACRA 2 needs at "
+            "least 8x8 pixels.", name, GST_VIDEO_INFO_WIDTH (&info),
             GST_VIDEO_INFO_HEIGHT (&info)),
         ("Scale both inputs up (videoscale) or use larger frames."));
-    return FALSE;
   }
   ssim2::PixelFormat fmt;
   if (!ssim2gst::PixelFormatOf (GST_VIDEO_INFO_FORMAT (&info), &fmt)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Format %s on the %s pad cannot be scored.",
+    REFUSE_CAPS (("Format %s on the %s pad cannot be scored.",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)), name),
         ("Insert videoconvert to get one of " SSIM2_FORMATS "."));
-    return FALSE;
   }
   ssim2::YuvColorimetry yuv;
   if (ssim2::IsYuvFormat (fmt)) {
@@ -1013,14 +1044,13 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
         yuv.matrix = ssim2::YuvMatrix::kBT2020;
         break;
       default:{
-        gchar *cstr = gst_video_colorimetry_to_string (&info.colorimetry);
-        GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-            ("The colour matrix of the %s pad (colorimetry %s) cannot be "
-                "compared; supported: BT.601, BT.709, BT.2020.", name,
-                GST_STR_NULL (cstr)),
-            ("Convert with videoconvert to RGB or to a BT.709 format first."));
-        g_free (cstr);
-        return FALSE;
+        g_autofree gchar *cstr =
+            gst_video_colorimetry_to_string (&info.colorimetry);
+        REFUSE_CAPS (("The colour matrix of the %s pad (colorimetry %s) "
+                "cannot be compared; supported: BT.601, BT.709, BT.2020.",
+                name, GST_STR_NULL (cstr)),
+            ("Convert with videoconvert to RGB or to a BT.709 format "
+                "first."));
       }
     }
     yuv.range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ?
@@ -1537,7 +1567,8 @@ post_summary (GstSsim2Compare * self, Rendition & r)
       r.ended_first ? ssim2::InputName (*r.ended_first) : "",
       "backend", G_TYPE_STRING,
       priv->scorer ? priv->scorer->description ().c_str () : "",
-      "pad", G_TYPE_STRING, r.name.c_str (), NULL);
+      "pad", G_TYPE_STRING, r.name.c_str (),
+      "failure", G_TYPE_STRING, r.failed ? r.failure.c_str () : "", NULL);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -1630,7 +1661,8 @@ ref_queue_trim (GstSsim2Compare * self,
   GstSsim2ComparePrivate *priv = self->priv;
   guint64 keep_from = priv->ref_next;
   for (const RenditionPtr & r:list) {
-    if (!r->finished && !r->released)
+    if (!r->finished && !r->released && !r->failed &&
+        r->ref_pos != GST_CLOCK_TIME_NONE)
       keep_from = MIN (keep_from, r->ref_pos);
   }
   while (priv->ref_base < keep_from && !priv->ref_queue.empty ()) {
@@ -1689,6 +1721,31 @@ check_positions_after_seek (GstSsim2Compare * self, Rendition & r,
           r.name.c_str (), NULL));
 }
 
+/* A rendition must have the reference's size (the reference implementation
+ * compares images of one size): else it fails (rendition_failed). */
+static bool
+same_size (GstSsim2Compare * self, Rendition & r)
+{
+  const GstVideoInfo & ri = self->priv->ref.fmt.info;
+  const GstVideoInfo & di = r.st.fmt.info;
+  const int w = GST_VIDEO_INFO_WIDTH (&ri), h = GST_VIDEO_INFO_HEIGHT (&ri);
+  if (w == GST_VIDEO_INFO_WIDTH (&di) && h == GST_VIDEO_INFO_HEIGHT (&di))
+    return true;
+  const gchar *pad = r.name.c_str ();
+  g_autofree gchar *text = g_strdup_printf ("The ref frames are %dx%d but "
+      "the frames of pad %s are %dx%d: a rendition must have the "
+      "reference's size.", w, h, pad, GST_VIDEO_INFO_WIDTH (&di),
+      GST_VIDEO_INFO_HEIGHT (&di));
+  g_autofree gchar *debug = g_strdup_printf ("Scale it to the reference's "
+      "size before the pad (the scaler is part of what is measured): ... ! "
+      "videoscale method=bilinear ! video/x-raw,width=%d,height=%d ! c.%s, "
+      "or on the GPU ... ! cudascale ! "
+      "video/x-raw(memory:CUDAMemory),width=%d,height=%d ! c.%s", w, h, pad,
+      w, h, pad);
+  rendition_failed (self, r, text, debug);
+  return false;
+}
+
 /* Scores the ref frame at @r's head against the head of its pad (or takes
  * the pair unscored under frame-step) and takes both. Owns @dist, the
  * peeked buffer of @r's pad. */
@@ -1703,6 +1760,10 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
     return GST_FLOW_OK;
   }
   check_positions_after_seek (self, r, *ref, dist);
+  if (!same_size (self, r)) {
+    gst_buffer_unref (dist);
+    return r.failed ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+  }
   const guint64 index = r.pair_index++;
   const guint step = MAX (priv->run.frame_step, 1u);
   if (index % step != 0) {
@@ -1735,6 +1796,30 @@ pairing_alignment (GstSsim2CompareAlignment a)
   }
 }
 
+/* A failed rendition's frames are taken unscored (the `dist` pad's still
+ * leave on src) until its pad ends; its summary then says why. */
+static GstFlowReturn
+take_unscored (GstSsim2Compare * self, Rendition & r, bool *progressed)
+{
+  GstBuffer *dist = gst_aggregator_pad_peek_buffer (r.pad);
+  *progressed = dist || gst_aggregator_pad_is_eos (r.pad);
+  if (dist) {
+    const bool gap = GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
+        gst_buffer_get_size (dist) == 0;
+    gst_buffer_unref (dist);
+    if (gap) {
+      pass_gap (self, r);
+      return GST_FLOW_OK;
+    }
+    return push_dist (self, r, nullptr, 0);
+  }
+  if (*progressed) {
+    r.finished = true;
+    r.summary_due = true;
+  }
+  return GST_FLOW_OK;
+}
+
 /* One pairing step of rendition @r; *progressed tells whether it took
  * anything. */
 static GstFlowReturn
@@ -1744,6 +1829,8 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
   GstSsim2ComparePrivate *priv = self->priv;
   if (r.ref_pos == GST_CLOCK_TIME_NONE)
     r.ref_pos = priv->ref_base;         /* requested since the last pass */
+  if (r.failed)
+    return take_unscored (self, r, progressed);
 
   g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (r.pad);
   ssim2gst::PairingInput in;

@@ -395,6 +395,50 @@ GST_START_TEST (test_ladder_pad_released_mid_stream)
 
 GST_END_TEST;
 
+/* A rendition of another size is reported with its pad (a warning that
+ * shows the scaler to insert) while the other renditions are scored to the
+ * end. */
+GST_START_TEST (test_ladder_wrong_size_rendition)
+{
+  const gchar *paths[] = { rendition_paths[0], rendition_paths[2] };
+  const gchar *pads[] = { "dist", "dist_2" };
+  /* dist_1 gets rendition 1 scaled to 80x60. */
+  gchar *extra = g_strdup_printf ("filesrc location=\"%s\" ! matroskademux ! "
+      "avdec_h264 ! videoscale ! video/x-raw,width=80,height=60 ! queue ! "
+      "c.dist_1 ", rendition_paths[1]);
+  Run ladder;
+  run_pipeline (make_pipeline (paths, pads, 2, extra), &ladder);
+  g_free (extra);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+
+  gboolean reported = FALSE;
+  for (guint i = 0; i < ladder.warnings->len; i++) {
+    const gchar *w = (const gchar *) g_ptr_array_index (ladder.warnings, i);
+    if (g_str_has_prefix (w, "dist_1|") && strstr (w, "pad dist_1 are 80x60")
+        && strstr (w, "160x120"))
+      reported = TRUE;
+    else
+      fail ("unexpected warning %s", w);
+  }
+  fail_unless (reported);
+
+  const PadResult *bad = run_pad (&ladder, "dist_1");
+  fail_unless_equals_int (bad->summaries, 1);
+  fail_unless_equals_uint64 (bad->summary_frames, 0);
+  for (guint i = 0; i < 2; i++) {
+    Run alone;
+    run_alone (i * 2, &alone);
+    const PadResult *r = run_pad (&ladder, pads[i]);
+    fail_unless_equals_int (r->summaries, 1);
+    fail_unless_equals_uint64 (r->summary_frames, CLIP_FRAMES);
+    check_same_scores (run_pad (&alone, "dist"), r, CLIP_FRAMES, pads[i]);
+    run_clear (&alone);
+  }
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
 static Suite *
 ssim2compare_ladder_suite (void)
 {
@@ -407,6 +451,7 @@ ssim2compare_ladder_suite (void)
   tcase_add_checked_fixture (tc, clips_setup, clips_teardown);
   tcase_add_test (tc, test_ladder_equals_separate_runs);
   tcase_add_test (tc, test_ladder_pad_released_mid_stream);
+  tcase_add_test (tc, test_ladder_wrong_size_rendition);
   return s;
 }
 

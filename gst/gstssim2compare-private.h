@@ -35,6 +35,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define DEFAULT_FRAME_STEP 1
 #define DEFAULT_THREADS 0
 #define MAX_THREADS 1024
+#define DEFAULT_INTERVAL 0
+#define DEFAULT_MAX_LATENESS (-1)
+/* max-lateness=-1 in a live pipeline. */
+#define AUTO_LIVE_MAX_LATENESS GST_SECOND
 
 /* *INDENT-OFF* */
 namespace ssim2gst {
@@ -107,6 +111,12 @@ struct Rendition {
   bool seek_positions_checked = false;
   std::optional<ssim2::Input> ended_first;  /* of its last summary */
   bool summary_due = false;  /* ended; its summary is still to be posted */
+  guint64 skipped = 0;  /* pairs not scored because they were too late */
+  /* The current ssim2-interval window: [window_start, window_start +
+   * interval) in running time; GST_CLOCK_TIME_NONE: none begun. */
+  guint64 window_start = GST_CLOCK_TIME_NONE;
+  std::vector<double> window_scores;
+  guint64 window_skipped = 0;
 
   ~Rendition () { gst_clear_object (&pad); }
   void ResetMeasurement (guint64 first_ref)
@@ -123,6 +133,10 @@ struct Rendition {
     seek_positions_checked = false;
     ended_first.reset ();
     summary_due = false;
+    skipped = 0;
+    window_start = GST_CLOCK_TIME_NONE;
+    window_scores.clear ();
+    window_skipped = 0;
     st.frames = 0;
     st.ended = false;
   }
@@ -139,6 +153,8 @@ struct Settings {
   gdouble threshold = DEFAULT_THRESHOLD;
   guint frame_step = DEFAULT_FRAME_STEP;
   guint threads = DEFAULT_THREADS;
+  guint64 interval = DEFAULT_INTERVAL;
+  gint64 max_lateness = DEFAULT_MAX_LATENESS;
 };
 
 }  // namespace ssim2gst

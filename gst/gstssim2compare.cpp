@@ -234,6 +234,8 @@ enum
   PROP_THRESHOLD,
   PROP_FRAME_STEP,
   PROP_THREADS,
+  PROP_INTERVAL,
+  PROP_MAX_LATENESS,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -437,6 +439,36 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           "Threads of the CPU path (0: all cores)", 0, MAX_THREADS,
           DEFAULT_THREADS,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:interval:
+   *
+   * Length of the windows of the `ssim2-interval` messages, in running time;
+   * 0: no such messages.
+   */
+  g_object_class_install_property (object_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Post an ssim2-interval message per rendition for every window of "
+          "this much running time (ns) that holds pairs (0: none)", 0,
+          G_MAXUINT64, DEFAULT_INTERVAL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:max-lateness:
+   *
+   * A pair later than this (ns of running time behind the clock, the
+   * element's latency included) is not scored: its frame is still passed
+   * on, and the pair is counted as `skipped`. -1: 1 s in a live pipeline,
+   * no skipping in any other.
+   */
+  g_object_class_install_property (object_class, PROP_MAX_LATENESS,
+      g_param_spec_int64 ("max-lateness", "Max lateness",
+          "Skip the scoring of pairs later than this (ns) behind the clock "
+          "(-1: 1 s in live pipelines, never in others)", -1, G_MAXINT64,
+          DEFAULT_MAX_LATENESS,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
@@ -652,6 +684,12 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_THREADS:
       s.threads = g_value_get_uint (value);
       break;
+    case PROP_INTERVAL:
+      s.interval = g_value_get_uint64 (value);
+      break;
+    case PROP_MAX_LATENESS:
+      s.max_lateness = g_value_get_int64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -695,6 +733,12 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       break;
     case PROP_THREADS:
       g_value_set_uint (value, s.threads);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s.interval);
+      break;
+    case PROP_MAX_LATENESS:
+      g_value_set_int64 (value, s.max_lateness);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1346,11 +1390,65 @@ frame_duration (const PadState & st, GstBuffer * buf)
   return GST_CLOCK_TIME_NONE;
 }
 
-/* Takes the head buffer of @r's pad, scored (score != NULL) or not: pushes
- * it on src for the `dist` pad, drops it for the other renditions. */
+/* Posts @r's current ssim2-interval window, if it holds any pair. */
+static void
+window_post (GstSsim2Compare * self, Rendition & r)
+{
+  const guint64 interval = self->priv->run.interval;
+  if (interval == 0 || (r.window_scores.empty () && r.window_skipped == 0)) {
+    r.window_scores.clear ();
+    r.window_skipped = 0;
+    return;
+  }
+  const ssim2::Summary sum = ssim2::Summarize (r.window_scores);
+  const guint64 start = r.window_start;
+  const guint64 end = GST_CLOCK_TIME_IS_VALID (start) ? start + interval :
+      GST_CLOCK_TIME_NONE;
+  GstStructure *s = gst_structure_new ("ssim2-interval",
+      "pad", G_TYPE_STRING, r.name.c_str (),
+      "frames", G_TYPE_UINT64, (guint64) sum.frames,
+      "skipped", G_TYPE_UINT64, r.window_skipped,
+      "mean", G_TYPE_DOUBLE, sum.mean,
+      "min", G_TYPE_DOUBLE, sum.min,
+      "p5", G_TYPE_DOUBLE, sum.p5,
+      "max", G_TYPE_DOUBLE, sum.max,
+      "start", G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end, NULL);
+  r.window_scores.clear ();
+  r.window_skipped = 0;
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* Counts a pair of @r (scored: @score; else skipped) at running time @rt
+ * in its window, after posting the window it ends. Windows are the
+ * multiples of the interval in running time, so that every pair falls in
+ * exactly one; a pair without running time joins the current window. */
+static void
+window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
+    const double *score)
+{
+  const guint64 interval = self->priv->run.interval;
+  if (interval == 0)
+    return;
+  if (GST_CLOCK_TIME_IS_VALID (rt)) {
+    const guint64 start = rt - rt % interval;
+    if (start != r.window_start) {
+      window_post (self, r);
+      r.window_start = start;
+    }
+  }
+  if (score)
+    r.window_scores.push_back (*score);
+  else
+    r.window_skipped++;
+}
+
+/* Takes the head buffer of @r's pad, scored (score != NULL), skipped for
+ * lateness (@skipped) or unscored: pushes it on src for the `dist` pad,
+ * drops it for the other renditions. */
 static GstFlowReturn
 push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
-    guint64 index)
+    guint64 index, bool skipped)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   GstAggregator *agg = GST_AGGREGATOR (self);
@@ -1371,6 +1469,8 @@ push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
   GstClockTime duration = GST_BUFFER_DURATION (buf);
   const gchar *pad_name = r.name.c_str ();
 
+  if (score || skipped)
+    window_add (self, r, rt, score);
   if (score) {
     if (r.to_src) {
       buf = gst_buffer_make_writable (buf);
@@ -1550,6 +1650,7 @@ static void
 post_summary (GstSsim2Compare * self, Rendition & r)
 {
   r.summary_due = false;
+  window_post (self, r);
   GstSsim2ComparePrivate *priv = self->priv;
   const ssim2::Summary sum = ssim2::Summarize (r.scores);
   GstStructure *s = gst_structure_new ("ssim2-summary",
@@ -1563,6 +1664,7 @@ post_summary (GstSsim2Compare * self, Rendition & r)
   gst_structure_set (s,
       "unmatched-ref", G_TYPE_UINT64, r.unmatched_ref,
       "unmatched-dist", G_TYPE_UINT64, r.unmatched_dist,
+      "skipped", G_TYPE_UINT64, r.skipped,
       "ended-first", G_TYPE_STRING,
       r.ended_first ? ssim2::InputName (*r.ended_first) : "",
       "backend", G_TYPE_STRING,
@@ -1721,6 +1823,49 @@ check_positions_after_seek (GstSsim2Compare * self, Rendition & r,
           r.name.c_str (), NULL));
 }
 
+/* Whether the pair of @dist, the head of @r's pad, is later than
+ * max-lateness behind the clock: the time it should have left the element
+ * (its running time plus the latency in a live pipeline) is that far in
+ * the past. */
+static bool
+too_late (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  gint64 max_lateness;
+  GST_OBJECT_LOCK (self);
+  max_lateness = self->priv->settings.max_lateness;
+  GST_OBJECT_UNLOCK (self);
+  /* GST_CLOCK_TIME_NONE when no live source feeds the element. */
+  const GstClockTime latency = gst_aggregator_get_latency (agg);
+  const bool live = GST_CLOCK_TIME_IS_VALID (latency);
+  if (max_lateness < 0) {
+    if (!live)
+      return false;
+    max_lateness = AUTO_LIVE_MAX_LATENESS;
+  }
+  const GstClockTime rt = pad_time (r.pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME, GST_BUFFER_PTS (dist));
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  if (!clock || !GST_CLOCK_TIME_IS_VALID (rt)) {
+    if (clock)
+      gst_object_unref (clock);
+    return false;
+  }
+  const GstClockTime now = gst_clock_get_time (clock);
+  const GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+  gst_object_unref (clock);
+  const GstClockTime due = rt + (live ? latency : 0);
+  if (now < base || now - base <= due)
+    return false;
+  const guint64 lateness = now - base - due;
+  if (lateness <= (guint64) max_lateness)
+    return false;
+  GST_LOG_OBJECT (self, "%s: pair at %" GST_TIME_FORMAT " is %"
+      GST_TIME_FORMAT " late: not scored", r.name.c_str (), GST_TIME_ARGS (rt),
+      GST_TIME_ARGS (lateness));
+  return true;
+}
+
 /* A rendition must have the reference's size (the reference implementation
  * compares images of one size): else it fails (rendition_failed). */
 static bool
@@ -1768,7 +1913,12 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
   const guint step = MAX (priv->run.frame_step, 1u);
   if (index % step != 0) {
     gst_buffer_unref (dist);
-    return push_dist (self, r, nullptr, index);
+    return push_dist (self, r, nullptr, index, false);
+  }
+  if (too_late (self, r, dist)) {
+    gst_buffer_unref (dist);
+    r.skipped++;
+    return push_dist (self, r, nullptr, index, true);
   }
   double score = 0.0;
   GstFlowReturn ret = gst_ssim2_compare_score_pair (self, ref->buf, ref_seq,
@@ -1779,7 +1929,7 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
     return ret;
   GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
       r.name.c_str (), index, score);
-  return push_dist (self, r, &score, index);
+  return push_dist (self, r, &score, index, false);
 }
 
 static ssim2gst::Alignment
@@ -1811,7 +1961,7 @@ take_unscored (GstSsim2Compare * self, Rendition & r, bool *progressed)
       pass_gap (self, r);
       return GST_FLOW_OK;
     }
-    return push_dist (self, r, nullptr, 0);
+    return push_dist (self, r, nullptr, 0, false);
   }
   if (*progressed) {
     r.finished = true;
@@ -1870,7 +2020,7 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
       if (decision.after_ref_end)
         r.passed_after_ref_eos++;
       gst_clear_buffer (&dist);
-      return push_dist (self, r, nullptr, 0);
+      return push_dist (self, r, nullptr, 0, false);
     case ssim2gst::PairingAction::kPassGap:
       pass_gap (self, r);
       return GST_FLOW_OK;

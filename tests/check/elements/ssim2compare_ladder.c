@@ -13,6 +13,7 @@
 #include <gst/check/gstcheck.h>
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #define CLIP_FRAMES 30          /* 1 s at 30 fps */
@@ -108,15 +109,27 @@ clips_teardown (void)
 typedef struct
 {
   GstClockTime timestamp;
+  GstClockTime running_time;
   gdouble score;
 } Score;
+
+/* One ssim2-interval message. */
+typedef struct
+{
+  guint64 start, end, frames, skipped;
+  gdouble mean, min, max;
+} Window;
 
 /* What one pad got in a run. */
 typedef struct
 {
   GArray *scores;               /* Score, in the order posted */
+  GArray *windows;              /* Window, in the order posted */
   guint summaries;
   guint64 summary_frames;       /* of the last summary */
+  guint64 summary_skipped;
+  guint64 summary_unmatched_dist;
+  gboolean window_after_summary;
 } PadResult;
 
 /* What a run posted: results by pad name, warnings, and whether it ended
@@ -133,6 +146,7 @@ pad_result_free (gpointer p)
 {
   PadResult *r = (PadResult *) p;
   g_array_unref (r->scores);
+  g_array_unref (r->windows);
   g_free (r);
 }
 
@@ -160,6 +174,7 @@ run_pad (Run * run, const gchar * pad)
   if (!r) {
     r = g_new0 (PadResult, 1);
     r->scores = g_array_new (FALSE, FALSE, sizeof (Score));
+    r->windows = g_array_new (FALSE, FALSE, sizeof (Window));
     g_hash_table_insert (run->pads, g_strdup (pad), r);
   }
   return r;
@@ -206,6 +221,8 @@ collect (GstElement * pipe, Run * run)
       fail_unless (pad != NULL, "ssim2 message without pad");
       Score sc;
       fail_unless (gst_structure_get_uint64 (s, "timestamp", &sc.timestamp));
+      fail_unless (gst_structure_get_uint64 (s, "running-time",
+              &sc.running_time));
       fail_unless (gst_structure_get_double (s, "score", &sc.score));
       g_array_append_val (run_pad (run, pad)->scores, sc);
     } else if (gst_structure_has_name (s, "ssim2-summary")) {
@@ -213,6 +230,22 @@ collect (GstElement * pipe, Run * run)
       PadResult *r = run_pad (run, pad);
       r->summaries++;
       fail_unless (gst_structure_get_uint64 (s, "frames", &r->summary_frames));
+      fail_unless (gst_structure_get_uint64 (s, "skipped",
+              &r->summary_skipped));
+      fail_unless (gst_structure_get_uint64 (s, "unmatched-dist",
+              &r->summary_unmatched_dist));
+    } else if (gst_structure_has_name (s, "ssim2-interval")) {
+      fail_unless (pad != NULL, "ssim2-interval without pad");
+      PadResult *r = run_pad (run, pad);
+      Window w;
+      fail_unless (gst_structure_get (s, "start", G_TYPE_UINT64, &w.start,
+              "end", G_TYPE_UINT64, &w.end, "frames", G_TYPE_UINT64,
+              &w.frames, "skipped", G_TYPE_UINT64, &w.skipped, "mean",
+              G_TYPE_DOUBLE, &w.mean, "min", G_TYPE_DOUBLE, &w.min, "max",
+              G_TYPE_DOUBLE, &w.max, NULL));
+      g_array_append_val (r->windows, w);
+      if (r->summaries > 0)
+        r->window_after_summary = TRUE;
     }
     gst_message_unref (m);
   }
@@ -439,6 +472,123 @@ GST_START_TEST (test_ladder_wrong_size_rendition)
 
 GST_END_TEST;
 
+#define INTERVAL (100 * GST_MSECOND)
+
+/* Every scored frame of every rendition falls in exactly one ssim2-interval
+ * window, and the windows' figures are those of their frames. */
+GST_START_TEST (test_ladder_interval_windows)
+{
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  g_object_set (c, "interval", (guint64) INTERVAL, NULL);
+  gst_object_unref (c);
+  Run ladder;
+  run_pipeline (pipe, &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+
+  for (guint i = 0; i < RENDITIONS; i++) {
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (r->scores->len, CLIP_FRAMES);
+    fail_if (r->window_after_summary);
+    /* 30 frames at 30 fps in windows of 100 ms. */
+    fail_unless_equals_int (r->windows->len, CLIP_FRAMES / 3);
+    guint64 total = 0;
+    for (guint k = 0; k < r->windows->len; k++) {
+      const Window *w = &g_array_index (r->windows, Window, k);
+      fail_unless_equals_uint64 (w->end - w->start, INTERVAL);
+      fail_unless (k == 0 || w->start >= g_array_index (r->windows, Window,
+              k - 1).end, "windows overlap");
+      fail_unless_equals_uint64 (w->skipped, 0);
+      guint64 n = 0;
+      gdouble sum = 0.0, lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+      for (guint f = 0; f < r->scores->len; f++) {
+        const Score *sc = &g_array_index (r->scores, Score, f);
+        if (sc->running_time < w->start || sc->running_time >= w->end)
+          continue;
+        n++;
+        sum += sc->score;
+        lo = MIN (lo, sc->score);
+        hi = MAX (hi, sc->score);
+      }
+      fail_unless_equals_uint64 (w->frames, n);
+      fail_unless (w->min == lo && w->max == hi);
+      fail_unless (fabs (w->mean - sum / n) < 1e-9, "mean %.12f, %.12f",
+          w->mean, sum / n);
+      total += w->frames;
+    }
+    fail_unless_equals_uint64 (total, CLIP_FRAMES);
+  }
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
+#define LIVE_FRAMES 90          /* 3 s at 30 fps */
+
+/* A live pipeline whose scorer cannot keep up (1080p on one CPU thread)
+ * skips the pairs later than max-lateness (1 s by default when live): it
+ * ends within its latency and lateness bound after the sources, scoring
+ * some pairs and counting the others as skipped. */
+GST_START_TEST (test_live_lateness_bound)
+{
+  const gchar *src = "videotestsrc is-live=true num-buffers=%d pattern=ball "
+      "! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! "
+      "queue ! c.%s ";
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu threads=1 "
+      "latency=500000000 ! fakesink sync=false ");
+  g_string_append_printf (desc, src, LIVE_FRAMES, "ref");
+  g_string_append_printf (desc, src, LIVE_FRAMES, "dist");
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc->str, &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  g_string_free (desc, TRUE);
+
+  const gint64 t0 = g_get_monotonic_time ();
+  Run run;
+  run_pipeline (pipe, &run);
+  const gdouble wall = (g_get_monotonic_time () - t0) / 1e6;
+  fail_unless (run.error == NULL, "%s", run.error);
+  const PadResult *r = run_pad (&run, "dist");
+  fail_unless_equals_int (r->summaries, 1);
+  fail_unless (r->summary_skipped > 0, "nothing skipped in %.1f s", wall);
+  fail_unless (r->summary_frames > 0);
+  fail_unless_equals_uint64 (r->summary_frames + r->summary_skipped +
+      r->summary_unmatched_dist, LIVE_FRAMES);
+  /* 3 s of video, 0.5 s of latency, 1 s of lateness, and a margin for the
+   * last pair scored and a loaded machine. */
+  fail_unless (wall < 3.0 + 0.5 + 1.0 + 3.0, "%.1f s", wall);
+  run_clear (&run);
+}
+
+GST_END_TEST;
+
+/* Not live: every pair is scored, however slow (max-lateness=-1). */
+GST_START_TEST (test_not_live_no_skipping)
+{
+  const gchar *src = "videotestsrc num-buffers=6 pattern=ball ! "
+      "video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! "
+      "queue ! c.%s ";
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu threads=1 "
+      "! fakesink sync=true ");
+  g_string_append_printf (desc, src, "ref");
+  g_string_append_printf (desc, src, "dist");
+  GstElement *pipe = gst_parse_launch (desc->str, NULL);
+  fail_unless (pipe != NULL);
+  g_string_free (desc, TRUE);
+  Run run;
+  run_pipeline (pipe, &run);
+  fail_unless (run.error == NULL, "%s", run.error);
+  const PadResult *r = run_pad (&run, "dist");
+  fail_unless_equals_uint64 (r->summary_frames, 6);
+  fail_unless_equals_uint64 (r->summary_skipped, 0);
+  run_clear (&run);
+}
+
+GST_END_TEST;
+
 static Suite *
 ssim2compare_ladder_suite (void)
 {
@@ -452,6 +602,9 @@ ssim2compare_ladder_suite (void)
   tcase_add_test (tc, test_ladder_equals_separate_runs);
   tcase_add_test (tc, test_ladder_pad_released_mid_stream);
   tcase_add_test (tc, test_ladder_wrong_size_rendition);
+  tcase_add_test (tc, test_ladder_interval_windows);
+  tcase_add_test (tc, test_live_lateness_bound);
+  tcase_add_test (tc, test_not_live_no_skipping);
   return s;
 }
 

@@ -17,6 +17,19 @@
  * memory), each scored one carrying a #GstSsim2Meta (see gstssim2meta.h) with
  * its score and pair index. `ref` buffers are consumed.
  *
+ * ## Renditions
+ *
+ * Further renditions of the reference (an ABR ladder) go to request pads
+ * `dist_%u`; the always `dist` pad is the first rendition. Each rendition is
+ * paired with `ref` on its own (rules below) and has its own measurement and
+ * summary; each ref frame is prepared once and every rendition frame paired
+ * with it is scored against that preparation. `src` carries the `dist`
+ * buffers only; those of the request pads are consumed. Every message and
+ * warning about a rendition has a `pad` field. A rendition must have the
+ * reference's size (upscale it first: the scaler is part of what is
+ * measured); one that cannot be scored is a warning naming its pad while
+ * another rendition still measures, and an error when none is left.
+ *
  * ## Pairing
  *
  * With #GstSsim2Compare:alignment=running-time (the default) a `dist` frame is
@@ -134,6 +147,13 @@
  * schema is in docs/LOGS.md. A file that cannot be created is an error; a
  * write that fails later posts a RESOURCE/WRITE warning and scoring goes on.
  *
+ * With #GstSsim2Compare:interval set, an `ssim2-interval` message per
+ * rendition and window of that much running time: `pad`, `frames`,
+ * `skipped`, `mean`, `min`, `p5`, `max`, `start` and `end`. Pairs later than
+ * #GstSsim2Compare:max-lateness behind the clock are not scored (their
+ * frames still leave on `src`) and count as `skipped` in the summary and the
+ * windows; by default only in live pipelines, with 1 s.
+ *
  * When a frame scores below #GstSsim2Compare:threshold a warning message is
  * posted; its details structure (gst_message_parse_warning_details()) holds
  * `score`, `index` and `running-time`. The warning about one pad ending
@@ -164,6 +184,13 @@
  *     filesrc location=reference.mp4 ! qtdemux ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! c.ref \
  *     filesrc location=distorted.mp4 ! qtdemux ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! c.dist
  * ]| Zero copy: the decoders' CUDA frames are scored on the GPU where they are.
+ * |[
+ * gst-launch-1.0 -m ssim2compare name=c backend=cpu ! fakesink \
+ *     filesrc location=source.mp4 ! decodebin ! c.ref \
+ *     filesrc location=ladder_1080p.mp4 ! decodebin ! c.dist \
+ *     filesrc location=ladder_720p.mp4 ! decodebin ! videoscale method=bilinear ! video/x-raw,width=1920,height=1080 ! c.dist_1
+ * ]| Two renditions of a 1080p source, the 720p one upscaled to the source's
+ * size, each with its own messages and summary.
  */
 
 #ifdef HAVE_CONFIG_H

@@ -472,6 +472,54 @@ GST_START_TEST (test_ladder_wrong_size_rendition)
 
 GST_END_TEST;
 
+/* With rendition pads, one stats file holds every rendition's rows, each
+ * naming its pad in the source column. */
+GST_START_TEST (test_ladder_stats_file_source_column)
+{
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  gchar *csv = g_build_filename (tmp_dir, "ladder.csv", NULL);
+  GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  g_object_set (c, "stats-file", csv, NULL);
+  gst_object_unref (c);
+  Run ladder;
+  run_pipeline (pipe, &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (csv, &text, NULL, NULL));
+  gchar **lines = g_strsplit (text, "\n", -1);
+  fail_unless (g_str_has_suffix (lines[0], ",score,source"), "%s", lines[0]);
+  guint rows[RENDITIONS] = { 0 };
+  for (guint k = 1; lines[k] && lines[k][0] && lines[k][0] != '#'; k++) {
+    const gchar *source = strrchr (lines[k], ',') + 1;
+    guint i = 0;
+    while (i < RENDITIONS && strcmp (source, pad_names[i]) != 0)
+      i++;
+    fail_unless (i < RENDITIONS, "row %s", lines[k]);
+    /* The row's score is the one of the rendition's k-th message. */
+    gchar **cols = g_strsplit (lines[k], ",", -1);
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless (rows[i] < r->scores->len);
+    const gdouble want = g_array_index (r->scores, Score, rows[i]).score;
+    fail_unless (fabs (g_ascii_strtod (cols[6], NULL) - want) < 1e-8,
+        "%s: %s, message %.10f", pad_names[i], cols[6], want);
+    g_strfreev (cols);
+    rows[i]++;
+  }
+  for (guint i = 0; i < RENDITIONS; i++)
+    fail_unless_equals_int (rows[i], CLIP_FRAMES);
+  g_strfreev (lines);
+  g_free (text);
+  g_unlink (csv);
+  g_free (csv);
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
 #define INTERVAL (100 * GST_MSECOND)
 
 /* Every scored frame of every rendition falls in exactly one ssim2-interval
@@ -602,6 +650,7 @@ ssim2compare_ladder_suite (void)
   tcase_add_test (tc, test_ladder_equals_separate_runs);
   tcase_add_test (tc, test_ladder_pad_released_mid_stream);
   tcase_add_test (tc, test_ladder_wrong_size_rendition);
+  tcase_add_test (tc, test_ladder_stats_file_source_column);
   tcase_add_test (tc, test_ladder_interval_windows);
   tcase_add_test (tc, test_live_lateness_bound);
   tcase_add_test (tc, test_not_live_no_skipping);

@@ -12,6 +12,7 @@ import io
 import json
 import math
 import os
+import re
 import time
 import threading
 import pty
@@ -252,7 +253,8 @@ def case_shared_clip(exe, data, tmp):
     line = next((l for l in out.splitlines() if "ssim2-summary" in l), None)
     check(line is not None, "no ssim2-summary message from the element")
     element = {}
-    for field in line.split("ssim2-summary,", 1)[1].rstrip(";").split(","):
+    # Commas inside a string field are escaped ("CPU\ \(avx2\,\ 2\ threads\)").
+    for field in re.split(r"(?<!\\),", line.split("ssim2-summary,", 1)[1].rstrip(";")):
         key, value = field.strip().split("=", 1)
         if key.replace("-", "_") in SUMMARY_KEYS:
             element[key.replace("-", "_")] = float(value.split(")", 1)[1])

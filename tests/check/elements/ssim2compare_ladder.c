@@ -428,6 +428,88 @@ GST_START_TEST (test_ladder_pad_released_mid_stream)
 
 GST_END_TEST;
 
+#define LONG_FRAMES 300
+#define LATE_FRAMES 60
+
+/* A rendition pad requested while PLAYING pairs from the ref frames of its
+ * running time on, with its own summary, while the others go on. */
+GST_START_TEST (test_ladder_pad_requested_while_playing)
+{
+  const gchar *caps = "video/x-raw,format=I420,width=320,height=240,"
+      "framerate=30/1";
+  gchar *desc = g_strdup_printf ("ssim2compare name=c backend=cpu ! "
+      "fakesink sync=false "
+      "videotestsrc num-buffers=%d pattern=ball ! %s ! queue ! c.ref "
+      "videotestsrc num-buffers=%d pattern=ball ! %s ! queue ! c.dist",
+      LONG_FRAMES, caps, LONG_FRAMES, caps);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  g_free (desc);
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  GstBus *bus = gst_element_get_bus (pipe);
+  Run run;
+  run_init (&run);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+
+  /* After 10 scores of dist, a new branch whose frames start at the running
+   * time where dist is now. */
+  GstClockTime offset = GST_CLOCK_TIME_NONE;
+  guint dist_scores = 0;
+  while (!GST_CLOCK_TIME_IS_VALID (offset)) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_ELEMENT);
+    fail_unless (m != NULL);
+    const GstStructure *s = gst_message_get_structure (m);
+    guint64 rt;
+    if (gst_structure_has_name (s, "ssim2") &&
+        gst_structure_get_uint64 (s, "running-time", &rt) &&
+        ++dist_scores == 10)
+      offset = rt;
+    gst_message_unref (m);
+  }
+  gchar *branch_desc = g_strdup_printf ("videotestsrc num-buffers=%d "
+      "pattern=ball ! %s ! queue name=late", LATE_FRAMES, caps);
+  GstElement *branch = gst_parse_bin_from_description (branch_desc, TRUE,
+      NULL);
+  g_free (branch_desc);
+  fail_unless (branch != NULL);
+  gst_bin_add (GST_BIN (pipe), branch);
+  GstPad *pad = gst_element_request_pad_simple (c, "dist_%u");
+  fail_unless (pad != NULL);
+  fail_unless_equals_string (GST_PAD_NAME (pad), "dist_0");
+  GstPad *branch_src = gst_element_get_static_pad (branch, "src");
+  gst_pad_set_offset (branch_src, (gint64) offset);
+  fail_unless_equals_int (gst_pad_link (branch_src, pad), GST_PAD_LINK_OK);
+  fail_unless (gst_element_sync_state_with_parent (branch));
+
+  collect (pipe, &run);
+  fail_unless (run.error == NULL, "%s", run.error);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  const PadResult *late = run_pad (&run, "dist_0");
+  fail_unless_equals_int (late->summaries, 1);
+  fail_unless (late->summary_frames > 0);
+  fail_unless_equals_uint64 (late->summary_frames +
+      late->summary_unmatched_dist, LATE_FRAMES);
+  fail_unless (g_array_index (late->scores, Score, 0).running_time >= offset);
+  const PadResult *dist = run_pad (&run, "dist");
+  fail_unless_equals_int (dist->summaries, 1);
+  fail_unless_equals_uint64 (dist->summary_frames, LONG_FRAMES);
+  /* Only the short late rendition may warn (it ends first). */
+  for (guint i = 0; i < run.warnings->len; i++) {
+    const gchar *w = (const gchar *) g_ptr_array_index (run.warnings, i);
+    fail_unless (g_str_has_prefix (w, "dist_0|"), "%s", w);
+  }
+  run_clear (&run);
+  gst_object_unref (branch_src);
+  gst_object_unref (pad);
+  gst_object_unref (bus);
+  gst_object_unref (c);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 /* A rendition of another size is reported with its pad (a warning that
  * shows the scaler to insert) while the other renditions are scored to the
  * end. */
@@ -649,6 +731,7 @@ ssim2compare_ladder_suite (void)
   tcase_add_checked_fixture (tc, clips_setup, clips_teardown);
   tcase_add_test (tc, test_ladder_equals_separate_runs);
   tcase_add_test (tc, test_ladder_pad_released_mid_stream);
+  tcase_add_test (tc, test_ladder_pad_requested_while_playing);
   tcase_add_test (tc, test_ladder_wrong_size_rendition);
   tcase_add_test (tc, test_ladder_stats_file_source_column);
   tcase_add_test (tc, test_ladder_interval_windows);

@@ -950,6 +950,13 @@ gst_ssim2_compare_start (GstAggregator * agg)
   GST_OBJECT_UNLOCK (self);
 
   priv->ref.Reset ();
+  /* Pads released while stopped leave nothing to report. */
+  g_mutex_lock (&priv->renditions_lock);
+  priv->renditions.erase (std::remove_if (priv->renditions.begin (),
+          priv->renditions.end (), [](const RenditionPtr & r) {
+            return r->released.load ();
+          }), priv->renditions.end ());
+  g_mutex_unlock (&priv->renditions_lock);
   for (const RenditionPtr & r:renditions_snapshot (self)) {
     r->st.Reset ();
     r->end = GST_CLOCK_TIME_NONE;
@@ -1057,8 +1064,15 @@ rendition_failed (GstSsim2Compare * self, Rendition & r, const gchar * text,
 #define REFUSE_CAPS(text, debug) G_STMT_START { \
     g_autofree gchar *text_ = gst_info_strdup_printf text; \
     g_autofree gchar *debug_ = gst_info_strdup_printf debug; \
+    if (rendition && rendition_failed (self, *rendition, text_, debug_)) { \
+      /* Its frames go on unscored: the `dist` ones still leave on src. */ \
+      gst_caps_replace (&rendition->st.caps, caps); \
+      if (rendition->to_src) \
+        gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self)); \
+      return TRUE; \
+    } \
     if (rendition) \
-      return rendition_failed (self, *rendition, text_, debug_); \
+      return FALSE; \
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", text_), ("%s", debug_)); \
     return FALSE; \
   } G_STMT_END
@@ -1772,6 +1786,8 @@ take_ref (GstSsim2Compare * self, Rendition & r)
     f.duration = frame_duration (priv->ref, buf);
     gst_buffer_unref (buf);
     f.buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
+    if (!f.buf)
+      return nullptr;           /* flushed meanwhile */
     priv->ref_queue.push_back (f);
     priv->ref_next++;
   }
@@ -1984,6 +2000,8 @@ take_unscored (GstSsim2Compare * self, Rendition & r, bool *progressed)
     const bool gap = GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
         gst_buffer_get_size (dist) == 0;
     gst_buffer_unref (dist);
+    if (r.to_src && !ensure_src_caps (self, r))
+      return GST_FLOW_NOT_NEGOTIATED;
     if (gap) {
       pass_gap (self, r);
       return GST_FLOW_OK;

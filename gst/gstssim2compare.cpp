@@ -1431,6 +1431,15 @@ frame_duration (const PadState & st, GstBuffer * buf)
   return GST_CLOCK_TIME_NONE;
 }
 
+/* "dist_1: ", what starts a warning's text about rendition @r when the
+ * element has several; "" with the `dist` pad alone, whose warnings read as
+ * they always did. The details always carry the pad. */
+static std::string
+pad_prefix (GstSsim2Compare * self, const Rendition & r)
+{
+  return renditions_snapshot (self).size () > 1 ? r.name + ": " : "";
+}
+
 /* Posts @r's current ssim2-interval window, if it holds any pair. */
 static void
 window_post (GstSsim2Compare * self, Rendition & r)
@@ -1557,8 +1566,9 @@ push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
     GST_OBJECT_UNLOCK (self);
     if (*score < threshold) {
       GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-          ("Frame %" G_GUINT64_FORMAT " of pad %s scores %.4f, below the "
-              "threshold %.4f.", index, pad_name, *score, threshold),
+          ("%sFrame %" G_GUINT64_FORMAT " scores %.4f, below the "
+              "threshold %.4f.", pad_prefix (self, r).c_str (), index, *score,
+              threshold),
           ("running time %" GST_TIME_FORMAT, GST_TIME_ARGS (rt)),
           ("score", G_TYPE_DOUBLE, *score, "index", G_TYPE_UINT64, index,
               "running-time", G_TYPE_UINT64, (guint64) rt,
@@ -1661,9 +1671,11 @@ finish_rendition (GstSsim2Compare * self, Rendition & r)
   if (r.ended_first) {
     const std::string text = ssim2::EndedFirstMessage (*r.ended_first, ends,
         r.scores.size ());
+    const std::string prefix = pad_prefix (self, r);
     GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-        ("%s: %s (the other input's remaining frames are not scored).",
-            r.name.c_str (), text.c_str ()),
+        ("%s%c%s (the other input's remaining frames are not scored).",
+            prefix.c_str (), prefix.empty ()? g_ascii_toupper (text[0]) :
+            text[0], text.c_str () + 1),
         ("Check that both inputs are the same clip; use alignment=sequence "
             "if their timestamps differ."),
         ("ended-first", G_TYPE_STRING, ssim2::InputName (*r.ended_first),
@@ -1854,11 +1866,11 @@ check_positions_after_seek (GstSsim2Compare * self, Rendition & r,
   if (diff <= tol)
     return;
   GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-      ("After the seek the ref and %s streams restarted at different "
-          "positions (ref at %" GST_TIME_FORMAT ", %s at %" GST_TIME_FORMAT
-          "): pairing by running time compares different moments.",
-          r.name.c_str (), GST_TIME_ARGS (st_r), r.name.c_str (),
-          GST_TIME_ARGS (st_d)),
+      ("%sAfter the seek the two streams restarted at different positions "
+          "(ref at %" GST_TIME_FORMAT ", %s at %" GST_TIME_FORMAT "): pairing "
+          "by running time compares different moments.",
+          pad_prefix (self, r).c_str (), GST_TIME_ARGS (st_r),
+          r.name.c_str (), GST_TIME_ARGS (st_d)),
       ("Use alignment=stream-time to pair frames by their position in the "
           "media, or seek with GST_SEEK_FLAG_ACCURATE."),
       ("ref-position", G_TYPE_UINT64, (guint64) st_r, "dist-position",

@@ -66,8 +66,11 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
 
-  for (PadState * p : {&priv->ref, &priv->dist})
-    p->reader.ReleasePool ();
+  priv->ref.reader.ReleasePool ();
+  g_mutex_lock (&priv->renditions_lock);
+  for (auto &r : priv->renditions)
+    r->st.reader.ReleasePool ();
+  g_mutex_unlock (&priv->renditions_lock);
   if (priv->stream && priv->context) {
     if (gst_cuda_context_push (priv->context)) {
       cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
@@ -157,7 +160,7 @@ map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
   if (priv->use_cuda) {
     if (st.reader.uploaded () == 0 && st.reader.in_place () == 0)
       GST_DEBUG_OBJECT (self, "%s: first frame for the CUDA engine",
-          &st == &priv->ref ? "ref" : "dist");
+          &st == &priv->ref ? "ref" : "a rendition");
     return st.reader.Map (priv->context, st.fmt, buf, out, why);
   }
 #else
@@ -307,13 +310,14 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   GST_INFO_OBJECT (self, "scorer for %dx%d: %s, %" G_GSIZE_FORMAT " bytes",
       width, height, scorer->description ().c_str (), scorer->memory_bytes ());
   priv->scorer = std::move (scorer);
+  priv->scorer_ref = GST_CLOCK_TIME_NONE;
   return GST_FLOW_OK;
 }
 
 /* One attempt at scoring the pair on the current backend. */
 static GstFlowReturn
-try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
-    double *score)
+try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
+    ssim2gst::Rendition & rendition, GstBuffer * dist, double *score)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const GstVideoInfo & ri = priv->ref.fmt.info;
@@ -330,8 +334,11 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
     /* The frames are unmapped (and uploads released) at the end of this
      * block, before any switch to the CPU releases the CUDA context. */
     ssim2gst::MappedFrame rf, df;
-    if (!map_frame (self, priv->ref, ref, &rf, &read_failure) ||
-        !map_frame (self, priv->dist, dist, &df, &read_failure)) {
+    /* The reference is read only when the scorer does not hold it yet. */
+    const bool set_reference = priv->scorer_ref != ref_seq;
+    if ((set_reference && !map_frame (self, priv->ref, ref, &rf,
+                &read_failure)) ||
+        !map_frame (self, rendition.st, dist, &df, &read_failure)) {
       if (read_failure.empty ())
         read_failure = "the frame could not be read";
     }
@@ -342,7 +349,14 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
 #endif
     else {
       try {
-        s = priv->scorer->Compute (rf.view (), df.view (), &result);
+        if (set_reference) {
+          priv->scorer_ref = GST_CLOCK_TIME_NONE;
+          s = priv->scorer->SetReference (rf.view ());
+          if (s.ok ())
+            priv->scorer_ref = ref_seq;
+        }
+        if (s.ok ())
+          s = priv->scorer->ComputeWithReference (df.view (), &result);
       } catch (const std::bad_alloc &) {
         /* The CPU scorer allocates its planes as it first scores. */
         s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
@@ -394,30 +408,14 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist,
 
 GstFlowReturn
 gst_ssim2_compare_score_pair (GstSsim2Compare * self, GstBuffer * ref,
-    GstBuffer * dist, double *score)
+    guint64 ref_seq, ssim2gst::Rendition & rendition, GstBuffer * dist,
+    double *score)
 {
-  GstSsim2ComparePrivate *priv = self->priv;
-  const GstVideoInfo & ri = priv->ref.fmt.info;
-  const GstVideoInfo & di = priv->dist.fmt.info;
-
-  if (GST_VIDEO_INFO_WIDTH (&ri) != GST_VIDEO_INFO_WIDTH (&di) ||
-      GST_VIDEO_INFO_HEIGHT (&ri) != GST_VIDEO_INFO_HEIGHT (&di)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The ref frames are %dx%d but the dist frames are %dx%d: both pads "
-            "must have the same size.", GST_VIDEO_INFO_WIDTH (&ri),
-            GST_VIDEO_INFO_HEIGHT (&ri), GST_VIDEO_INFO_WIDTH (&di),
-            GST_VIDEO_INFO_HEIGHT (&di)),
-        ("Scale one input to the other's size, e.g. ... ! videoscale ! "
-            "video/x-raw,width=%d,height=%d ! c.dist",
-            GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri)));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-
   /* At most two attempts: a CUDA failure under backend=auto switches to the
    * CPU for good. */
   GstFlowReturn ret;
   do {
-    ret = try_score_pair (self, ref, dist, score);
+    ret = try_score_pair (self, ref, ref_seq, rendition, dist, score);
   } while (ret == FLOW_RETRY_ON_CPU);
   return ret;
 }

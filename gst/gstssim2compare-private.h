@@ -13,7 +13,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define DEFAULT_FRAME_STEP 1
 #define DEFAULT_THREADS 0
 #define MAX_THREADS 1024
+#define DEFAULT_INTERVAL 0
+#define DEFAULT_MAX_LATENESS (-1)
+/* max-lateness=-1 in a live pipeline. */
+#define AUTO_LIVE_MAX_LATENESS GST_SECOND
 
 /* *INDENT-OFF* */
 namespace ssim2gst {
@@ -65,6 +71,77 @@ struct PadState {
   }
 };
 
+/* A reference frame taken from the ref pad, kept until every rendition has
+ * passed it, so that each ref frame is read (and prepared for scoring) once
+ * however many renditions pair with it. */
+struct RefFrame {
+  GstBuffer *buf = nullptr;  /* owned */
+  bool gap = false;
+  guint64 time = GST_CLOCK_TIME_NONE;  /* in the alignment's time domain */
+  guint64 duration = GST_CLOCK_TIME_NONE;
+  guint64 stream_time = GST_CLOCK_TIME_NONE;
+};
+
+/* One distorted input (a rendition): the always `dist` pad or a request pad
+ * `dist_%u`, with its own pairing with ref and its own measurement. */
+struct Rendition {
+  GstAggregatorPad *pad = nullptr;  /* owned reference */
+  std::string name;                 /* the pad's name */
+  bool to_src = false;  /* its buffers leave on src (the `dist` pad) */
+  PadState st;
+  /* End of the last buffer that arrived on the pad (set by clip in the pad's
+   * streaming thread), in the alignment's time domain. */
+  std::atomic<guint64> end { GST_CLOCK_TIME_NONE };
+  std::atomic<bool> released { false };  /* its request pad was released */
+  /* It cannot be scored (caps, size): its frames are taken unscored. */
+  std::atomic<bool> failed { false };
+  std::string failure;  /* why (aggregator thread) */
+
+  /* The measurement (aggregator thread). */
+  guint64 ref_pos = 0;  /* sequence number of the ref frame at its head */
+  guint64 ref_frames = 0;  /* ref frames it went past */
+  bool ref_ended = false;
+  guint64 pair_index = 0;
+  guint64 unmatched_ref = 0;
+  guint64 unmatched_dist = 0;
+  std::vector<double> scores;
+  bool finished = false;
+  bool ref_ended_first = false;
+  guint64 passed_after_ref_eos = 0;
+  bool seek_positions_checked = false;
+  std::optional<ssim2::Input> ended_first;  /* of its last summary */
+  bool summary_due = false;  /* ended; its summary is still to be posted */
+  guint64 skipped = 0;  /* pairs not scored because they were too late */
+  /* The current ssim2-interval window: [window_start, window_start +
+   * interval) in running time; GST_CLOCK_TIME_NONE: none begun. */
+  guint64 window_start = GST_CLOCK_TIME_NONE;
+  std::vector<double> window_scores;
+  guint64 window_skipped = 0;
+
+  ~Rendition () { gst_clear_object (&pad); }
+  void ResetMeasurement (guint64 first_ref)
+  {
+    ref_pos = first_ref;
+    ref_frames = 0;
+    ref_ended = false;
+    pair_index = 0;
+    unmatched_ref = unmatched_dist = 0;
+    scores.clear ();
+    finished = false;
+    ref_ended_first = false;
+    passed_after_ref_eos = 0;
+    seek_positions_checked = false;
+    ended_first.reset ();
+    summary_due = false;
+    skipped = 0;
+    window_start = GST_CLOCK_TIME_NONE;
+    window_scores.clear ();
+    window_skipped = 0;
+    st.frames = 0;
+    st.ended = false;
+  }
+};
+
 /* The element's properties. */
 struct Settings {
   GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
@@ -76,6 +153,8 @@ struct Settings {
   gdouble threshold = DEFAULT_THRESHOLD;
   guint frame_step = DEFAULT_FRAME_STEP;
   guint threads = DEFAULT_THREADS;
+  guint64 interval = DEFAULT_INTERVAL;
+  gint64 max_lateness = DEFAULT_MAX_LATENESS;
 };
 
 }  // namespace ssim2gst
@@ -85,24 +164,33 @@ struct GstSsim2ComparePrivate {
 
   /* Streaming state (aggregator thread, start/stop). */
   ssim2gst::Settings run;  /* snapshot taken in start() */
-  ssim2gst::PadState ref, dist;
+  ssim2gst::PadState ref;
   std::unique_ptr<ssim2::Scorer> scorer;
+  /* Sequence number of the ref frame the scorer holds as its reference
+   * (SetReference); GST_CLOCK_TIME_NONE: none. */
+  guint64 scorer_ref = GST_CLOCK_TIME_NONE;
   bool use_cuda = false;
-  guint64 pair_index = 0;
-  guint64 unmatched_ref = 0;
-  guint64 unmatched_dist = 0;
-  std::vector<double> scores;
-  bool finished = false;
-  bool ref_ended_first = false;
-  guint64 passed_after_ref_eos = 0;
+  bool finished = false;  /* every rendition finished: EOS sent */
   guint64 seeks = 0;  /* flushing seeks since start */
-  bool seek_positions_checked = false;
-  /* End of the last buffer that arrived on each pad (set by clip in the
-   * pads' streaming threads), in the alignment's time domain. */
+  /* Ref frames taken from the ref pad that some rendition has not passed
+   * yet; the front one has sequence number ref_base, the next one taken
+   * from the pad gets ref_next. */
+  std::deque<ssim2gst::RefFrame> ref_queue;
+  guint64 ref_base = 0;
+  guint64 ref_next = 0;
+  /* End of the last buffer that arrived on ref (set by clip in its
+   * streaming thread), in the alignment's time domain. */
   std::atomic<guint64> ref_end { GST_CLOCK_TIME_NONE };
-  std::atomic<guint64> dist_end { GST_CLOCK_TIME_NONE };
+
+  /* The renditions, the `dist` one first. The list changes under
+   * renditions_lock (pads are requested and released from any thread);
+   * a rendition's measurement belongs to the aggregator thread. */
+  GMutex renditions_lock;
+  std::vector<std::shared_ptr<ssim2gst::Rendition>> renditions;
+  guint next_serial = 0;  /* of the next dist_%u pad */
 
   std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
+  bool stats_with_source = false;  /* its rows carry the pad's name */
 
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context = nullptr;
@@ -130,8 +218,13 @@ gboolean gst_ssim2_compare_open_backend (GstSsim2Compare * self);
 /* Releases the scorer and the CUDA resources. */
 void gst_ssim2_compare_close_backend (GstSsim2Compare * self);
 
-/* Scores @ref against @dist (the heads of the pads' queues) on the current
- * backend; under backend=auto a CUDA failure switches to the CPU for good.
+/* Scores @ref (ref frame number @ref_seq) against @dist (the head of the
+ * rendition's queue) on the current backend. The reference is prepared once
+ * per ref frame (Scorer::SetReference) and every rendition's frame paired
+ * with it is scored against that preparation; under backend=auto a CUDA
+ * failure switches to the CPU for good. The caller has checked that both
+ * frames have one size.
  * Posts an error and returns a flow error when the pair cannot be scored. */
 GstFlowReturn gst_ssim2_compare_score_pair (GstSsim2Compare * self,
-    GstBuffer * ref, GstBuffer * dist, double *score);
+    GstBuffer * ref, guint64 ref_seq, ssim2gst::Rendition & rendition,
+    GstBuffer * dist, double *score);

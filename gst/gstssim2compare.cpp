@@ -17,6 +17,19 @@
  * memory), each scored one carrying a #GstSsim2Meta (see gstssim2meta.h) with
  * its score and pair index. `ref` buffers are consumed.
  *
+ * ## Renditions
+ *
+ * Further renditions of the reference (an ABR ladder) go to request pads
+ * `dist_%u`; the always `dist` pad is the first rendition. Each rendition is
+ * paired with `ref` on its own (rules below) and has its own measurement and
+ * summary; each ref frame is prepared once and every rendition frame paired
+ * with it is scored against that preparation. `src` carries the `dist`
+ * buffers only; those of the request pads are consumed. Every message and
+ * warning about a rendition has a `pad` field. A rendition must have the
+ * reference's size (upscale it first: the scaler is part of what is
+ * measured); one that cannot be scored is a warning naming its pad while
+ * another rendition still measures, and an error when none is left.
+ *
  * ## Pairing
  *
  * With #GstSsim2Compare:alignment=running-time (the default) a `dist` frame is
@@ -134,6 +147,13 @@
  * schema is in docs/LOGS.md. A file that cannot be created is an error; a
  * write that fails later posts a RESOURCE/WRITE warning and scoring goes on.
  *
+ * With #GstSsim2Compare:interval set, an `ssim2-interval` message per
+ * rendition and window of that much running time: `pad`, `frames`,
+ * `skipped`, `mean`, `min`, `p5`, `max`, `start` and `end`. Pairs later than
+ * #GstSsim2Compare:max-lateness behind the clock are not scored (their
+ * frames still leave on `src`) and count as `skipped` in the summary and the
+ * windows; by default only in live pipelines, with 1 s.
+ *
  * When a frame scores below #GstSsim2Compare:threshold a warning message is
  * posted; its details structure (gst_message_parse_warning_details()) holds
  * `score`, `index` and `running-time`. The warning about one pad ending
@@ -164,6 +184,13 @@
  *     filesrc location=reference.mp4 ! qtdemux ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! c.ref \
  *     filesrc location=distorted.mp4 ! qtdemux ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! c.dist
  * ]| Zero copy: the decoders' CUDA frames are scored on the GPU where they are.
+ * |[
+ * gst-launch-1.0 -m ssim2compare name=c backend=cpu ! fakesink \
+ *     filesrc location=source.mp4 ! decodebin ! c.ref \
+ *     filesrc location=ladder_1080p.mp4 ! decodebin ! c.dist \
+ *     filesrc location=ladder_720p.mp4 ! decodebin ! videoscale method=bilinear ! video/x-raw,width=1920,height=1080 ! c.dist_1
+ * ]| Two renditions of a 1080p source, the 720p one upscaled to the source's
+ * size, each with its own messages and summary.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -182,8 +209,10 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -199,7 +228,10 @@ GST_DEBUG_CATEGORY (gst_ssim2_compare_debug);
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
 
 using ssim2gst::PadState;
+using ssim2gst::RefFrame;
+using ssim2gst::Rendition;
 using ssim2gst::Settings;
+using RenditionPtr = std::shared_ptr < Rendition >;
 
 #define SSIM2_FORMATS \
   "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }"
@@ -211,6 +243,9 @@ static GstStaticPadTemplate ref_template = GST_STATIC_PAD_TEMPLATE ("ref",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
 static GstStaticPadTemplate dist_template = GST_STATIC_PAD_TEMPLATE ("dist",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
+static GstStaticPadTemplate rendition_template =
+GST_STATIC_PAD_TEMPLATE ("dist_%u", GST_PAD_SINK, GST_PAD_REQUEST,
+    GST_STATIC_CAPS (SSIM2_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
 
@@ -226,6 +261,8 @@ enum
   PROP_THRESHOLD,
   PROP_FRAME_STEP,
   PROP_THREADS,
+  PROP_INTERVAL,
+  PROP_MAX_LATENESS,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -322,6 +359,10 @@ static GstFlowReturn gst_ssim2_compare_aggregate (GstAggregator * agg,
     gboolean timeout);
 static GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
     GstAggregatorPad * pad, GstBuffer * buf);
+static GstAggregatorPad *gst_ssim2_compare_create_new_pad (GstAggregator *
+    agg, GstPadTemplate * templ, const gchar * req_name,
+    const GstCaps * caps);
+static void gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad);
 
 static void
 gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
@@ -427,19 +468,53 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:interval:
+   *
+   * Length of the windows of the `ssim2-interval` messages, in running time;
+   * 0: no such messages.
+   */
+  g_object_class_install_property (object_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Post an ssim2-interval message per rendition for every window of "
+          "this much running time (ns) that holds pairs (0: none)", 0,
+          G_MAXUINT64, DEFAULT_INTERVAL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:max-lateness:
+   *
+   * A pair later than this (ns of running time behind the clock, the
+   * element's latency included) is not scored: its frame is still passed
+   * on, and the pair is counted as `skipped`. -1: 1 s in a live pipeline,
+   * no skipping in any other.
+   */
+  g_object_class_install_property (object_class, PROP_MAX_LATENESS,
+      g_param_spec_int64 ("max-lateness", "Max lateness",
+          "Skip the scoring of pairs later than this (ns) behind the clock "
+          "(-1: 1 s in live pipelines, never in others)", -1, G_MAXINT64,
+          DEFAULT_MAX_LATENESS,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
+  element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &ref_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &dist_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &rendition_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
 
   gst_element_class_set_static_metadata (element_class,
       "SSIMULACRA 2.1 video comparison", "Filter/Analyzer/Video",
-      "Scores every frame of the dist pad against the ref pad with "
-      "SSIMULACRA 2.1 (CPU or NVIDIA CUDA) and passes the dist frames on",
+      "Scores every frame of the dist pad (and of any dist_%u pad) against "
+      "the ref pad with SSIMULACRA 2.1 (CPU or NVIDIA CUDA) and passes the "
+      "dist frames on",
       "gst-ssim2 developers");
 
   agg_class->start = GST_DEBUG_FUNCPTR (gst_ssim2_compare_start);
@@ -452,6 +527,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
       GST_DEBUG_FUNCPTR (gst_ssim2_compare_update_src_caps);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_ssim2_compare_aggregate);
   agg_class->clip = GST_DEBUG_FUNCPTR (gst_ssim2_compare_clip);
+  agg_class->create_new_pad =
+      GST_DEBUG_FUNCPTR (gst_ssim2_compare_create_new_pad);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
@@ -483,6 +560,104 @@ gst_ssim2_compare_init (GstSsim2Compare * self)
           "name", "dist", "direction", GST_PAD_SINK, "template",
           gst_element_class_get_pad_template (klass, "dist"), NULL));
   gst_element_add_pad (element, GST_PAD (self->dist_pad));
+
+  g_mutex_init (&self->priv->renditions_lock);
+  auto first = std::make_shared < Rendition > ();
+  first->pad = GST_AGGREGATOR_PAD (gst_object_ref (self->dist_pad));
+  first->name = "dist";
+  first->to_src = true;
+  self->priv->renditions.push_back (first);
+}
+
+/* The rendition of @pad; null for ref and for a released pad. */
+static RenditionPtr
+find_rendition (GstSsim2Compare * self, GstAggregatorPad * pad)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  RenditionPtr found;
+  g_mutex_lock (&priv->renditions_lock);
+  for (const RenditionPtr & r:priv->renditions) {
+    if (r->pad == pad) {
+      found = r;
+      break;
+    }
+  }
+  g_mutex_unlock (&priv->renditions_lock);
+  return found;
+}
+
+static std::vector < RenditionPtr > renditions_snapshot (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  g_mutex_lock (&priv->renditions_lock);
+  std::vector < RenditionPtr > list = priv->renditions;
+  g_mutex_unlock (&priv->renditions_lock);
+  return list;
+}
+
+/* A request pad dist_%u: one more rendition, scored against the same ref
+ * frames, from its first buffer on. */
+static GstAggregatorPad *
+gst_ssim2_compare_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
+    const gchar * req_name, const GstCaps * caps)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  GstSsim2ComparePrivate *priv = self->priv;
+  (void) caps;
+  if (GST_PAD_TEMPLATE_DIRECTION (templ) != GST_PAD_SINK ||
+      GST_PAD_TEMPLATE_PRESENCE (templ) != GST_PAD_REQUEST)
+    return nullptr;
+
+  g_mutex_lock (&priv->renditions_lock);
+  guint serial = priv->next_serial;
+  if (req_name && g_str_has_prefix (req_name, "dist_") &&
+      !strchr (req_name, '%')) {
+    gchar *end = nullptr;
+    const guint64 asked = g_ascii_strtoull (req_name + 5, &end, 10);
+    if (!end || *end != '\0' || end == req_name + 5 || asked > G_MAXUINT) {
+      g_mutex_unlock (&priv->renditions_lock);
+      GST_WARNING_OBJECT (self, "invalid pad name %s", req_name);
+      return nullptr;
+    }
+    serial = (guint) asked;
+  }
+  gchar *name = g_strdup_printf ("dist_%u", serial);
+  for (const RenditionPtr & r:priv->renditions) {
+    if (r->name == name) {
+      g_mutex_unlock (&priv->renditions_lock);
+      GST_WARNING_OBJECT (self, "pad %s exists already", name);
+      g_free (name);
+      return nullptr;
+    }
+  }
+  priv->next_serial = MAX (priv->next_serial, serial + 1);
+  GstAggregatorPad *pad = GST_AGGREGATOR_PAD (g_object_new
+      (GST_TYPE_AGGREGATOR_PAD, "name", name, "direction", GST_PAD_SINK,
+          "template", templ, NULL));
+  auto r = std::make_shared < Rendition > ();
+  r->pad = GST_AGGREGATOR_PAD (gst_object_ref (pad));
+  r->name = name;
+  /* It pairs from the ref frame the others are at now. */
+  r->ResetMeasurement (GST_CLOCK_TIME_NONE);     /* set by aggregate */
+  priv->renditions.push_back (r);
+  g_mutex_unlock (&priv->renditions_lock);
+  GST_INFO_OBJECT (self, "rendition pad %s", name);
+  g_free (name);
+  return pad;
+}
+
+/* A released rendition ends its measurement: the aggregator thread posts
+ * its summary at its next pass and forgets it. */
+static void
+gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (element);
+  RenditionPtr r = find_rendition (self, GST_AGGREGATOR_PAD (pad));
+  if (r) {
+    GST_INFO_OBJECT (self, "rendition pad %s released", r->name.c_str ());
+    r->released = true;
+  }
+  GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
 }
 
 static void
@@ -490,6 +665,8 @@ gst_ssim2_compare_finalize (GObject * object)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (object);
 
+  self->priv->renditions.clear ();
+  g_mutex_clear (&self->priv->renditions_lock);
   delete self->priv;
   self->priv = nullptr;
 
@@ -534,6 +711,12 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_THREADS:
       s.threads = g_value_get_uint (value);
       break;
+    case PROP_INTERVAL:
+      s.interval = g_value_get_uint64 (value);
+      break;
+    case PROP_MAX_LATENESS:
+      s.max_lateness = g_value_get_int64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -577,6 +760,12 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       break;
     case PROP_THREADS:
       g_value_set_uint (value, s.threads);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s.interval);
+      break;
+    case PROP_MAX_LATENESS:
+      g_value_set_int64 (value, s.max_lateness);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -641,18 +830,20 @@ stats_write_failed (GstSsim2Compare * self)
   priv->stats.reset ();
 }
 
-/* Appends the summary and closes the stats file, if one is open. */
+/* Appends the summary of the `dist` pad's rendition and closes the stats
+ * file, if one is open. */
 static void
-stats_close (GstSsim2Compare * self, std::optional < ssim2::Input > ended_first)
+stats_close (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   if (!priv->stats)
     return;
+  const Rendition & dist = *priv->renditions.front ();
   ssim2::LogSummary summary;
-  summary.scores = ssim2::Summarize (priv->scores);
-  summary.unmatched_ref = priv->unmatched_ref;
-  summary.unmatched_dist = priv->unmatched_dist;
-  summary.ended_first = ended_first;
+  summary.scores = ssim2::Summarize (dist.scores);
+  summary.unmatched_ref = dist.unmatched_ref;
+  summary.unmatched_dist = dist.unmatched_dist;
+  summary.ended_first = dist.ended_first;
   ssim2::LogRunInfo info;
   switch (priv->run.alignment) {
     case GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE:
@@ -666,9 +857,9 @@ stats_close (GstSsim2Compare * self, std::optional < ssim2::Input > ended_first)
       break;
   }
   info.every = MAX (priv->run.frame_step, 1u);
-  if (priv->dist.have_info) {
-    info.width = GST_VIDEO_INFO_WIDTH (&priv->dist.fmt.info);
-    info.height = GST_VIDEO_INFO_HEIGHT (&priv->dist.fmt.info);
+  if (dist.st.have_info) {
+    info.width = GST_VIDEO_INFO_WIDTH (&dist.st.fmt.info);
+    info.height = GST_VIDEO_INFO_HEIGHT (&dist.st.fmt.info);
   }
   if (!priv->stats->Close (summary, info))
     stats_write_failed (self);
@@ -701,6 +892,12 @@ stats_open (GstSsim2Compare * self)
   }
   /* Rows go out as they are scored, for whoever reads the file live. */
   options.flush_rows = true;
+  /* With rendition pads at the start, one file holds every rendition's
+   * rows, each naming its pad in the source column (libvmaf's layout has
+   * no such column: there the file holds the dist pad's rows only). */
+  priv->stats_with_source = options.format != ssim2::LogFormat::kVmafJson &&
+      renditions_snapshot (self).size () > 1;
+  options.with_source = priv->stats_with_source;
   std::string error;
   priv->stats = ssim2::ScoreLog::Open (path, options, &error);
   if (!priv->stats) {
@@ -718,25 +915,28 @@ stats_open (GstSsim2Compare * self)
 /* A measurement runs from the start, or from a flushing seek, to EOS or to
  * the next flushing seek; its summary covers its own pairs only. */
 static void
-measurement_reset (GstSsim2ComparePrivate * priv)
+ref_queue_clear (GstSsim2ComparePrivate * priv)
 {
-  priv->pair_index = 0;
-  priv->unmatched_ref = priv->unmatched_dist = 0;
-  priv->scores.clear ();
+  for (RefFrame & f:priv->ref_queue)
+    gst_clear_buffer (&f.buf);
+  priv->ref_queue.clear ();
+  priv->ref_base = priv->ref_next;
+}
+
+static void
+measurement_reset (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
   priv->finished = false;
-  priv->ref_ended_first = false;
-  priv->passed_after_ref_eos = 0;
-  priv->seek_positions_checked = false;
-  for (PadState * p : {&priv->ref, &priv->dist}) {
-    p->frames = 0;
-    p->ended = false;
-  }
+  ref_queue_clear (priv);
+  for (const RenditionPtr & r:renditions_snapshot (self))
+    r->ResetMeasurement (priv->ref_base);
 }
 
 static bool
-measurement_started (const GstSsim2ComparePrivate * priv)
+measurement_started (const Rendition & r)
 {
-  return priv->ref.frames > 0 || priv->dist.frames > 0;
+  return r.ref_frames > 0 || r.st.frames > 0;
 }
 
 static gboolean
@@ -750,11 +950,21 @@ gst_ssim2_compare_start (GstAggregator * agg)
   GST_OBJECT_UNLOCK (self);
 
   priv->ref.Reset ();
-  priv->dist.Reset ();
-  measurement_reset (priv);
+  /* Pads released while stopped leave nothing to report. */
+  g_mutex_lock (&priv->renditions_lock);
+  priv->renditions.erase (std::remove_if (priv->renditions.begin (),
+          priv->renditions.end (), [](const RenditionPtr & r) {
+            return r->released.load ();
+          }), priv->renditions.end ());
+  g_mutex_unlock (&priv->renditions_lock);
+  for (const RenditionPtr & r:renditions_snapshot (self)) {
+    r->st.Reset ();
+    r->end = GST_CLOCK_TIME_NONE;
+  }
+  priv->ref_next = 0;
+  measurement_reset (self);
   priv->seeks = 0;
   priv->ref_end = GST_CLOCK_TIME_NONE;
-  priv->dist_end = GST_CLOCK_TIME_NONE;
 
   if (!gst_ssim2_compare_open_backend (self))
     return FALSE;
@@ -772,15 +982,16 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   GstSsim2ComparePrivate *priv = self->priv;
 
   /* Stopped before EOS: still leave a well-formed file. */
-  stats_close (self, std::nullopt);
+  stats_close (self);
   gst_ssim2_compare_close_backend (self);
+  ref_queue_clear (priv);
   gst_clear_caps (&priv->ref.caps);
-  gst_clear_caps (&priv->dist.caps);
+  for (const RenditionPtr & r:renditions_snapshot (self))
+    gst_clear_caps (&r->st.caps);
   return TRUE;
 }
 
-static void post_summary (GstSsim2Compare * self,
-    std::optional < ssim2::Input > ended_first);
+static void post_summary (GstSsim2Compare * self, Rendition & r);
 
 /* A flushing seek ends the current measurement (its summary is posted and
  * the stats file completed with it, unless EOS did that already) and starts
@@ -792,13 +1003,26 @@ gst_ssim2_compare_flush (GstAggregator * agg)
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
-  if (!priv->finished && measurement_started (priv)) {
-    GST_INFO_OBJECT (self, "flushing seek: ending the measurement after %"
-        G_GSIZE_FORMAT " scored frames", priv->scores.size ());
-    post_summary (self, std::nullopt);
+  bool ended = false;
+  for (const RenditionPtr & r:renditions_snapshot (self)) {
+    if (r->finished || !measurement_started (*r))
+      continue;
+    GST_INFO_OBJECT (self, "flushing seek: ending the measurement of %s "
+        "after %" G_GSIZE_FORMAT " scored frames", r->name.c_str (),
+        r->scores.size ());
+    r->ended_first.reset ();
+    r->summary_due = true;
+    ended = true;
+  }
+  /* The stats file is complete before the summaries are posted. */
+  if (ended)
+    stats_close (self);
+  for (const RenditionPtr & r:renditions_snapshot (self)) {
+    if (r->summary_due)
+      post_summary (self, *r);
   }
   const bool restart_file = !priv->stats;
-  measurement_reset (priv);
+  measurement_reset (self);
   priv->seeks++;
   if (restart_file && !stats_open (self))
     return GST_FLOW_ERROR;
@@ -808,47 +1032,88 @@ gst_ssim2_compare_flush (GstAggregator * agg)
 /* ------------------------------------------------------------------------ */
 /* Caps */
 
-/* Validates caps arriving on @pad; posts an error saying what to do when
- * they cannot be scored. */
+/* Rendition @r cannot be scored (@text says why, @debug what to do). While
+ * another rendition still measures, a STREAM/FORMAT warning naming its pad
+ * (details: `pad`), and @r's frames are taken unscored from then on; when
+ * every rendition has failed, an error. Returns TRUE for the warning. */
+static gboolean
+rendition_failed (GstSsim2Compare * self, Rendition & r, const gchar * text,
+    const gchar * debug)
+{
+  bool others = false;
+  for (const RenditionPtr & o:renditions_snapshot (self)) {
+    if (o.get () != &r && !o->released && !o->failed)
+      others = true;
+  }
+  if (!others) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", text), ("%s", debug));
+    return FALSE;
+  }
+  r.failed = true;
+  r.failure = text;
+  GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FORMAT, ("%s The other "
+          "renditions are still scored.", text), ("%s", debug),
+      ("pad", G_TYPE_STRING, r.name.c_str (), NULL));
+  return TRUE;
+}
+
+/* Caps that cannot be scored: an error for ref; for a rendition a warning
+ * that names its pad while other renditions still measure (its buffers are
+ * then taken unscored), else an error. Returns what the caps event
+ * returns. */
+#define REFUSE_CAPS(text, debug) G_STMT_START { \
+    g_autofree gchar *text_ = gst_info_strdup_printf text; \
+    g_autofree gchar *debug_ = gst_info_strdup_printf debug; \
+    if (rendition && rendition_failed (self, *rendition, text_, debug_)) { \
+      /* Its frames go on unscored: the `dist` ones still leave on src. */ \
+      gst_caps_replace (&rendition->st.caps, caps); \
+      if (rendition->to_src) \
+        gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self)); \
+      return TRUE; \
+    } \
+    if (rendition) \
+      return FALSE; \
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", text_), ("%s", debug_)); \
+    return FALSE; \
+  } G_STMT_END
+
+/* Validates caps arriving on @pad; posts an error (or a rendition's
+ * warning) saying what to do when they cannot be scored. */
 static gboolean
 gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
     GstCaps * caps)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const bool is_ref = pad == self->ref_pad;
-  const char *name = is_ref ? "ref" : "dist";
-  PadState & st = is_ref ? priv->ref : priv->dist;
+  RenditionPtr rendition = is_ref ? nullptr : find_rendition (self, pad);
+  if (!is_ref && !rendition)
+    return FALSE;               /* released */
+  const char *name = is_ref ? "ref" : rendition->name.c_str ();
+  PadState & st = is_ref ? priv->ref : rendition->st;
   GstVideoInfo info;
 
   if (!gst_video_info_from_caps (&info, caps)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Invalid caps on the %s pad.", name), ("%" GST_PTR_FORMAT, caps));
-    return FALSE;
+    REFUSE_CAPS (("Invalid caps on the %s pad.", name), ("%" GST_PTR_FORMAT,
+            caps));
   }
   if (GST_VIDEO_INFO_IS_INTERLACED (&info)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Interlaced input on the %s pad (interlace-mode=%s) is not "
-            "supported.", name,
+    REFUSE_CAPS (("Interlaced input on the %s pad (interlace-mode=%s) is "
+            "not supported.", name,
             gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
                 (&info))),
         ("Deinterlace first (e.g. ... ! deinterlace ! ssim2compare)."));
-    return FALSE;
   }
   if (GST_VIDEO_INFO_WIDTH (&info) < 8 || GST_VIDEO_INFO_HEIGHT (&info) < 8) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Frames of the %s pad are %dx%d; SSIMULACRA 2 needs at least 8x8 "
-            "pixels.", name, GST_VIDEO_INFO_WIDTH (&info),
+    REFUSE_CAPS (("Frames of the %s pad are %dx%d; SSIMULACRA 2 needs at "
+            "least 8x8 pixels.", name, GST_VIDEO_INFO_WIDTH (&info),
             GST_VIDEO_INFO_HEIGHT (&info)),
         ("Scale both inputs up (videoscale) or use larger frames."));
-    return FALSE;
   }
   ssim2::PixelFormat fmt;
   if (!ssim2gst::PixelFormatOf (GST_VIDEO_INFO_FORMAT (&info), &fmt)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Format %s on the %s pad cannot be scored.",
+    REFUSE_CAPS (("Format %s on the %s pad cannot be scored.",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)), name),
         ("Insert videoconvert to get one of " SSIM2_FORMATS "."));
-    return FALSE;
   }
   ssim2::YuvColorimetry yuv;
   if (ssim2::IsYuvFormat (fmt)) {
@@ -864,14 +1129,13 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
         yuv.matrix = ssim2::YuvMatrix::kBT2020;
         break;
       default:{
-        gchar *cstr = gst_video_colorimetry_to_string (&info.colorimetry);
-        GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-            ("The colour matrix of the %s pad (colorimetry %s) cannot be "
-                "compared; supported: BT.601, BT.709, BT.2020.", name,
-                GST_STR_NULL (cstr)),
-            ("Convert with videoconvert to RGB or to a BT.709 format first."));
-        g_free (cstr);
-        return FALSE;
+        g_autofree gchar *cstr =
+            gst_video_colorimetry_to_string (&info.colorimetry);
+        REFUSE_CAPS (("The colour matrix of the %s pad (colorimetry %s) "
+                "cannot be compared; supported: BT.601, BT.709, BT.2020.",
+                name, GST_STR_NULL (cstr)),
+            ("Convert with videoconvert to RGB or to a BT.709 format "
+                "first."));
       }
     }
     yuv.range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ?
@@ -888,7 +1152,7 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   st.reader.ReleasePool ();
 #endif
 
-  if (!is_ref)
+  if (!is_ref && rendition->to_src)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
   return TRUE;
 }
@@ -898,8 +1162,8 @@ gst_ssim2_compare_update_src_caps (GstAggregator * agg, GstCaps * downstream,
     GstCaps ** ret)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
-  GstCaps *dist_caps = self->priv->dist.caps ?
-      gst_caps_ref (self->priv->dist.caps) : nullptr;
+  const Rendition & dist = *self->priv->renditions.front ();
+  GstCaps *dist_caps = dist.st.caps ? gst_caps_ref (dist.st.caps) : nullptr;
 
   if (!dist_caps)
     return GST_AGGREGATOR_FLOW_NEED_DATA;
@@ -1032,8 +1296,13 @@ gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
       self->priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME ?
       gst_segment_to_stream_time (&segment, GST_FORMAT_TIME, last) :
       gst_segment_to_running_time (&segment, GST_FORMAT_TIME, last);
-  (pad == self->ref_pad ? self->priv->ref_end : self->priv->dist_end) =
-      end_time;
+  if (pad == self->ref_pad) {
+    self->priv->ref_end = end_time;
+  } else {
+    RenditionPtr r = find_rendition (self, pad);
+    if (r)
+      r->end = end_time;
+  }
   return buf;
 }
 
@@ -1162,33 +1431,102 @@ frame_duration (const PadState & st, GstBuffer * buf)
   return GST_CLOCK_TIME_NONE;
 }
 
-/* Pushes the head dist buffer, scored (score != NULL) or not. */
+/* "dist_1: ", what starts a warning's text about rendition @r when the
+ * element has several; "" with the `dist` pad alone, whose warnings read as
+ * they always did. The details always carry the pad. */
+static std::string
+pad_prefix (GstSsim2Compare * self, const Rendition & r)
+{
+  return renditions_snapshot (self).size () > 1 ? r.name + ": " : "";
+}
+
+/* Posts @r's current ssim2-interval window, if it holds any pair. */
+static void
+window_post (GstSsim2Compare * self, Rendition & r)
+{
+  const guint64 interval = self->priv->run.interval;
+  if (interval == 0 || (r.window_scores.empty () && r.window_skipped == 0)) {
+    r.window_scores.clear ();
+    r.window_skipped = 0;
+    return;
+  }
+  const ssim2::Summary sum = ssim2::Summarize (r.window_scores);
+  const guint64 start = r.window_start;
+  const guint64 end = GST_CLOCK_TIME_IS_VALID (start) ? start + interval :
+      GST_CLOCK_TIME_NONE;
+  GstStructure *s = gst_structure_new ("ssim2-interval",
+      "pad", G_TYPE_STRING, r.name.c_str (),
+      "frames", G_TYPE_UINT64, (guint64) sum.frames,
+      "skipped", G_TYPE_UINT64, r.window_skipped,
+      "mean", G_TYPE_DOUBLE, sum.mean,
+      "min", G_TYPE_DOUBLE, sum.min,
+      "p5", G_TYPE_DOUBLE, sum.p5,
+      "max", G_TYPE_DOUBLE, sum.max,
+      "start", G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end, NULL);
+  r.window_scores.clear ();
+  r.window_skipped = 0;
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* Counts a pair of @r (scored: @score; else skipped) at running time @rt
+ * in its window, after posting the window it ends. Windows are the
+ * multiples of the interval in running time, so that every pair falls in
+ * exactly one; a pair without running time joins the current window. */
+static void
+window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
+    const double *score)
+{
+  const guint64 interval = self->priv->run.interval;
+  if (interval == 0)
+    return;
+  if (GST_CLOCK_TIME_IS_VALID (rt)) {
+    const guint64 start = rt - rt % interval;
+    if (start != r.window_start) {
+      window_post (self, r);
+      r.window_start = start;
+    }
+  }
+  if (score)
+    r.window_scores.push_back (*score);
+  else
+    r.window_skipped++;
+}
+
+/* Takes the head buffer of @r's pad, scored (score != NULL), skipped for
+ * lateness (@skipped) or unscored: pushes it on src for the `dist` pad,
+ * drops it for the other renditions. */
 static GstFlowReturn
-push_dist (GstSsim2Compare * self, const double *score, guint64 index)
+push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
+    guint64 index, bool skipped)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   GstAggregator *agg = GST_AGGREGATOR (self);
-  GstBuffer *buf = gst_aggregator_pad_pop_buffer (self->dist_pad);
+  GstBuffer *buf = gst_aggregator_pad_pop_buffer (r.pad);
   if (!buf)
     return GST_FLOW_OK;
-  priv->dist.frames++;
+  r.st.frames++;
 
   GstClockTime pts = GST_BUFFER_PTS (buf);
-  GstClockTime rt = pad_time (self->dist_pad,
+  GstClockTime rt = pad_time (r.pad,
       GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME, pts);
   GstClockTime st = GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (pts)) {
-    GST_OBJECT_LOCK (self->dist_pad);
-    st = gst_segment_to_stream_time (&self->dist_pad->segment,
-        GST_FORMAT_TIME, pts);
-    GST_OBJECT_UNLOCK (self->dist_pad);
+    GST_OBJECT_LOCK (r.pad);
+    st = gst_segment_to_stream_time (&r.pad->segment, GST_FORMAT_TIME, pts);
+    GST_OBJECT_UNLOCK (r.pad);
   }
   GstClockTime duration = GST_BUFFER_DURATION (buf);
+  const gchar *pad_name = r.name.c_str ();
 
+  if (score || skipped)
+    window_add (self, r, rt, score);
   if (score) {
-    buf = gst_buffer_make_writable (buf);
-    gst_buffer_add_ssim2_meta (buf, *score, index);
-    priv->scores.push_back (*score);
+    if (r.to_src) {
+      buf = gst_buffer_make_writable (buf);
+      gst_buffer_add_ssim2_meta (buf, *score, index, pad_name);
+    }
+    r.scores.push_back (*score);
 
     gboolean post;
     GST_OBJECT_LOCK (self);
@@ -1201,20 +1539,23 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
           "timestamp", G_TYPE_UINT64, (guint64) pts,
           "stream-time", G_TYPE_UINT64, (guint64) st,
           "running-time", G_TYPE_UINT64, (guint64) rt,
-          "duration", G_TYPE_UINT64, (guint64) duration, NULL);
+          "duration", G_TYPE_UINT64, (guint64) duration,
+          "pad", G_TYPE_STRING, pad_name, NULL);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
     }
 
-    if (priv->stats) {
+    if (priv->stats && (priv->stats_with_source || r.to_src)) {
       ssim2::ScoreRow row;
       row.index = index;
-      row.frame = priv->dist.frames - 1;
+      row.frame = r.st.frames - 1;
       row.pts = pts;
       row.stream_time = st;
       row.running_time = rt;
       row.duration = duration;
       row.score = *score;
+      if (priv->stats_with_source)
+        row.source = r.name;
       if (!priv->stats->Append (row))
         stats_write_failed (self);
     }
@@ -1225,12 +1566,19 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
     GST_OBJECT_UNLOCK (self);
     if (*score < threshold) {
       GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-          ("Frame %" G_GUINT64_FORMAT " scores %.4f, below the threshold "
-              "%.4f.", index, *score, threshold),
+          ("%sFrame %" G_GUINT64_FORMAT " scores %.4f, below the "
+              "threshold %.4f.", pad_prefix (self, r).c_str (), index, *score,
+              threshold),
           ("running time %" GST_TIME_FORMAT, GST_TIME_ARGS (rt)),
           ("score", G_TYPE_DOUBLE, *score, "index", G_TYPE_UINT64, index,
-              "running-time", G_TYPE_UINT64, (guint64) rt, NULL));
+              "running-time", G_TYPE_UINT64, (guint64) rt,
+              "pad", G_TYPE_STRING, pad_name, NULL));
     }
+  }
+
+  if (!r.to_src) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
   }
 
   /* The output position drives the deadlines of live aggregation
@@ -1248,42 +1596,45 @@ push_dist (GstSsim2Compare * self, const double *score, guint64 index)
 }
 
 /* GstAggregator queues a GAP event as an empty buffer flagged GAP. The one
- * at the head of dist goes downstream as the GAP event it was (an empty
- * buffer with video caps is an invalid frame for the elements after us) and
- * counts as unscored dist time. Before the measurement's first frame has set
- * the caps and segment downstream, it is only counted. */
+ * at the head of the `dist` pad goes downstream as the GAP event it was (an
+ * empty buffer with video caps is an invalid frame for the elements after
+ * us) and counts as unscored dist time. Before the measurement's first
+ * frame has set the caps and segment downstream, it is only counted; so is
+ * a gap on any other rendition pad. */
 static void
-pass_gap (GstSsim2Compare * self)
+pass_gap (GstSsim2Compare * self, Rendition & r)
 {
-  GstSsim2ComparePrivate *priv = self->priv;
   GstAggregator *agg = GST_AGGREGATOR (self);
   GstPad *srcpad = GST_AGGREGATOR_SRC_PAD (agg);
-  GstBuffer *gap = gst_aggregator_pad_pop_buffer (self->dist_pad);
+  GstBuffer *gap = gst_aggregator_pad_pop_buffer (r.pad);
   if (!gap)
     return;
-  priv->unmatched_dist++;
+  r.unmatched_dist++;
 
   const GstClockTime pts = GST_BUFFER_PTS (gap);
   const GstClockTime duration = GST_BUFFER_DURATION (gap);
-  bool forward = GST_CLOCK_TIME_IS_VALID (pts);
-  GstEvent *seg_event = gst_pad_get_sticky_event (srcpad, GST_EVENT_SEGMENT, 0);
+  bool forward = r.to_src && GST_CLOCK_TIME_IS_VALID (pts);
+  GstEvent *seg_event = forward ?
+      gst_pad_get_sticky_event (srcpad, GST_EVENT_SEGMENT, 0) : nullptr;
   if (forward && seg_event) {
     /* The same segment apart from the position, which moves. */
     GstSegment out_segment, dist_segment;
     gst_event_copy_segment (seg_event, &out_segment);
-    GST_OBJECT_LOCK (self->dist_pad);
-    dist_segment = self->dist_pad->segment;
-    GST_OBJECT_UNLOCK (self->dist_pad);
+    GST_OBJECT_LOCK (r.pad);
+    dist_segment = r.pad->segment;
+    GST_OBJECT_UNLOCK (r.pad);
     out_segment.position = dist_segment.position = 0;
     forward = gst_segment_is_equal (&out_segment, &dist_segment);
   } else {
     forward = false;
   }
-  GstCaps *out_caps = gst_pad_get_current_caps (srcpad);
-  forward = forward && out_caps && priv->dist.caps &&
-      gst_caps_is_equal (out_caps, priv->dist.caps);
-  if (out_caps)
-    gst_caps_unref (out_caps);
+  if (forward) {
+    GstCaps *out_caps = gst_pad_get_current_caps (srcpad);
+    forward = out_caps && r.st.caps && gst_caps_is_equal (out_caps,
+        r.st.caps);
+    if (out_caps)
+      gst_caps_unref (out_caps);
+  }
   if (seg_event)
     gst_event_unref (seg_event);
 
@@ -1296,64 +1647,65 @@ pass_gap (GstSsim2Compare * self)
     GST_OBJECT_UNLOCK (agg);
     gst_pad_push_event (srcpad, gst_event_new_gap (pts, duration));
   } else {
-    GST_DEBUG_OBJECT (self, "gap at %" GST_TIME_FORMAT " on dist before the "
-        "first frame: counted, not forwarded", GST_TIME_ARGS (pts));
+    GST_DEBUG_OBJECT (self, "gap at %" GST_TIME_FORMAT " on %s: counted, "
+        "not forwarded", GST_TIME_ARGS (pts), r.name.c_str ());
   }
   gst_buffer_unref (gap);
 }
 
-static GstFlowReturn
-finish_stream (GstSsim2Compare * self)
+/* @r's pad has ended: its measurement ends with its summary (posted by
+ * post_due_summaries). */
+static void
+finish_rendition (GstSsim2Compare * self, Rendition & r)
 {
-  GstSsim2ComparePrivate *priv = self->priv;
-  if (priv->finished)
-    return GST_FLOW_EOS;
-  priv->finished = true;
+  r.finished = true;
 
-  /* The aggregator finishes when dist has ended; ref may still hold frames. */
+  /* The pad has ended; ref may still hold frames. */
   ssim2::InputEnds ends;
-  ends.ref_frames = priv->ref.frames;
-  ends.dist_frames = priv->dist.frames;
-  ends.ref_ended = priv->ref.ended;
+  ends.ref_frames = r.ref_frames;
+  ends.dist_frames = r.st.frames;
+  ends.ref_ended = r.ref_ended;
   ends.dist_ended = true;
-  ends.dist_after_ref_end =
-      priv->ref_ended_first ? priv->passed_after_ref_eos : 0;
-  const std::optional < ssim2::Input > ended_first = ssim2::EndedFirst (ends);
-  if (ended_first) {
-    const std::string text = ssim2::EndedFirstMessage (*ended_first, ends,
-        priv->scores.size ());
+  ends.dist_after_ref_end = r.ref_ended_first ? r.passed_after_ref_eos : 0;
+  r.ended_first = ssim2::EndedFirst (ends);
+  if (r.ended_first) {
+    const std::string text = ssim2::EndedFirstMessage (*r.ended_first, ends,
+        r.scores.size ());
+    const std::string prefix = pad_prefix (self, r);
     GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-        ("%c%s (the other input's remaining frames are not scored).",
-            g_ascii_toupper (text[0]), text.c_str () + 1),
+        ("%s%c%s (the other input's remaining frames are not scored).",
+            prefix.c_str (), prefix.empty ()? g_ascii_toupper (text[0]) :
+            text[0], text.c_str () + 1),
         ("Check that both inputs are the same clip; use alignment=sequence "
             "if their timestamps differ."),
-        ("ended-first", G_TYPE_STRING, ssim2::InputName (*ended_first),
+        ("ended-first", G_TYPE_STRING, ssim2::InputName (*r.ended_first),
             "ref-frames", G_TYPE_UINT64, (guint64) ends.ref_frames,
-            "dist-frames", G_TYPE_UINT64, (guint64) ends.dist_frames, NULL));
+            "dist-frames", G_TYPE_UINT64, (guint64) ends.dist_frames,
+            "pad", G_TYPE_STRING, r.name.c_str (), NULL));
   }
 
 #ifdef HAVE_GST_CUDA
+  GstSsim2ComparePrivate *priv = self->priv;
   if (priv->use_cuda) {
     GST_INFO_OBJECT (self, "CUDA input: ref %" G_GUINT64_FORMAT " frames in "
-        "place, %" G_GUINT64_FORMAT " uploaded; dist %" G_GUINT64_FORMAT
+        "place, %" G_GUINT64_FORMAT " uploaded; %s %" G_GUINT64_FORMAT
         " in place, %" G_GUINT64_FORMAT " uploaded",
         priv->ref.reader.in_place (), priv->ref.reader.uploaded (),
-        priv->dist.reader.in_place (), priv->dist.reader.uploaded ());
+        r.name.c_str (), r.st.reader.in_place (), r.st.reader.uploaded ());
   }
 #endif
 
-  post_summary (self, ended_first);
-  return GST_FLOW_EOS;
+  r.summary_due = true;
 }
 
-/* Posts the summary of the current measurement and completes the stats file
- * with the same figures. */
+/* Posts the summary of @r's current measurement. */
 static void
-post_summary (GstSsim2Compare * self,
-    std::optional < ssim2::Input > ended_first)
+post_summary (GstSsim2Compare * self, Rendition & r)
 {
+  r.summary_due = false;
+  window_post (self, r);
   GstSsim2ComparePrivate *priv = self->priv;
-  const ssim2::Summary sum = ssim2::Summarize (priv->scores);
+  const ssim2::Summary sum = ssim2::Summarize (r.scores);
   GstStructure *s = gst_structure_new ("ssim2-summary",
       "frames", G_TYPE_UINT64, (guint64) sum.frames, NULL);
   for (const ssim2::SummaryField & field:ssim2::kSummaryFields) {
@@ -1363,44 +1715,128 @@ post_summary (GstSsim2Compare * self,
     g_free (name);
   }
   gst_structure_set (s,
-      "unmatched-ref", G_TYPE_UINT64, priv->unmatched_ref,
-      "unmatched-dist", G_TYPE_UINT64, priv->unmatched_dist,
+      "unmatched-ref", G_TYPE_UINT64, r.unmatched_ref,
+      "unmatched-dist", G_TYPE_UINT64, r.unmatched_dist,
+      "skipped", G_TYPE_UINT64, r.skipped,
       "ended-first", G_TYPE_STRING,
-      ended_first ? ssim2::InputName (*ended_first) : "",
+      r.ended_first ? ssim2::InputName (*r.ended_first) : "",
       "backend", G_TYPE_STRING,
-      priv->scorer ? priv->scorer->description ().c_str () : "", NULL);
-  stats_close (self, ended_first);
+      priv->scorer ? priv->scorer->description ().c_str () : "",
+      "pad", G_TYPE_STRING, r.name.c_str (),
+      "failure", G_TYPE_STRING, r.failed ? r.failure.c_str () : "", NULL);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* The head of @pad's queue as the pairing decision sees it. */
+/* The ref frame at @r's head as the pairing decision sees it: from the
+ * queue of ref frames taken already, else the head of the ref pad. */
 static void
-describe_head (GstSsim2Compare * self, GstAggregatorPad * pad,
-    const PadState & st, GstBuffer * buf, ssim2gst::PadHead * head)
+describe_ref_head (GstSsim2Compare * self, const Rendition & r,
+    ssim2gst::PadHead * head)
 {
   GstSsim2ComparePrivate *priv = self->priv;
+  head->stream_end = priv->ref_end.load ();
+  const guint64 at = r.ref_pos - priv->ref_base;
+  if (at < priv->ref_queue.size ()) {
+    const RefFrame & f = priv->ref_queue[at];
+    head->has_buffer = true;
+    head->gap = f.gap;
+    head->time = f.time;
+    head->duration = f.duration;
+    return;
+  }
+  GstBuffer *buf = gst_aggregator_pad_peek_buffer (self->ref_pad);
   head->has_buffer = buf != nullptr;
-  head->eos = !buf && gst_aggregator_pad_is_eos (pad);
-  head->stream_end = (pad == self->ref_pad ? priv->ref_end : priv->dist_end)
-      .load ();
+  head->eos = !buf && gst_aggregator_pad_is_eos (self->ref_pad);
   if (!buf)
     return;
   head->gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
       gst_buffer_get_size (buf) == 0;
-  head->time = pad_time (pad, priv->run.alignment, GST_BUFFER_PTS (buf));
-  head->duration = frame_duration (st, buf);
+  head->time = pad_time (self->ref_pad, priv->run.alignment,
+      GST_BUFFER_PTS (buf));
+  head->duration = frame_duration (priv->ref, buf);
+  gst_buffer_unref (buf);
 }
 
-/* Output caps follow the dist caps (also after renegotiation). */
-static bool
-ensure_src_caps (GstSsim2Compare * self)
+/* The head of @r's pad as the pairing decision sees it. */
+static void
+describe_dist_head (GstSsim2Compare * self, const Rendition & r,
+    GstBuffer * buf, ssim2gst::PadHead * head)
 {
   GstSsim2ComparePrivate *priv = self->priv;
+  head->has_buffer = buf != nullptr;
+  head->eos = !buf && gst_aggregator_pad_is_eos (r.pad);
+  head->stream_end = r.end.load ();
+  if (!buf)
+    return;
+  head->gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
+      gst_buffer_get_size (buf) == 0;
+  head->time = pad_time (r.pad, priv->run.alignment, GST_BUFFER_PTS (buf));
+  head->duration = frame_duration (r.st, buf);
+}
+
+/* Moves @r past the ref frame at its head and returns it (owned by the
+ * queue), taking it from the ref pad into the queue when @r is the first
+ * rendition to go past it. */
+static const RefFrame *
+take_ref (GstSsim2Compare * self, Rendition & r)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const guint64 at = r.ref_pos - priv->ref_base;
+  if (at >= priv->ref_queue.size ()) {
+    GstBuffer *buf = gst_aggregator_pad_peek_buffer (self->ref_pad);
+    if (!buf)
+      return nullptr;
+    /* The times before the pop, while the pad's segment is this buffer's. */
+    RefFrame f;
+    f.gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
+        gst_buffer_get_size (buf) == 0;
+    f.time = pad_time (self->ref_pad, priv->run.alignment,
+        GST_BUFFER_PTS (buf));
+    f.stream_time = pad_time (self->ref_pad,
+        GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (buf));
+    f.duration = frame_duration (priv->ref, buf);
+    gst_buffer_unref (buf);
+    f.buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
+    if (!f.buf)
+      return nullptr;           /* flushed meanwhile */
+    priv->ref_queue.push_back (f);
+    priv->ref_next++;
+  }
+  const RefFrame *f = &priv->ref_queue[r.ref_pos - priv->ref_base];
+  r.ref_pos++;
+  if (!f->gap)
+    r.ref_frames++;
+  return f;
+}
+
+/* Drops the ref frames every rendition still measuring has gone past. */
+static void
+ref_queue_trim (GstSsim2Compare * self,
+    const std::vector < RenditionPtr > &list)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  guint64 keep_from = priv->ref_next;
+  for (const RenditionPtr & r:list) {
+    if (!r->finished && !r->released && !r->failed &&
+        r->ref_pos != GST_CLOCK_TIME_NONE)
+      keep_from = MIN (keep_from, r->ref_pos);
+  }
+  while (priv->ref_base < keep_from && !priv->ref_queue.empty ()) {
+    gst_clear_buffer (&priv->ref_queue.front ().buf);
+    priv->ref_queue.pop_front ();
+    priv->ref_base++;
+  }
+}
+
+/* Output caps follow the `dist` caps (also after renegotiation). */
+static bool
+ensure_src_caps (GstSsim2Compare * self, const Rendition & dist)
+{
   GstAggregator *agg = GST_AGGREGATOR (self);
   GstCaps *scaps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
-  bool need = priv->dist.caps && (!scaps ||
-      !gst_caps_is_equal (priv->dist.caps, scaps));
+  bool need = dist.st.caps && (!scaps ||
+      !gst_caps_is_equal (dist.st.caps, scaps));
   if (scaps)
     gst_caps_unref (scaps);
   return !need || gst_aggregator_negotiate (agg);
@@ -1411,61 +1847,144 @@ ensure_src_caps (GstSsim2Compare * self)
  * positions (a KEY_UNIT seek on streams with different keyframes) those
  * are different moments: say so once per measurement. */
 static void
-check_positions_after_seek (GstSsim2Compare * self, GstBuffer * ref,
-    GstBuffer * dist)
+check_positions_after_seek (GstSsim2Compare * self, Rendition & r,
+    const RefFrame & ref, GstBuffer * dist)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  if (priv->seeks == 0 || priv->seek_positions_checked ||
+  if (priv->seeks == 0 || r.seek_positions_checked ||
       priv->run.alignment != GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME)
     return;
-  priv->seek_positions_checked = true;
-  const GstClockTime st_r = pad_time (self->ref_pad,
-      GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (ref));
-  const GstClockTime st_d = pad_time (self->dist_pad,
+  r.seek_positions_checked = true;
+  const GstClockTime st_r = ref.stream_time;
+  const GstClockTime st_d = pad_time (r.pad,
       GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (dist));
   if (!GST_CLOCK_TIME_IS_VALID (st_r) || !GST_CLOCK_TIME_IS_VALID (st_d))
     return;
-  const GstClockTime tol = ssim2gst::PairingTolerance (frame_duration
-      (priv->ref, ref), frame_duration (priv->dist, dist));
+  const GstClockTime tol = ssim2gst::PairingTolerance (ref.duration,
+      frame_duration (r.st, dist));
   const GstClockTime diff = st_r > st_d ? st_r - st_d : st_d - st_r;
   if (diff <= tol)
     return;
   GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-      ("After the seek the two streams restarted at different positions "
-          "(ref at %" GST_TIME_FORMAT ", dist at %" GST_TIME_FORMAT "): "
-          "pairing by running time compares different moments.",
-          GST_TIME_ARGS (st_r), GST_TIME_ARGS (st_d)),
+      ("%sAfter the seek the two streams restarted at different positions "
+          "(ref at %" GST_TIME_FORMAT ", %s at %" GST_TIME_FORMAT "): pairing "
+          "by running time compares different moments.",
+          pad_prefix (self, r).c_str (), GST_TIME_ARGS (st_r),
+          r.name.c_str (), GST_TIME_ARGS (st_d)),
       ("Use alignment=stream-time to pair frames by their position in the "
           "media, or seek with GST_SEEK_FLAG_ACCURATE."),
       ("ref-position", G_TYPE_UINT64, (guint64) st_r, "dist-position",
-          G_TYPE_UINT64, (guint64) st_d, NULL));
+          G_TYPE_UINT64, (guint64) st_d, "pad", G_TYPE_STRING,
+          r.name.c_str (), NULL));
 }
 
-/* Scores the two head buffers (or passes dist on unscored under
- * frame-step) and takes both. Owns @dist, the peeked dist buffer. */
+/* Whether the pair of @dist, the head of @r's pad, is later than
+ * max-lateness behind the clock: the time it should have left the element
+ * (its running time plus the latency in a live pipeline) is that far in
+ * the past. */
+static bool
+too_late (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  gint64 max_lateness;
+  GST_OBJECT_LOCK (self);
+  max_lateness = self->priv->settings.max_lateness;
+  GST_OBJECT_UNLOCK (self);
+  /* GST_CLOCK_TIME_NONE when no live source feeds the element. */
+  const GstClockTime latency = gst_aggregator_get_latency (agg);
+  const bool live = GST_CLOCK_TIME_IS_VALID (latency);
+  if (max_lateness < 0) {
+    if (!live)
+      return false;
+    max_lateness = AUTO_LIVE_MAX_LATENESS;
+  }
+  const GstClockTime rt = pad_time (r.pad,
+      GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME, GST_BUFFER_PTS (dist));
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  if (!clock || !GST_CLOCK_TIME_IS_VALID (rt)) {
+    if (clock)
+      gst_object_unref (clock);
+    return false;
+  }
+  const GstClockTime now = gst_clock_get_time (clock);
+  const GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+  gst_object_unref (clock);
+  const GstClockTime due = rt + (live ? latency : 0);
+  if (now < base || now - base <= due)
+    return false;
+  const guint64 lateness = now - base - due;
+  if (lateness <= (guint64) max_lateness)
+    return false;
+  GST_LOG_OBJECT (self, "%s: pair at %" GST_TIME_FORMAT " is %"
+      GST_TIME_FORMAT " late: not scored", r.name.c_str (), GST_TIME_ARGS (rt),
+      GST_TIME_ARGS (lateness));
+  return true;
+}
+
+/* A rendition must have the reference's size (the reference implementation
+ * compares images of one size): else it fails (rendition_failed). */
+static bool
+same_size (GstSsim2Compare * self, Rendition & r)
+{
+  const GstVideoInfo & ri = self->priv->ref.fmt.info;
+  const GstVideoInfo & di = r.st.fmt.info;
+  const int w = GST_VIDEO_INFO_WIDTH (&ri), h = GST_VIDEO_INFO_HEIGHT (&ri);
+  if (w == GST_VIDEO_INFO_WIDTH (&di) && h == GST_VIDEO_INFO_HEIGHT (&di))
+    return true;
+  const gchar *pad = r.name.c_str ();
+  g_autofree gchar *text = g_strdup_printf ("The ref frames are %dx%d but "
+      "the frames of pad %s are %dx%d: a rendition must have the "
+      "reference's size.", w, h, pad, GST_VIDEO_INFO_WIDTH (&di),
+      GST_VIDEO_INFO_HEIGHT (&di));
+  g_autofree gchar *debug = g_strdup_printf ("Scale it to the reference's "
+      "size before the pad (the scaler is part of what is measured): ... ! "
+      "videoscale method=bilinear ! video/x-raw,width=%d,height=%d ! c.%s, "
+      "or on the GPU ... ! cudascale ! "
+      "video/x-raw(memory:CUDAMemory),width=%d,height=%d ! c.%s", w, h, pad,
+      w, h, pad);
+  rendition_failed (self, r, text, debug);
+  return false;
+}
+
+/* Scores the ref frame at @r's head against the head of its pad (or takes
+ * the pair unscored under frame-step) and takes both. Owns @dist, the
+ * peeked buffer of @r's pad. */
 static GstFlowReturn
-take_pair (GstSsim2Compare * self, GstBuffer * ref, GstBuffer * dist)
+take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  check_positions_after_seek (self, ref, dist);
-  const guint64 index = priv->pair_index++;
+  const guint64 ref_seq = r.ref_pos;
+  const RefFrame *ref = take_ref (self, r);
+  if (!ref) {
+    gst_buffer_unref (dist);
+    return GST_FLOW_OK;
+  }
+  check_positions_after_seek (self, r, *ref, dist);
+  if (!same_size (self, r)) {
+    gst_buffer_unref (dist);
+    return r.failed ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+  }
+  const guint64 index = r.pair_index++;
   const guint step = MAX (priv->run.frame_step, 1u);
   if (index % step != 0) {
     gst_buffer_unref (dist);
-    priv->ref.frames++;
-    gst_aggregator_pad_drop_buffer (self->ref_pad);
-    return push_dist (self, nullptr, index);
+    return push_dist (self, r, nullptr, index, false);
+  }
+  if (too_late (self, r, dist)) {
+    gst_buffer_unref (dist);
+    r.skipped++;
+    return push_dist (self, r, nullptr, index, true);
   }
   double score = 0.0;
-  GstFlowReturn ret = gst_ssim2_compare_score_pair (self, ref, dist, &score);
+  GstFlowReturn ret = gst_ssim2_compare_score_pair (self, ref->buf, ref_seq,
+      r, dist, &score);
   /* Release our peeked reference before push_dist makes it writable. */
   gst_buffer_unref (dist);
   if (ret != GST_FLOW_OK)
     return ret;
-  GST_DEBUG_OBJECT (self, "pair %" G_GUINT64_FORMAT ": %.8f", index, score);
-  priv->ref.frames++;
-  gst_aggregator_pad_drop_buffer (self->ref_pad);
-  return push_dist (self, &score, index);
+  GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
+      r.name.c_str (), index, score);
+  return push_dist (self, r, &score, index, false);
 }
 
 static ssim2gst::Alignment
@@ -1482,6 +2001,98 @@ pairing_alignment (GstSsim2CompareAlignment a)
   }
 }
 
+/* A failed rendition's frames are taken unscored (the `dist` pad's still
+ * leave on src) until its pad ends; its summary then says why. */
+static GstFlowReturn
+take_unscored (GstSsim2Compare * self, Rendition & r, bool *progressed)
+{
+  GstBuffer *dist = gst_aggregator_pad_peek_buffer (r.pad);
+  *progressed = dist || gst_aggregator_pad_is_eos (r.pad);
+  if (dist) {
+    const bool gap = GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
+        gst_buffer_get_size (dist) == 0;
+    gst_buffer_unref (dist);
+    if (r.to_src && !ensure_src_caps (self, r))
+      return GST_FLOW_NOT_NEGOTIATED;
+    if (gap) {
+      pass_gap (self, r);
+      return GST_FLOW_OK;
+    }
+    return push_dist (self, r, nullptr, 0, false);
+  }
+  if (*progressed) {
+    r.finished = true;
+    r.summary_due = true;
+  }
+  return GST_FLOW_OK;
+}
+
+/* One pairing step of rendition @r; *progressed tells whether it took
+ * anything. */
+static GstFlowReturn
+step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
+    bool *progressed)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (r.ref_pos == GST_CLOCK_TIME_NONE)
+    r.ref_pos = priv->ref_base;         /* requested since the last pass */
+  if (r.failed)
+    return take_unscored (self, r, progressed);
+
+  g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (r.pad);
+  ssim2gst::PairingInput in;
+  in.alignment = pairing_alignment (priv->run.alignment);
+  in.timeout = timeout;
+  describe_ref_head (self, r, &in.ref);
+  describe_dist_head (self, r, dist, &in.dist);
+
+  if (in.ref.eos && !r.ref_ended) {
+    r.ref_ended = true;
+    r.ref_ended_first = !in.dist.eos;
+  }
+  if (in.dist.eos)
+    r.st.ended = true;
+  if (dist && r.to_src && !ensure_src_caps (self, r))
+    return GST_FLOW_NOT_NEGOTIATED;
+
+  const ssim2gst::PairingDecision decision = ssim2gst::DecidePairing (in);
+  *progressed = decision.action != ssim2gst::PairingAction::kNeedData;
+  switch (decision.action) {
+    case ssim2gst::PairingAction::kPair:
+      return take_pair (self, r, (GstBuffer *) g_steal_pointer (&dist));
+    case ssim2gst::PairingAction::kDropRef:
+      GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no %s frame, "
+          "dropping it", GST_TIME_ARGS (in.ref.time), r.name.c_str ());
+      r.unmatched_ref++;
+      take_ref (self, r);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kDropRefGap:
+      take_ref (self, r);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kPassDist:
+      GST_LOG_OBJECT (self, "%s %" GST_TIME_FORMAT " has no ref frame, "
+          "passing it unscored", r.name.c_str (),
+          GST_TIME_ARGS (in.dist.time));
+      r.unmatched_dist++;
+      if (decision.after_ref_end)
+        r.passed_after_ref_eos++;
+      gst_clear_buffer (&dist);
+      return push_dist (self, r, nullptr, 0, false);
+    case ssim2gst::PairingAction::kPassGap:
+      pass_gap (self, r);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kFinish:
+      finish_rendition (self, r);
+      return GST_FLOW_OK;
+    case ssim2gst::PairingAction::kNeedData:
+    default:
+      return GST_FLOW_OK;
+  }
+}
+
+/* Each pass takes one step of every rendition still measuring, so that the
+ * renditions go through the ref frames together and each ref frame is
+ * prepared once for all of them. */
 static GstFlowReturn
 gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -1491,52 +2102,44 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   if (priv->finished)
     return GST_FLOW_EOS;
 
-  g_autoptr (GstBuffer) ref = gst_aggregator_pad_peek_buffer (self->ref_pad);
-  g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (self->dist_pad);
-  ssim2gst::PairingInput in;
-  in.alignment = pairing_alignment (priv->run.alignment);
-  in.timeout = timeout;
-  describe_head (self, self->ref_pad, priv->ref, ref, &in.ref);
-  describe_head (self, self->dist_pad, priv->dist, dist, &in.dist);
-
-  if (in.ref.eos && !priv->ref.ended) {
-    priv->ref.ended = true;
-    priv->ref_ended_first = !in.dist.eos;
+  std::vector < RenditionPtr > list = renditions_snapshot (self);
+  bool progressed = false;
+  bool all_finished = true;
+  for (const RenditionPtr & r:list) {
+    if (r->released) {
+      /* Its measurement ends where the pad was released. */
+      if (!r->finished) {
+        r->finished = true;
+        r->summary_due = true;
+      }
+      g_mutex_lock (&priv->renditions_lock);
+      priv->renditions.erase (std::remove (priv->renditions.begin (),
+              priv->renditions.end (), r), priv->renditions.end ());
+      g_mutex_unlock (&priv->renditions_lock);
+      progressed = true;
+      continue;
+    }
+    if (r->finished)
+      continue;
+    bool stepped = false;
+    GstFlowReturn ret = step_rendition (self, *r, timeout, &stepped);
+    progressed = progressed || stepped;
+    if (ret != GST_FLOW_OK)
+      return ret;
+    all_finished = all_finished && r->finished;
   }
-  if (in.dist.eos)
-    priv->dist.ended = true;
-  if (dist && !ensure_src_caps (self))
-    return GST_FLOW_NOT_NEGOTIATED;
+  ref_queue_trim (self, list);
 
-  const ssim2gst::PairingDecision decision = ssim2gst::DecidePairing (in);
-  switch (decision.action) {
-    case ssim2gst::PairingAction::kPair:
-      return take_pair (self, ref, (GstBuffer *) g_steal_pointer (&dist));
-    case ssim2gst::PairingAction::kDropRef:
-      GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no dist frame, "
-          "dropping it", GST_TIME_ARGS (in.ref.time));
-      priv->unmatched_ref++;
-      priv->ref.frames++;
-      gst_aggregator_pad_drop_buffer (self->ref_pad);
-      return GST_FLOW_OK;
-    case ssim2gst::PairingAction::kDropRefGap:
-      gst_aggregator_pad_drop_buffer (self->ref_pad);
-      return GST_FLOW_OK;
-    case ssim2gst::PairingAction::kPassDist:
-      GST_LOG_OBJECT (self, "dist %" GST_TIME_FORMAT " has no ref frame, "
-          "passing it unscored", GST_TIME_ARGS (in.dist.time));
-      priv->unmatched_dist++;
-      if (decision.after_ref_end)
-        priv->passed_after_ref_eos++;
-      gst_clear_buffer (&dist);
-      return push_dist (self, nullptr, 0);
-    case ssim2gst::PairingAction::kPassGap:
-      pass_gap (self);
-      return GST_FLOW_OK;
-    case ssim2gst::PairingAction::kFinish:
-      return finish_stream (self);
-    case ssim2gst::PairingAction::kNeedData:
-    default:
-      return GST_AGGREGATOR_FLOW_NEED_DATA;
+  /* The stats file is complete before the last summary is posted. */
+  if (all_finished) {
+    priv->finished = true;
+    stats_close (self);
   }
+  for (const RenditionPtr & r:list) {
+    if (r->summary_due)
+      post_summary (self, *r);
+  }
+  if (all_finished)
+    return GST_FLOW_EOS;
+  return progressed ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
 }

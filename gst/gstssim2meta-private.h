@@ -12,8 +12,9 @@ G_GNUC_INTERNAL const GstMetaInfo *gst_ssim2_score_meta_get_info (void);
 /* Registers both meta types (plugin_init). */
 G_GNUC_INTERNAL void gst_ssim2_meta_register (void);
 /* Attaches the score as #GstSsim2Meta and as the custom meta
- * GST_SSIM2_SCORE_META_NAME. */
+ * GST_SSIM2_SCORE_META_NAME (which also names the sink @pad the buffer came
+ * from, when not NULL). */
 G_GNUC_INTERNAL GstSsim2Meta *gst_buffer_add_ssim2_meta (GstBuffer * buffer,
-    gdouble score, guint64 index);
+    gdouble score, guint64 index, const gchar * pad);
 
 G_END_DECLS

@@ -40,11 +40,13 @@ gst_ssim2_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer *,
     GstMetaTransformCopy *copy = (GstMetaTransformCopy *) data;
     /* A region copy is still the same frame's score. */
     (void) copy;
-    return gst_buffer_add_ssim2_meta (dest, src->score, src->index) != NULL;
+    return gst_buffer_add_ssim2_meta (dest, src->score, src->index,
+        NULL) != NULL;
   }
   /* Other transforms (scaling, conversion) keep the score too: it describes
    * the frame, not its pixel layout. */
-  return gst_buffer_add_ssim2_meta (dest, src->score, src->index) != NULL;
+  return gst_buffer_add_ssim2_meta (dest, src->score, src->index,
+        NULL) != NULL;
 }
 
 const GstMetaInfo *
@@ -106,7 +108,8 @@ gst_ssim2_meta_register (void)
 }
 
 GstSsim2Meta *
-gst_buffer_add_ssim2_meta (GstBuffer * buffer, gdouble score, guint64 index)
+gst_buffer_add_ssim2_meta (GstBuffer * buffer, gdouble score, guint64 index,
+    const gchar * pad)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
@@ -122,6 +125,10 @@ gst_buffer_add_ssim2_meta (GstBuffer * buffer, gdouble score, guint64 index)
   if (custom) {
     gst_structure_set (gst_custom_meta_get_structure (custom),
         "score", G_TYPE_DOUBLE, score, "index", G_TYPE_UINT64, index, NULL);
+    /* A transform has no pad: the custom meta's own transform copies it. */
+    if (pad)
+      gst_structure_set (gst_custom_meta_get_structure (custom), "pad",
+          G_TYPE_STRING, pad, NULL);
   }
   return meta;
 }

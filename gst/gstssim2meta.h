@@ -63,7 +63,10 @@ G_BEGIN_DECLS
  *
  * Name of the custom meta (gst_buffer_get_custom_meta()) that carries the
  * score in its #GstStructure, with the fields of #GstSsim2Meta under the
- * same names: `score` (G_TYPE_DOUBLE) and `index` (G_TYPE_UINT64).
+ * same names: `score` (G_TYPE_DOUBLE) and `index` (G_TYPE_UINT64), and
+ * `pad` (G_TYPE_STRING): the name of the sink pad the frame came from
+ * ("dist"; the C struct has no pad field, so that its layout stays as it
+ * was: C users read the pad from the custom meta).
  */
 #define GST_SSIM2_SCORE_META_NAME "GstSsim2ScoreMeta"
 

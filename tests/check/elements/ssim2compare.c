@@ -491,8 +491,11 @@ GST_START_TEST (test_error_size_mismatch)
   fail_unless (m != NULL);
   gst_message_parse_error (m, &err, &dbg);
   fail_unless (strstr (err->message, "64x48") && strstr (err->message,
-          "32x48") && strstr (err->message, "same size"), "%s", err->message);
-  fail_unless (dbg && strstr (dbg, "videoscale"), "%s", dbg);
+          "32x48") && strstr (err->message, "pad dist ") &&
+      strstr (err->message, "reference's size"), "%s", err->message);
+  fail_unless (dbg && strstr (dbg, "videoscale method=bilinear") &&
+      strstr (dbg, "width=64,height=48 ! c.dist") && strstr (dbg,
+          "cudascale"), "%s", dbg);
   g_clear_error (&err);
   g_free (dbg);
   gst_message_unref (m);

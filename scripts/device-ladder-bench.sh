@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Ladder throughput on the GPU: a 1080p reference and 4 renditions in CUDA
+# memory (videotestsrc ! cudaupload; two renditions made at 1280x720 and
+# 960x540 and upscaled by cudascale, as a real ladder is), scored
+#   - by one ssim2compare with the rendition pads dist, dist_1..dist_3 (each
+#     reference frame prepared once), and
+#   - by 4 ssim2compare elements behind a tee of the reference (each one
+#     prepares the reference again),
+# on the same streams, in one run. Prints rendition frames per second of each
+# and their ratio, plus the rate of the sources alone (no scoring), the
+# ceiling of both. Run on the device machine from the repository root against
+# a build carried from the CPU machine:
+#   bash scripts/device-ladder-bench.sh BUILD [FRAMES]
+# Needs the GStreamer kit (.gstkit, see ../shared/device/README.md). Logs go
+# to $OUT (or /tmp/ladder-bench). BACKEND=cpu runs the same pipelines in
+# system memory (videoscale method=bilinear, backend=cpu) to try the script
+# on a machine without a GPU.
+set -uo pipefail
+BUILD=$(cd "${1:?usage: $0 BUILD [FRAMES]}" && pwd)
+FRAMES=${2:-600}
+LOG=${OUT:-/tmp}/ladder-bench
+mkdir -p "$LOG"
+if [ -f .gstkit/env.sh ]; then source .gstkit/env.sh >/dev/null; fi
+export GST_PLUGIN_PATH_1_0=$BUILD/gst
+
+BACKEND=${BACKEND:-cuda}
+REF_CAPS="video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1"
+if [ "$BACKEND" = cpu ]; then
+  UPLOAD=identity SCALE="videoscale method=bilinear" MEM_1080="video/x-raw,width=1920,height=1080"
+else
+  UPLOAD=cudaupload SCALE=cudascale MEM_1080="video/x-raw(memory:CUDAMemory),width=1920,height=1080"
+fi
+# The renditions: the size each is made at (upscaled to 1080p when smaller).
+SIZES=(1920x1080 1920x1080 1280x720 960x540)
+PADS=(dist dist_1 dist_2 dist_3)
+
+src() {  # src WxH: a rendition in CUDA memory at 1080p
+  local w=${1%x*} h=${1#*x}
+  local s="videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! $UPLOAD"
+  [ "$1" = 1920x1080 ] || s="$s ! $SCALE ! $MEM_1080"
+  echo "$s"
+}
+ref_src() { echo "videotestsrc num-buffers=$FRAMES pattern=ball ! $REF_CAPS ! $UPLOAD ! $MEM_1080"; }
+
+one_element() {
+  local p="ssim2compare name=c backend=$BACKEND post-messages=false ! fakesink sync=false $(ref_src) ! queue ! c.ref"
+  for i in 0 1 2 3; do p="$p $(src "${SIZES[$i]}") ! queue ! c.${PADS[$i]}"; done
+  echo "$p"
+}
+tee_elements() {
+  local p="$(ref_src) ! tee name=t"
+  for i in 0 1 2 3; do
+    p="$p t. ! queue ! c$i.ref $(src "${SIZES[$i]}") ! queue ! c$i.dist ssim2compare name=c$i backend=$BACKEND post-messages=false ! fakesink sync=false"
+  done
+  echo "$p"
+}
+sources_only() {
+  local p="$(ref_src) ! fakesink sync=false"
+  for i in 0 1 2 3; do p="$p $(src "${SIZES[$i]}") ! fakesink sync=false"; done
+  echo "$p"
+}
+
+# run NAME PIPELINE: wall seconds, and the frames scored (sum of the
+# summaries' frames) in $LOG/NAME.log
+run() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  gst-launch-1.0 -m $2 >"$LOG/$1.log" 2>&1
+  local rc=$?
+  t1=$(date +%s.%N)
+  local scored
+  scored=$(grep -o 'ssim2-summary, frames=(guint64)[0-9]*' "$LOG/$1.log" | grep -o '[0-9]*$' | awk '{n += $1} END {print n + 0}')
+  echo "$rc $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') $scored"
+}
+
+read -r rc_s wall_s _ <<<"$(run sources "$(sources_only)")"
+read -r rc_1 wall_1 scored_1 <<<"$(run one-element "$(one_element)")"
+read -r rc_4 wall_4 scored_4 <<<"$(run four-elements "$(tee_elements)")"
+
+want=$((4 * FRAMES))
+rate() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.1f", n / t}'; }
+printf '| %-40s | %6s | %8s | %12s |\n' "1080p ref + 4 renditions, backend=$BACKEND" "frames" "wall s" "rend. fps"
+printf '| %-40s | %6s | %8s | %12s |\n' "----" "----" "----" "----"
+printf '| %-40s | %6s | %8.2f | %12s |\n' "sources only (rc $rc_s)" "$want" "$wall_s" "$(rate $want "$wall_s")"
+printf '| %-40s | %6s | %8.2f | %12s |\n' "one element, 4 rendition pads (rc $rc_1)" "$scored_1" "$wall_1" "$(rate "$scored_1" "$wall_1")"
+printf '| %-40s | %6s | %8.2f | %12s |\n' "4 elements behind a tee (rc $rc_4)" "$scored_4" "$wall_4" "$(rate "$scored_4" "$wall_4")"
+echo "one element / 4 elements: $(awk -v a="$scored_1" -v b="$wall_1" -v c="$scored_4" -v d="$wall_4" 'BEGIN {printf "%.2f", (a / b) / (c / d)}')x (rendition frames per second; $want expected scored in each)"
+if [ "$scored_1" != "$want" ] || [ "$scored_4" != "$want" ]; then
+  echo "FAIL: not every rendition frame was scored (logs in $LOG)"
+  exit 1
+fi

@@ -1,0 +1,814 @@
+/* gst-check tests of ssim2compare with several renditions (CPU backend).
+ * SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A reference clip and three renditions of it (x264enc at three bitrates,
+ * Matroska) are made at the start and decoded in software by avdec_h264.
+ * One element scores the three renditions on its dist and dist_%u pads;
+ * every rendition must get exactly the scores of its own one-to-one run.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#define CLIP_FRAMES 30          /* 1 s at 30 fps */
+#define RENDITIONS 3
+
+static const guint bitrates[RENDITIONS] = { 60, 150, 400 };        /* kbit/s */
+
+/* The pads the renditions are linked to, in the ladder pipeline. */
+static const gchar *pad_names[RENDITIONS] = { "dist", "dist_1", "dist_2" };
+
+static gchar *tmp_dir;
+static gchar *ref_path;
+static gchar *rendition_paths[RENDITIONS];
+
+static gboolean
+have_factories (void)
+{
+  const gchar *names[] = { "x264enc", "avdec_h264", "matroskamux",
+    "matroskademux", "videotestsrc", "videoscale"
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    if (!f) {
+      g_printerr ("%s is missing (install-deps.sh installs it)\n", names[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+static void
+run_to_eos (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (m != NULL, "timeout: %s", desc);
+  fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "error in %s", desc);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* @encoder: the x264enc rate settings. */
+static void
+make_clip (const gchar * path, const gchar * encoder)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%d ! "
+      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
+      "x264enc %s speed-preset=ultrafast ! matroskamux ! "
+      "filesink location=\"%s\"", CLIP_FRAMES, encoder, path);
+  run_to_eos (desc);
+  g_free (desc);
+}
+
+static void
+clips_setup (void)
+{
+  fail_unless (have_factories ());
+  tmp_dir = g_dir_make_tmp ("ssim2-ladder-XXXXXX", NULL);
+  fail_unless (tmp_dir != NULL);
+  ref_path = g_build_filename (tmp_dir, "ref.mkv", NULL);
+  make_clip (ref_path, "pass=quant quantizer=5");
+  for (guint i = 0; i < RENDITIONS; i++) {
+    gchar *name = g_strdup_printf ("r%u.mkv", bitrates[i]);
+    gchar *enc = g_strdup_printf ("bitrate=%u", bitrates[i]);
+    rendition_paths[i] = g_build_filename (tmp_dir, name, NULL);
+    make_clip (rendition_paths[i], enc);
+    g_free (enc);
+    g_free (name);
+  }
+}
+
+static void
+clips_teardown (void)
+{
+  g_unlink (ref_path);
+  g_free (ref_path);
+  for (guint i = 0; i < RENDITIONS; i++) {
+    g_unlink (rendition_paths[i]);
+    g_free (rendition_paths[i]);
+  }
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
+}
+
+typedef struct
+{
+  GstClockTime timestamp;
+  GstClockTime running_time;
+  gdouble score;
+  gint64 received_us;           /* monotonic time the test got the message */
+} Score;
+
+/* One ssim2-interval message. */
+typedef struct
+{
+  guint64 start, end, frames, skipped;
+  gdouble mean, min, max;
+} Window;
+
+/* What one pad got in a run. */
+typedef struct
+{
+  GArray *scores;               /* Score, in the order posted */
+  GArray *windows;              /* Window, in the order posted */
+  guint summaries;
+  guint64 summary_frames;       /* of the last summary */
+  guint64 summary_skipped;
+  guint64 summary_unmatched_dist;
+  gchar *failure;               /* of the last summary */
+  gboolean window_after_summary;
+} PadResult;
+
+/* What a run posted: results by pad name, warnings, and whether it ended
+ * with EOS (else an error). */
+typedef struct
+{
+  GHashTable *pads;             /* pad name -> PadResult */
+  GPtrArray *warnings;          /* "pad|message" of each warning */
+  gchar *error;                 /* NULL: EOS */
+} Run;
+
+static void
+pad_result_free (gpointer p)
+{
+  PadResult *r = (PadResult *) p;
+  g_array_unref (r->scores);
+  g_array_unref (r->windows);
+  g_free (r->failure);
+  g_free (r);
+}
+
+static void
+run_init (Run * run)
+{
+  run->pads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      pad_result_free);
+  run->warnings = g_ptr_array_new_with_free_func (g_free);
+  run->error = NULL;
+}
+
+static void
+run_clear (Run * run)
+{
+  g_hash_table_unref (run->pads);
+  g_ptr_array_unref (run->warnings);
+  g_free (run->error);
+}
+
+static PadResult *
+run_pad (Run * run, const gchar * pad)
+{
+  PadResult *r = (PadResult *) g_hash_table_lookup (run->pads, pad);
+  if (!r) {
+    r = g_new0 (PadResult, 1);
+    r->scores = g_array_new (FALSE, FALSE, sizeof (Score));
+    r->windows = g_array_new (FALSE, FALSE, sizeof (Window));
+    g_hash_table_insert (run->pads, g_strdup (pad), r);
+  }
+  return r;
+}
+
+/* Collects the element's messages of @pipe (PLAYING already) until EOS or
+ * an error. */
+static void
+collect (GstElement * pipe, Run * run)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  while (TRUE) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+            GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT));
+    fail_unless (m != NULL, "timeout");
+    GError *err = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      gst_message_unref (m);
+      break;
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &err, NULL);
+      run->error = g_strdup (err->message);
+      g_clear_error (&err);
+      gst_message_unref (m);
+      break;
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      const GstStructure *details = NULL;
+      gst_message_parse_warning (m, &err, NULL);
+      gst_message_parse_warning_details (m, &details);
+      const gchar *pad = details ? gst_structure_get_string (details, "pad") :
+          NULL;
+      g_ptr_array_add (run->warnings, g_strdup_printf ("%s|%s",
+              pad ? pad : "", err->message));
+      g_clear_error (&err);
+      gst_message_unref (m);
+      continue;
+    }
+    const GstStructure *s = gst_message_get_structure (m);
+    const gchar *pad = gst_structure_get_string (s, "pad");
+    if (gst_structure_has_name (s, "ssim2")) {
+      fail_unless (pad != NULL, "ssim2 message without pad");
+      Score sc;
+      fail_unless (gst_structure_get_uint64 (s, "timestamp", &sc.timestamp));
+      fail_unless (gst_structure_get_uint64 (s, "running-time",
+              &sc.running_time));
+      fail_unless (gst_structure_get_double (s, "score", &sc.score));
+      sc.received_us = g_get_monotonic_time ();
+      g_array_append_val (run_pad (run, pad)->scores, sc);
+    } else if (gst_structure_has_name (s, "ssim2-summary")) {
+      fail_unless (pad != NULL, "ssim2-summary without pad");
+      PadResult *r = run_pad (run, pad);
+      r->summaries++;
+      fail_unless (gst_structure_get_uint64 (s, "frames", &r->summary_frames));
+      fail_unless (gst_structure_get_uint64 (s, "skipped",
+              &r->summary_skipped));
+      fail_unless (gst_structure_get_uint64 (s, "unmatched-dist",
+              &r->summary_unmatched_dist));
+      g_free (r->failure);
+      r->failure = g_strdup (gst_structure_get_string (s, "failure"));
+    } else if (gst_structure_has_name (s, "ssim2-interval")) {
+      fail_unless (pad != NULL, "ssim2-interval without pad");
+      PadResult *r = run_pad (run, pad);
+      Window w;
+      fail_unless (gst_structure_get (s, "start", G_TYPE_UINT64, &w.start,
+              "end", G_TYPE_UINT64, &w.end, "frames", G_TYPE_UINT64,
+              &w.frames, "skipped", G_TYPE_UINT64, &w.skipped, "mean",
+              G_TYPE_DOUBLE, &w.mean, "min", G_TYPE_DOUBLE, &w.min, "max",
+              G_TYPE_DOUBLE, &w.max, NULL));
+      g_array_append_val (r->windows, w);
+      if (r->summaries > 0)
+        r->window_after_summary = TRUE;
+    }
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+}
+
+static gchar *
+branch (const gchar * path, const gchar * pad)
+{
+  return g_strdup_printf ("filesrc location=\"%s\" ! matroskademux ! "
+      "avdec_h264 ! queue ! c.%s ", path, pad);
+}
+
+/* Runs the reference against @paths[i] on the pads @pads[i]. */
+static GstElement *
+make_pipeline (const gchar ** paths, const gchar ** pads, guint n,
+    const gchar * extra)
+{
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu ! "
+      "fakesink sync=false ");
+  gchar *b = branch (ref_path, "ref");
+  g_string_append (desc, b);
+  g_free (b);
+  for (guint i = 0; i < n; i++) {
+    b = branch (paths[i], pads[i]);
+    g_string_append (desc, b);
+    g_free (b);
+  }
+  if (extra)
+    g_string_append (desc, extra);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc->str, &err);
+  fail_unless (pipe != NULL, "%s: %s", desc->str, err ? err->message : "?");
+  g_string_free (desc, TRUE);
+  return pipe;
+}
+
+static void
+run_pipeline (GstElement * pipe, Run * run)
+{
+  run_init (run);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  collect (pipe, run);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+/* The one-to-one run of rendition @i (on the dist pad). */
+static void
+run_alone (guint i, Run * run)
+{
+  const gchar *paths[] = { rendition_paths[i] };
+  const gchar *pads[] = { "dist" };
+  run_pipeline (make_pipeline (paths, pads, 1, NULL), run);
+  fail_unless (run->error == NULL, "%s", run->error);
+}
+
+/* The first @n scores of @got are those of @want, in order, timestamps
+ * included. */
+static void
+check_same_scores (const PadResult * want, const PadResult * got, guint n,
+    const gchar * pad)
+{
+  fail_unless (got->scores->len >= n && want->scores->len >= n);
+  for (guint k = 0; k < n; k++) {
+    const Score *w = &g_array_index (want->scores, Score, k);
+    const Score *g = &g_array_index (got->scores, Score, k);
+    fail_unless_equals_uint64 (g->timestamp, w->timestamp);
+    fail_unless (g->score == w->score, "%s frame %u: %.10f in the ladder, "
+        "%.10f alone", pad, k, g->score, w->score);
+  }
+}
+
+GST_START_TEST (test_ladder_equals_separate_runs)
+{
+  Run ladder;
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  run_pipeline (make_pipeline (paths, pad_names, RENDITIONS, NULL), &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+  fail_unless_equals_int (g_hash_table_size (ladder.pads), RENDITIONS);
+
+  gdouble previous_first = 0.0;
+  for (guint i = 0; i < RENDITIONS; i++) {
+    Run alone;
+    run_alone (i, &alone);
+    const PadResult *want = run_pad (&alone, "dist");
+    const PadResult *got = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (got->summaries, 1);
+    fail_unless_equals_uint64 (got->summary_frames, CLIP_FRAMES);
+    fail_unless_equals_int (got->scores->len, CLIP_FRAMES);
+    fail_unless_equals_int (want->scores->len, CLIP_FRAMES);
+    check_same_scores (want, got, CLIP_FRAMES, pad_names[i]);
+    /* Three different renditions: a mix-up of pads would show. */
+    const gdouble first = g_array_index (got->scores, Score, 0).score;
+    fail_if (i > 0 && first == previous_first, "%s scores as %s",
+        pad_names[i], pad_names[i - 1]);
+    previous_first = first;
+    run_clear (&alone);
+  }
+  fail_unless_equals_int (ladder.warnings->len, 0);
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
+/* Releases the request pad after RELEASE_AT buffers went to it, from the
+ * streaming thread of its queue, and drops what the queue sends after. */
+#define RELEASE_AT 10
+
+typedef struct
+{
+  GstElement *compare;
+  GstPad *pad;                  /* the request pad */
+  guint buffers;
+  gboolean released;
+} Release;
+
+static GstPadProbeReturn
+release_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Release *rel = (Release *) data;
+  (void) pad;
+  if (rel->released)
+    return GST_PAD_PROBE_DROP;
+  if (!(GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER))
+    return GST_PAD_PROBE_OK;
+  if (++rel->buffers <= RELEASE_AT)
+    return GST_PAD_PROBE_OK;
+  rel->released = TRUE;
+  gst_element_release_request_pad (rel->compare, rel->pad);
+  return GST_PAD_PROBE_DROP;
+}
+
+GST_START_TEST (test_ladder_pad_released_mid_stream)
+{
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
+  Release rel = { 0 };
+  rel.compare = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  rel.pad = gst_element_get_static_pad (rel.compare, "dist_1");
+  fail_unless (rel.pad != NULL);
+  GstPad *queue_src = gst_pad_get_peer (rel.pad);
+  gst_pad_add_probe (queue_src, GST_PAD_PROBE_TYPE_DATA_DOWNSTREAM,
+      release_probe, &rel, NULL);
+
+  Run ladder;
+  run_pipeline (pipe, &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+  fail_unless (rel.released);
+  fail_unless (gst_element_get_static_pad (rel.compare, "dist_1") == NULL);
+
+  /* The released rendition: one summary of the frames scored before. */
+  const PadResult *gone = run_pad (&ladder, "dist_1");
+  fail_unless_equals_int (gone->summaries, 1);
+  fail_unless (gone->summary_frames > 0 &&
+      gone->summary_frames <= RELEASE_AT, "%" G_GUINT64_FORMAT,
+      gone->summary_frames);
+  fail_unless_equals_int (gone->scores->len, (guint) gone->summary_frames);
+  Run alone;
+  run_alone (1, &alone);
+  check_same_scores (run_pad (&alone, "dist"), gone, gone->scores->len,
+      "dist_1");
+  run_clear (&alone);
+
+  /* The others go on to the end. */
+  for (guint i = 0; i < RENDITIONS; i += 2) {
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (r->summaries, 1);
+    fail_unless_equals_uint64 (r->summary_frames, CLIP_FRAMES);
+  }
+  run_clear (&ladder);
+  gst_object_unref (queue_src);
+  gst_object_unref (rel.pad);
+  gst_object_unref (rel.compare);
+}
+
+GST_END_TEST;
+
+#define LONG_FRAMES 300
+#define LATE_FRAMES 60
+
+/* A rendition pad requested while PLAYING pairs from the ref frames of its
+ * running time on, with its own summary, while the others go on. */
+GST_START_TEST (test_ladder_pad_requested_while_playing)
+{
+  const gchar *caps = "video/x-raw,format=I420,width=320,height=240,"
+      "framerate=30/1";
+  gchar *desc = g_strdup_printf ("ssim2compare name=c backend=cpu ! "
+      "fakesink sync=false "
+      "videotestsrc num-buffers=%d pattern=ball ! %s ! queue ! c.ref "
+      "videotestsrc num-buffers=%d pattern=ball ! %s ! queue ! c.dist",
+      LONG_FRAMES, caps, LONG_FRAMES, caps);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  g_free (desc);
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  GstBus *bus = gst_element_get_bus (pipe);
+  Run run;
+  run_init (&run);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+
+  /* After 10 scores of dist, a new branch whose frames start at the running
+   * time where dist is now. */
+  GstClockTime offset = GST_CLOCK_TIME_NONE;
+  guint dist_scores = 0;
+  while (!GST_CLOCK_TIME_IS_VALID (offset)) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_ELEMENT);
+    fail_unless (m != NULL);
+    const GstStructure *s = gst_message_get_structure (m);
+    guint64 rt;
+    if (gst_structure_has_name (s, "ssim2") &&
+        gst_structure_get_uint64 (s, "running-time", &rt) &&
+        ++dist_scores == 10)
+      offset = rt;
+    gst_message_unref (m);
+  }
+  gchar *branch_desc = g_strdup_printf ("videotestsrc num-buffers=%d "
+      "pattern=ball ! %s ! queue name=late", LATE_FRAMES, caps);
+  GstElement *branch = gst_parse_bin_from_description (branch_desc, TRUE,
+      NULL);
+  g_free (branch_desc);
+  fail_unless (branch != NULL);
+  gst_bin_add (GST_BIN (pipe), branch);
+  GstPad *pad = gst_element_request_pad_simple (c, "dist_%u");
+  fail_unless (pad != NULL);
+  fail_unless_equals_string (GST_PAD_NAME (pad), "dist_0");
+  GstPad *branch_src = gst_element_get_static_pad (branch, "src");
+  gst_pad_set_offset (branch_src, (gint64) offset);
+  fail_unless_equals_int (gst_pad_link (branch_src, pad), GST_PAD_LINK_OK);
+  fail_unless (gst_element_sync_state_with_parent (branch));
+
+  collect (pipe, &run);
+  fail_unless (run.error == NULL, "%s", run.error);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  const PadResult *late = run_pad (&run, "dist_0");
+  fail_unless_equals_int (late->summaries, 1);
+  fail_unless (late->summary_frames > 0);
+  fail_unless_equals_uint64 (late->summary_frames +
+      late->summary_unmatched_dist, LATE_FRAMES);
+  fail_unless (g_array_index (late->scores, Score, 0).running_time >= offset);
+  const PadResult *dist = run_pad (&run, "dist");
+  fail_unless_equals_int (dist->summaries, 1);
+  fail_unless_equals_uint64 (dist->summary_frames, LONG_FRAMES);
+  /* Only the short late rendition warns: it ends first, and with several
+   * renditions the text names its pad too. */
+  fail_unless_equals_int (run.warnings->len, 1);
+  const gchar *w = (const gchar *) g_ptr_array_index (run.warnings, 0);
+  fail_unless (g_str_has_prefix (w, "dist_0|dist_0: the dist input ended "
+          "first"), "%s", w);
+  run_clear (&run);
+  gst_object_unref (branch_src);
+  gst_object_unref (pad);
+  gst_object_unref (bus);
+  gst_object_unref (c);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* A rendition of another size is reported with its pad (a warning that
+ * shows the scaler to insert) while the other renditions are scored to the
+ * end. */
+GST_START_TEST (test_ladder_wrong_size_rendition)
+{
+  const gchar *paths[] = { rendition_paths[0], rendition_paths[2] };
+  const gchar *pads[] = { "dist", "dist_2" };
+  /* dist_1 gets rendition 1 scaled to 80x60. */
+  gchar *extra = g_strdup_printf ("filesrc location=\"%s\" ! matroskademux ! "
+      "avdec_h264 ! videoscale ! video/x-raw,width=80,height=60 ! queue ! "
+      "c.dist_1 ", rendition_paths[1]);
+  Run ladder;
+  run_pipeline (make_pipeline (paths, pads, 2, extra), &ladder);
+  g_free (extra);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+
+  gboolean reported = FALSE;
+  for (guint i = 0; i < ladder.warnings->len; i++) {
+    const gchar *w = (const gchar *) g_ptr_array_index (ladder.warnings, i);
+    if (g_str_has_prefix (w, "dist_1|") && strstr (w, "pad dist_1 are 80x60")
+        && strstr (w, "160x120"))
+      reported = TRUE;
+    else
+      fail ("unexpected warning %s", w);
+  }
+  fail_unless (reported);
+
+  const PadResult *bad = run_pad (&ladder, "dist_1");
+  fail_unless_equals_int (bad->summaries, 1);
+  fail_unless_equals_uint64 (bad->summary_frames, 0);
+  for (guint i = 0; i < 2; i++) {
+    Run alone;
+    run_alone (i * 2, &alone);
+    const PadResult *r = run_pad (&ladder, pads[i]);
+    fail_unless_equals_int (r->summaries, 1);
+    fail_unless_equals_uint64 (r->summary_frames, CLIP_FRAMES);
+    check_same_scores (run_pad (&alone, "dist"), r, CLIP_FRAMES, pads[i]);
+    run_clear (&alone);
+  }
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
+/* With rendition pads, one stats file holds every rendition's rows, each
+ * naming its pad in the source column. */
+GST_START_TEST (test_ladder_stats_file_source_column)
+{
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  gchar *csv = g_build_filename (tmp_dir, "ladder.csv", NULL);
+  GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  g_object_set (c, "stats-file", csv, NULL);
+  gst_object_unref (c);
+  Run ladder;
+  run_pipeline (pipe, &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (csv, &text, NULL, NULL));
+  gchar **lines = g_strsplit (text, "\n", -1);
+  fail_unless (g_str_has_suffix (lines[0], ",score,source"), "%s", lines[0]);
+  guint rows[RENDITIONS] = { 0 };
+  for (guint k = 1; lines[k] && lines[k][0] && lines[k][0] != '#'; k++) {
+    const gchar *source = strrchr (lines[k], ',') + 1;
+    guint i = 0;
+    while (i < RENDITIONS && strcmp (source, pad_names[i]) != 0)
+      i++;
+    fail_unless (i < RENDITIONS, "row %s", lines[k]);
+    /* The row's score is the one of the rendition's k-th message. */
+    gchar **cols = g_strsplit (lines[k], ",", -1);
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless (rows[i] < r->scores->len);
+    const gdouble want = g_array_index (r->scores, Score, rows[i]).score;
+    fail_unless (fabs (g_ascii_strtod (cols[6], NULL) - want) < 1e-8,
+        "%s: %s, message %.10f", pad_names[i], cols[6], want);
+    g_strfreev (cols);
+    rows[i]++;
+  }
+  for (guint i = 0; i < RENDITIONS; i++)
+    fail_unless_equals_int (rows[i], CLIP_FRAMES);
+  g_strfreev (lines);
+  g_free (text);
+  g_unlink (csv);
+  g_free (csv);
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
+static GstPadProbeReturn
+count_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  (void) pad;
+  (void) info;
+  (*(guint *) data)++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Caps that cannot be scored on the `dist` pad (frames under 8x8) are a
+ * warning naming it while the request pads are scored; its frames still
+ * leave on src, unscored. */
+GST_START_TEST (test_ladder_bad_caps_on_dist)
+{
+  const gchar *paths[] = { rendition_paths[1], rendition_paths[2] };
+  const gchar *pads[] = { "dist_1", "dist_2" };
+  const gchar *extra = "videotestsrc num-buffers=30 ! "
+      "video/x-raw,format=I420,width=6,height=6,framerate=30/1 ! queue ! "
+      "c.dist ";
+  GstElement *pipe = make_pipeline (paths, pads, 2, extra);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "fakesink0");
+  fail_unless (sink != NULL);
+  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
+  guint pushed = 0;
+  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers,
+      &pushed, NULL);
+  Run ladder;
+  run_pipeline (pipe, &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+  fail_unless_equals_int (pushed, 30);
+  gst_object_unref (sink_pad);
+  gst_object_unref (sink);
+
+  fail_unless_equals_int (ladder.warnings->len, 1);
+  const gchar *w = (const gchar *) g_ptr_array_index (ladder.warnings, 0);
+  fail_unless (g_str_has_prefix (w, "dist|") && strstr (w, "8x8"), "%s", w);
+  const PadResult *bad = run_pad (&ladder, "dist");
+  fail_unless_equals_int (bad->summaries, 1);
+  fail_unless_equals_uint64 (bad->summary_frames, 0);
+  fail_unless (bad->failure && strstr (bad->failure, "8x8"));
+  for (guint i = 0; i < 2; i++) {
+    const PadResult *r = run_pad (&ladder, pads[i]);
+    fail_unless_equals_uint64 (r->summary_frames, CLIP_FRAMES);
+    fail_unless (r->failure && r->failure[0] == '\0');
+  }
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
+#define INTERVAL (100 * GST_MSECOND)
+
+/* Every scored frame of every rendition falls in exactly one ssim2-interval
+ * window, and the windows' figures are those of their frames. */
+GST_START_TEST (test_ladder_interval_windows)
+{
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  g_object_set (c, "interval", (guint64) INTERVAL, NULL);
+  gst_object_unref (c);
+  Run ladder;
+  run_pipeline (pipe, &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+
+  for (guint i = 0; i < RENDITIONS; i++) {
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (r->scores->len, CLIP_FRAMES);
+    fail_if (r->window_after_summary);
+    /* 30 frames at 30 fps in windows of 100 ms. */
+    fail_unless_equals_int (r->windows->len, CLIP_FRAMES / 3);
+    guint64 total = 0;
+    for (guint k = 0; k < r->windows->len; k++) {
+      const Window *w = &g_array_index (r->windows, Window, k);
+      fail_unless_equals_uint64 (w->end - w->start, INTERVAL);
+      fail_unless (k == 0 || w->start >= g_array_index (r->windows, Window,
+              k - 1).end, "windows overlap");
+      fail_unless_equals_uint64 (w->skipped, 0);
+      guint64 n = 0;
+      gdouble sum = 0.0, lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+      for (guint f = 0; f < r->scores->len; f++) {
+        const Score *sc = &g_array_index (r->scores, Score, f);
+        if (sc->running_time < w->start || sc->running_time >= w->end)
+          continue;
+        n++;
+        sum += sc->score;
+        lo = MIN (lo, sc->score);
+        hi = MAX (hi, sc->score);
+      }
+      fail_unless_equals_uint64 (w->frames, n);
+      fail_unless (w->min == lo && w->max == hi);
+      fail_unless (fabs (w->mean - sum / n) < 1e-9, "mean %.12f, %.12f",
+          w->mean, sum / n);
+      total += w->frames;
+    }
+    fail_unless_equals_uint64 (total, CLIP_FRAMES);
+  }
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
+#define LIVE_FRAMES 90          /* 3 s at 30 fps */
+
+/* A live pipeline whose scorer cannot keep up (1080p on one CPU thread)
+ * skips the pairs later than max-lateness (1 s by default when live): it
+ * ends within its latency and lateness bound after the sources, scoring
+ * some pairs and counting the others as skipped. */
+GST_START_TEST (test_live_lateness_bound)
+{
+  const gchar *src = "videotestsrc is-live=true num-buffers=%d pattern=ball "
+      "! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! "
+      "queue ! c.%s ";
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu threads=1 "
+      "latency=500000000 ! fakesink sync=false ");
+  g_string_append_printf (desc, src, LIVE_FRAMES, "ref");
+  g_string_append_printf (desc, src, LIVE_FRAMES, "dist");
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc->str, &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  g_string_free (desc, TRUE);
+
+  const gint64 t0 = g_get_monotonic_time ();
+  Run run;
+  run_pipeline (pipe, &run);
+  const gdouble wall = (g_get_monotonic_time () - t0) / 1e6;
+  fail_unless (run.error == NULL, "%s", run.error);
+  const PadResult *r = run_pad (&run, "dist");
+  fail_unless_equals_int (r->summaries, 1);
+  fail_unless (r->summary_skipped > 0, "nothing skipped in %.1f s", wall);
+  fail_unless (r->summary_frames > 0);
+  fail_unless_equals_uint64 (r->summary_frames + r->summary_skipped +
+      r->summary_unmatched_dist, LIVE_FRAMES);
+  /* The time one pair takes to score on this machine, bounded by the
+   * longest gap between two scores; and the start-up (first score). */
+  gdouble longest = 0.0;
+  for (guint k = 1; k < r->scores->len; k++)
+    longest = MAX (longest, (g_array_index (r->scores, Score, k).received_us
+            - g_array_index (r->scores, Score, k - 1).received_us) / 1e6);
+  const gdouble first = (g_array_index (r->scores, Score, 0).received_us -
+      t0) / 1e6;
+  /* 3 s of video, 0.5 s of latency and 1 s of lateness, the start-up, the
+   * pairs scored at the edge of the bound, and a margin. Scoring every pair
+   * would take LIVE_FRAMES times `longest`. */
+  const gdouble bound = 3.0 + 0.5 + 1.0 + first + 2 * longest + 1.0;
+  fail_unless (wall < bound, "%.1f s, bound %.1f s (one pair %.2f s, first "
+      "%.2f s)", wall, bound, longest, first);
+  fail_unless (LIVE_FRAMES * longest > bound, "the scorer keeps up (%.2f s "
+      "a pair): the test proves nothing here", longest);
+  run_clear (&run);
+}
+
+GST_END_TEST;
+
+/* Not live: every pair is scored, however slow (max-lateness=-1). */
+GST_START_TEST (test_not_live_no_skipping)
+{
+  const gchar *src = "videotestsrc num-buffers=6 pattern=ball ! "
+      "video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! "
+      "queue ! c.%s ";
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu threads=1 "
+      "! fakesink sync=true ");
+  g_string_append_printf (desc, src, "ref");
+  g_string_append_printf (desc, src, "dist");
+  GstElement *pipe = gst_parse_launch (desc->str, NULL);
+  fail_unless (pipe != NULL);
+  g_string_free (desc, TRUE);
+  Run run;
+  run_pipeline (pipe, &run);
+  fail_unless (run.error == NULL, "%s", run.error);
+  const PadResult *r = run_pad (&run, "dist");
+  fail_unless_equals_uint64 (r->summary_frames, 6);
+  fail_unless_equals_uint64 (r->summary_skipped, 0);
+  run_clear (&run);
+}
+
+GST_END_TEST;
+
+static Suite *
+ssim2compare_ladder_suite (void)
+{
+  Suite *s = suite_create ("ssim2compare-ladder");
+  TCase *tc = tcase_create ("ladder");
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  /* Checked: made in each test's own process. GStreamer's thread pools
+   * do not survive the fork of an unchecked fixture's process. */
+  tcase_add_checked_fixture (tc, clips_setup, clips_teardown);
+  tcase_add_test (tc, test_ladder_equals_separate_runs);
+  tcase_add_test (tc, test_ladder_pad_released_mid_stream);
+  tcase_add_test (tc, test_ladder_pad_requested_while_playing);
+  tcase_add_test (tc, test_ladder_wrong_size_rendition);
+  tcase_add_test (tc, test_ladder_bad_caps_on_dist);
+  tcase_add_test (tc, test_ladder_stats_file_source_column);
+  tcase_add_test (tc, test_ladder_interval_windows);
+  tcase_add_test (tc, test_live_lateness_bound);
+  tcase_add_test (tc, test_not_live_no_skipping);
+  return s;
+}
+
+GST_CHECK_MAIN (ssim2compare_ladder);

@@ -145,6 +145,41 @@ if [ -f "$CLIPS/ref10.i420.gz" ] && [ -f "$CLIPS/dist10.i420.gz" ]; then
   raw="rawvideoparse format=i420 width=1280 height=720 framerate=30/1 colorimetry=bt709"
   default_row "software-h264-raw-I420" "filesrc location=/tmp/ref10.i420 ! $raw" "filesrc location=/tmp/dist10.i420 ! $raw"
 fi
+# 3c. A ladder: one element with four rendition pads (each reference frame
+#     prepared once, SetReference + ComputeWithReference), backend=cuda
+#     against backend=cpu on the same frames, row by row (pad, index).
+ladder_run() {  # ladder_run BACKEND CSV
+  local caps="video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1"
+  local p="ssim2compare name=c alignment=sequence backend=$1 stats-file=$2 ! fakesink sync=false"
+  p="$p videotestsrc pattern=pinwheel num-buffers=8 ! $caps ! queue ! c.ref"
+  local k=0
+  for pad in dist dist_1 dist_2 dist_3; do
+    k=$((k + 1))
+    p="$p videotestsrc pattern=pinwheel horizontal-speed=$k num-buffers=8 ! $caps ! queue ! c.$pad"
+  done
+  eval "gst-launch-1.0 -q $p" >"$2.log" 2>&1
+  echo $?
+}
+lcpu=$(ladder_run cpu "$LOG/ladder-cpu.csv")
+lcuda=$(ladder_run cuda "$LOG/ladder-cuda.csv")
+row "ladder 1080p, 4 pads: cuda (exit $lcuda) vs cpu (exit $lcpu)" "$(python3 - "$LOG/ladder-cpu.csv" "$LOG/ladder-cuda.csv" <<'PY'
+import csv, sys
+def rows(path):
+    try:
+        lines = [l for l in open(path) if not l.startswith("#")]
+    except OSError:
+        return {}
+    return {(r.get("source", ""), r["index"]): float(r["score"]) for r in csv.DictReader(lines)}
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+pads = sorted({k[0] for k in a})
+if not a or a.keys() != b.keys():
+    print(f"FAIL: {len(a)} vs {len(b)} rows")
+else:
+    d = max(abs(a[k] - b[k]) for k in a)
+    print(f"{'ok' if d <= 1e-9 else 'FAIL'}: {len(a)} rows over pads {','.join(pads)}, max |diff| {d:.2g}")
+PY
+)"
+
 # (appsrc pushes system memory exactly as filesrc ! rawvideoparse above does;
 # the element's GstHarness tests in CI check that the element sets up the
 # CUDA allocator itself.)

@@ -36,11 +36,13 @@ PADS=(dist dist_1 dist_2 dist_3)
 
 src() {  # src WxH: a rendition in CUDA memory at 1080p
   local w=${1%x*} h=${1#*x}
-  local s="videotestsrc num-buffers=$FRAMES pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! $UPLOAD"
+  # One frame repeated by imagefreeze: videotestsrc draws only ~275 1080p
+  # frames/s on the device's CPU, which would bound every pipeline.
+  local s="videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! imagefreeze num-buffers=$FRAMES ! $UPLOAD"
   [ "$1" = 1920x1080 ] || s="$s ! $SCALE ! $MEM_1080"
   echo "$s"
 }
-ref_src() { echo "videotestsrc num-buffers=$FRAMES pattern=ball ! $REF_CAPS ! $UPLOAD ! $MEM_1080"; }
+ref_src() { echo "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS ! imagefreeze num-buffers=$FRAMES ! $UPLOAD ! $MEM_1080"; }
 
 one_element() {
   local p="ssim2compare name=c backend=$BACKEND post-messages=false ! fakesink sync=false $(ref_src) ! queue ! c.ref"

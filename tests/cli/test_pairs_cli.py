@@ -217,7 +217,7 @@ def read_pty(fd):
     return data
 
 
-def test_progress(exe, data):
+def test_progress(exe, data, tmp):
     """A progress line on a terminal only, none with --quiet or into a pipe."""
     listfile = os.path.join(data, "scores.csv")
     for quiet in (False, True):
@@ -264,19 +264,13 @@ def main():
     if not os.path.isfile(os.path.join(data, "scores.csv")):
         print(f"FAIL: test data missing: {data}")
         return 1
+    tests = (test_rows_equal_single_pair, test_bad_lines, test_stdin_json_and_files, test_shards,
+             test_odd_names, test_progress, test_fatal_errors)
     with tempfile.TemporaryDirectory() as tmp:
-        test_rows_equal_single_pair(exe, data, tmp)
-        test_bad_lines(exe, data, tmp)
-        test_stdin_json_and_files(exe, data, tmp)
-        test_shards(exe, data, tmp)
-        test_odd_names(exe, data, tmp)
-        test_progress(exe, data)
-        test_fatal_errors(exe, data, tmp)
-    if FAILURES:
-        print(f"{len(FAILURES)} failure(s)")
-        return 1
-    print("all pairs-mode checks passed")
-    return 0
+        for test in tests:
+            test(exe, data, tmp)
+    print(f"{len(FAILURES)} failure(s)" if FAILURES else "all pairs-mode checks passed")
+    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@
 
 #include <gst/check/gstcheck.h>
 
+#include "pipeline_util.h"
+
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -28,40 +30,9 @@ static gchar *tmp_dir;
 static gchar *ref_path;
 static gchar *rendition_paths[RENDITIONS];
 
-static gboolean
-have_factories (void)
-{
-  const gchar *names[] = { "x264enc", "avdec_h264", "matroskamux",
-    "matroskademux", "videotestsrc", "videoscale"
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
-    GstElementFactory *f = gst_element_factory_find (names[i]);
-    if (!f) {
-      g_printerr ("%s is missing (install-deps.sh installs it)\n", names[i]);
-      return FALSE;
-    }
-    gst_object_unref (f);
-  }
-  return TRUE;
-}
-
-static void
-run_to_eos (const gchar * desc)
-{
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
-  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstBus *bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  fail_unless (m != NULL, "timeout: %s", desc);
-  fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "error in %s", desc);
-  gst_message_unref (m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-}
+static const gchar *const clip_factories[] = { "x264enc", "avdec_h264", "matroskamux",
+    "matroskademux", "videotestsrc", "videoscale", NULL
+};
 
 /* @encoder: the x264enc rate settings. */
 static void
@@ -78,7 +49,7 @@ make_clip (const gchar * path, const gchar * encoder)
 static void
 clips_setup (void)
 {
-  fail_unless (have_factories ());
+  fail_unless (have_factories (clip_factories));
   tmp_dir = g_dir_make_tmp ("ssim2-ladder-XXXXXX", NULL);
   fail_unless (tmp_dir != NULL);
   ref_path = g_build_filename (tmp_dir, "ref.mkv", NULL);
@@ -793,12 +764,7 @@ static Suite *
 ssim2compare_ladder_suite (void)
 {
   Suite *s = suite_create ("ssim2compare-ladder");
-  TCase *tc = tcase_create ("ladder");
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 300);
-  /* Checked: made in each test's own process. GStreamer's thread pools
-   * do not survive the fork of an unchecked fixture's process. */
-  tcase_add_checked_fixture (tc, clips_setup, clips_teardown);
+  TCase *tc = clip_tcase (s, "ladder", clips_setup, clips_teardown);
   tcase_add_test (tc, test_ladder_equals_separate_runs);
   tcase_add_test (tc, test_ladder_pad_released_mid_stream);
   tcase_add_test (tc, test_ladder_pad_requested_while_playing);

@@ -13,6 +13,8 @@
 
 #include <gst/check/gstcheck.h>
 
+#include "pipeline_util.h"
+
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -22,40 +24,9 @@
 static gchar *tmp_dir;
 static gchar *ref_path, *dist_path;
 
-static gboolean
-have_factories (void)
-{
-  const gchar *names[] = { "x264enc", "avdec_h264", "matroskamux",
-    "matroskademux", "videotestsrc"
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
-    GstElementFactory *f = gst_element_factory_find (names[i]);
-    if (!f) {
-      g_printerr ("%s is missing (install-deps.sh installs it)\n", names[i]);
-      return FALSE;
-    }
-    gst_object_unref (f);
-  }
-  return TRUE;
-}
-
-static void
-run_to_eos (const gchar * desc)
-{
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
-  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
-  GstBus *bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  fail_unless (m != NULL, "timeout: %s", desc);
-  fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "error in %s", desc);
-  gst_message_unref (m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-}
+static const gchar *const clip_factories[] = { "x264enc", "avdec_h264", "matroskamux",
+    "matroskademux", "videotestsrc", NULL
+};
 
 /* With one keyframe (at 0) every seek decodes from the start and the
  * decoder clips the frame that straddles the segment start. */
@@ -74,7 +45,7 @@ make_clip (const gchar * path, guint quantizer, guint keyframe_interval)
 static void
 clips_setup (void)
 {
-  fail_unless (have_factories ());
+  fail_unless (have_factories (clip_factories));
   tmp_dir = g_dir_make_tmp ("ssim2-seek-XXXXXX", NULL);
   fail_unless (tmp_dir != NULL);
   ref_path = g_build_filename (tmp_dir, "ref.mkv", NULL);
@@ -394,12 +365,7 @@ static Suite *
 ssim2compare_seek_suite (void)
 {
   Suite *s = suite_create ("ssim2compare-seek");
-  TCase *tc = tcase_create ("seek");
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 300);
-  /* Checked: made in each test's own process. GStreamer's thread pools
-   * do not survive the fork of an unchecked fixture's process. */
-  tcase_add_checked_fixture (tc, clips_setup, clips_teardown);
+  TCase *tc = clip_tcase (s, "seek", clips_setup, clips_teardown);
   tcase_add_test (tc, test_flushing_seek_accurate);
   tcase_add_test (tc, test_flushing_seek_accurate_sequence);
   tcase_add_test (tc, test_seek_after_eos);

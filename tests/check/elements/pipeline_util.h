@@ -1,0 +1,56 @@
+/* gst-ssim2: helpers of the gst-check tests that build whole pipelines from
+ * launch lines (seeks, renditions): which elements exist, and running a
+ * pipeline to its end.
+ * SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+
+/* TRUE when every factory of @names (NULL-terminated) exists; else says
+ * which one is missing. */
+static inline gboolean
+have_factories (const gchar * const *names)
+{
+  for (; *names; names++) {
+    GstElementFactory *f = gst_element_factory_find (*names);
+    if (!f) {
+      g_printerr ("%s is missing (install-deps.sh installs it)\n", *names);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+/* Runs the launch line @desc to EOS (at most 120 s); an error fails the
+ * test. */
+static inline void
+run_to_eos (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (m != NULL, "timeout: %s", desc);
+  fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "error in %s", desc);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* A test case of @suite for tests that each make their clips in
+ * @setup: a checked fixture, since GStreamer's thread pools do not survive
+ * the fork of an unchecked fixture's process; 300 s for decoding. */
+static inline TCase *
+clip_tcase (Suite * suite, const gchar * name, SFun setup, SFun teardown)
+{
+  TCase *tc = tcase_create (name);
+  suite_add_tcase (suite, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  return tc;
+}

@@ -43,19 +43,20 @@ namespace {
 
 constexpr const char* kElementName = "ssim2compare";
 constexpr const char* kCudaFeature = "memory:CUDAMemory";
-const char* const kAcceptedFormats[] = {"RGB",  "RGBA", "BGRA",      "RGBx",     "BGRx",
-                                        "I420", "NV12", "Y444", "P010_10LE", "I420_10LE"};
-constexpr const char* kAcceptedFormatList =
-    "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }";
-
-bool FormatAccepted(const char* format) {
-  if (format == nullptr) return false;
-  for (const char* f : kAcceptedFormats) {
-    if (std::strcmp(f, format) == 0) return true;
-  }
-  return false;
+// What the element's pads accept (its pad template: the formats it scores, in
+// system or CUDA memory), restricted to CUDA memory or to system memory. The
+// element is the one place that lists the formats.
+GstCaps* AcceptedCaps(Run* run, bool cuda) {
+  GstPadTemplate* templ =
+      gst_element_class_get_pad_template(GST_ELEMENT_GET_CLASS(run->compare), "ref");
+  GstCaps* accepted = templ ? gst_pad_template_get_caps(templ) : gst_caps_new_empty();
+  GstCaps* memory = gst_caps_from_string(
+      cuda ? (std::string("video/x-raw(") + kCudaFeature + ")").c_str() : "video/x-raw");
+  GstCaps* out = gst_caps_intersect(accepted, memory);
+  gst_caps_unref(memory);
+  gst_caps_unref(accepted);
+  return out;
 }
-
 
 // ---------------------------------------------------------------------------
 // Probes (streaming threads)
@@ -160,9 +161,7 @@ std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::str
     // Stay on the GPU: cudaconvert to an accepted format in CUDA memory.
     chain.push_back(Make("cudaconvert"));
     GstElement* filter = Make("capsfilter");
-    GstCaps* caps = gst_caps_from_string(
-        (std::string("video/x-raw(") + kCudaFeature + "), format=(string)" + kAcceptedFormatList)
-            .c_str());
+    GstCaps* caps = AcceptedCaps(b->run, true);
     g_object_set(filter, "caps", caps, nullptr);
     gst_caps_unref(caps);
     chain.push_back(filter);
@@ -186,8 +185,7 @@ std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::str
   }
   chain.push_back(convert);
   GstElement* filter = Make("capsfilter");
-  GstCaps* caps = gst_caps_from_string(
-      (std::string("video/x-raw, format=(string)") + kAcceptedFormatList).c_str());
+  GstCaps* caps = AcceptedCaps(b->run, false);
   g_object_set(filter, "caps", caps, nullptr);
   gst_caps_unref(caps);
   chain.push_back(filter);
@@ -212,7 +210,12 @@ void OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
   const bool sysmem = !features || gst_caps_features_is_equal(
                                        features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
   const char* format_field = gst_structure_get_string(s, "format");
-  const bool accepted = (cuda || sysmem) && FormatAccepted(format_field);
+  bool accepted = false;
+  if (cuda || sysmem) {
+    GstCaps* element_caps = AcceptedCaps(run, cuda);
+    accepted = gst_caps_can_intersect(caps, element_caps);
+    gst_caps_unref(element_caps);
+  }
   const std::string format = format_field ? format_field : "?";  // outlives the caps
   {
     std::lock_guard<std::mutex> lock(run->mutex);

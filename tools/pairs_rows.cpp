@@ -1,7 +1,8 @@
 #include "pairs_rows.h"
 
-#include <charconv>
 #include <string>
+
+#include "ssim2/score_log.h"
 
 namespace ssim2 {
 namespace cli {
@@ -16,50 +17,10 @@ const char* StatusName(PairStatus status) {
   return "error";
 }
 
-// RFC 4180: quoted when the field holds a separator, a quote, a line break or
-// edge spaces (which the list parser would otherwise trim on a round trip).
-std::string CsvField(const std::string& text) {
-  bool quote = !text.empty() && (text.front() == ' ' || text.back() == ' ');
-  for (const char c : text) quote = quote || c == ',' || c == '"' || c == '\n' || c == '\r';
-  if (!quote) return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string JsonString(const std::string& text) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// The score as the single-pair command prints it: 8 decimals, '.' always.
-std::string ScoreText(double score) {
-  // to_chars with a precision is printf("%.8f") in the C locale; a score that
-  // is not finite (never expected) spells like printf's too.
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, score, std::chars_format::fixed, 8);
-  if (r.ec != std::errc()) return "nan";
-  return std::string(buf, r.ptr);
-}
+std::string JsonString(const std::string& text) { return "\"" + JsonEscape(text) + "\""; }
 
 std::string JsonScore(const PairRow& row) {
-  return row.status == PairStatus::kOk ? ScoreText(row.score) : "null";
+  return row.status == PairStatus::kOk ? FormatScore(row.score) : "null";
 }
 
 }  // namespace
@@ -80,7 +41,7 @@ void PairRowWriter::Write(const PairRow& row) {
   if (format_ == RowFormat::kCsv) {
     text = std::to_string(row.entry.line) + "," + CsvField(row.entry.reference) + "," +
            CsvField(row.entry.distorted) + "," + w + "," + h + "," +
-           (row.status == PairStatus::kOk ? ScoreText(row.score) : "") + "," +
+           (row.status == PairStatus::kOk ? FormatScore(row.score) : "") + "," +
            StatusName(row.status) + "," + CsvField(row.error) + "\n";
   } else {
     text = std::string(first_row_ ? "\n" : ",\n") + "    {\"line\": " +

@@ -40,17 +40,6 @@ std::string JsonOptional(const std::optional<std::uint64_t>& v) {
 std::string JsonString(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
 std::string JsonStringOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
 
-// A CSV field: quoted when it holds a separator, a quote or a line break.
-std::string CsvField(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 double Throughput(std::uint64_t frames, double elapsed_s) {
   return elapsed_s > 0.0 ? static_cast<double>(frames) / elapsed_s
                          : std::numeric_limits<double>::quiet_NaN();
@@ -188,6 +177,18 @@ std::string ToValidUtf8(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string CsvField(std::string_view text) {
+  const bool edge_space = !text.empty() && (text.front() == ' ' || text.back() == ' ');
+  if (!edge_space && text.find_first_of(",\"\r\n") == std::string_view::npos)
+    return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 std::string JsonEscape(std::string_view text) {

@@ -325,3 +325,19 @@ TEST(SummaryFields, OrderAndNames) {
 
 }  // namespace
 }  // namespace ssim2
+
+namespace ssim2 {
+namespace {
+
+TEST(TextHelpers, CsvFieldQuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(CsvField("plain.png"), "plain.png");
+  EXPECT_EQ(CsvField("a,b.png"), "\"a,b.png\"");
+  EXPECT_EQ(CsvField("say \"hi\".png"), "\"say \"\"hi\"\".png\"");
+  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(CsvField(" edge.png"), "\" edge.png\"");
+  EXPECT_EQ(CsvField("edge.png "), "\"edge.png \"");
+  EXPECT_EQ(CsvField(""), "");
+}
+
+}  // namespace
+}  // namespace ssim2

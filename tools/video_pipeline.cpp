@@ -145,6 +145,16 @@ void LinkToFakesink(Run* run, GstPad* pad) {
 
 GstElement* Make(const char* factory) { return gst_element_factory_make(factory, nullptr); }
 
+// A capsfilter that lets through what the element accepts in CUDA memory or
+// in system memory.
+GstElement* AcceptedCapsFilter(Run* run, bool cuda) {
+  GstElement* filter = Make("capsfilter");
+  GstCaps* caps = AcceptedCaps(run, cuda);
+  g_object_set(filter, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  return filter;
+}
+
 // Builds queue [! converter ! capsfilter] for the decoded caps; returns the
 // elements in order (not yet added), or an empty list when an element is
 // missing.
@@ -160,11 +170,7 @@ std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::str
   if (cuda && gst_element_factory_find("cudaconvert")) {
     // Stay on the GPU: cudaconvert to an accepted format in CUDA memory.
     chain.push_back(Make("cudaconvert"));
-    GstElement* filter = Make("capsfilter");
-    GstCaps* caps = AcceptedCaps(b->run, true);
-    g_object_set(filter, "caps", caps, nullptr);
-    gst_caps_unref(caps);
-    chain.push_back(filter);
+    chain.push_back(AcceptedCapsFilter(b->run, true));
     return chain;
   }
   if (cuda) {
@@ -184,11 +190,7 @@ std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::str
     return {};
   }
   chain.push_back(convert);
-  GstElement* filter = Make("capsfilter");
-  GstCaps* caps = AcceptedCaps(b->run, false);
-  g_object_set(filter, "caps", caps, nullptr);
-  gst_caps_unref(caps);
-  chain.push_back(filter);
+  chain.push_back(AcceptedCapsFilter(b->run, false));
   return chain;
 }
 

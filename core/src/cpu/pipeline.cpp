@@ -326,9 +326,13 @@ void Pipeline::SumRows(const Band& band, int c) {
   const int rows = band.n1 - band.first_output();
   double s0 = sums_[c][0], s1 = sums_[c][1], s2 = sums_[c][2], s3 = sums_[c][3],
          s4 = sums_[c][4], s5 = sums_[c][5];
+  // A map this channel does not need was never allocated: its data() is
+  // null, and even an offset from null is undefined, so it gets none.
+  const double* ssim_rows = needs.ssim ? ssim_map_[band.map_buffer][c].data() : nullptr;
+  const double* edge_rows = needs.edge ? edge_map_[band.map_buffer][c].data() : nullptr;
   for (int r = 0; r < rows; ++r) {
-    const double* ssim = ssim_map_[band.map_buffer][c].data() + band.map_stride * r;
-    const double* edge = edge_map_[band.map_buffer][c].data() + band.map_stride * r;
+    const double* ssim = needs.ssim ? ssim_rows + band.map_stride * r : nullptr;
+    const double* edge = needs.edge ? edge_rows + band.map_stride * r : nullptr;
     if (needs.ssim && needs.edge) {
       for (int x = 0; x < w; ++x) {
         s0 += ssim[x];

@@ -39,11 +39,29 @@ TEST(Args, TwoInputs) {
 }
 
 TEST(Args, WrongNumberOfInputsAsksForUsage) {
-  for (auto args : {std::vector<std::string>{}, {"a.png"}, {"a", "b", "c"}}) {
+  for (auto args : {std::vector<std::string>{}, {"a.png"}}) {
     const Parsed p = Parse(args);
     EXPECT_FALSE(p.ok);
     EXPECT_TRUE(p.error.empty()) << p.error;  // empty: print the usage text
   }
+}
+
+// One reference and several distorted videos; the plot and vmaf-json hold
+// one distorted input, so they are refused with several.
+TEST(Args, SeveralDistortedInputs) {
+  const Parsed p = Parse({"ref.mkv", "a.mkv", "b.mkv", "c.mkv"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.reference_path, "ref.mkv");
+  EXPECT_EQ(p.options.distorted_path, "a.mkv");
+  EXPECT_EQ(p.options.more_distorted_paths, (std::vector<std::string>{"b.mkv", "c.mkv"}));
+  EXPECT_FALSE(p.options.scale);
+  EXPECT_TRUE(Parse({"--scale", "ref.mkv", "a.mkv"}).options.scale);
+  const Parsed plot = Parse({"--plot", "p.svg", "ref.mkv", "a.mkv", "b.mkv"});
+  EXPECT_FALSE(plot.ok);
+  EXPECT_NE(plot.error.find("--plot"), std::string::npos) << plot.error;
+  const Parsed vmaf = Parse({"--format", "vmaf-json", "-o", "v.json", "ref.mkv", "a.mkv", "b.mkv"});
+  EXPECT_FALSE(vmaf.ok);
+  EXPECT_NE(vmaf.error.find("vmaf-json"), std::string::npos) << vmaf.error;
 }
 
 TEST(Args, JsonToStdout) {

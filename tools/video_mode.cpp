@@ -140,7 +140,8 @@ Branch* BranchOfPad(Run* run, const char* pad) {
   return nullptr;
 }
 
-bool Several(const Run* run) { return run->dists.size() > 1; }
+// Several distorted files were given (some may have been left out since).
+bool Several(const Run* run) { return !run->options.more_distorted_paths.empty(); }
 
 // Whether an object is (still) inside the pipeline: messages of a failed
 // decoder's elements, posted before it was removed, are not reported again.

@@ -505,7 +505,7 @@ bool BuildPipeline(Run* run, std::string* error) {
       return false;
     }
     // The first distorted input goes to `dist`, the others to rendition
-    // pads `dist_%u` (named dist_1, dist_2, ... in order).
+    // pads `dist_%u` (named dist_0, dist_1, ... in order).
     const bool rendition = b != &run->ref && b != run->dists.front().get();
     b->element_pad = rendition ? gst_element_request_pad_simple(run->compare, "dist_%u")
                                : gst_element_get_static_pad(run->compare, b->pad_name.c_str());

@@ -398,7 +398,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       "      100   the pixels are identical");
   g_option_context_set_description(
       context,
-      "'--json FILE' (with a space) names a file only when both inputs follow it.\n"
+      "'--json FILE' (with a space) names a file only when both inputs follow it and\n"
+      "FILE ends in .json or does not exist yet.\n"
       "-o FILE.csv is --csv FILE.csv, -o FILE.json is --json=FILE.json; --format wins over\n"
       "the extension.\n"
       "\n"
@@ -522,11 +523,18 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   }
   // A bare --json owns the word after it only when that leaves exactly the
   // two inputs; `ssim2 --json a.png b.png` prints JSON for a.png vs b.png.
+  // Three words may also be a reference and two distorted videos: a word
+  // that names an existing file not ending in .json is then an input, never
+  // an output to overwrite.
   if (state.bare_json) {
     bool took_file = false;
     if (words.size() == 3) {
       for (std::size_t i = 0; i < words.size(); ++i) {
         if (!words[i].after_bare_json) continue;
+        if (LogFormatForPath(words[i].text) != LogFormat::kJson &&
+            g_file_test(words[i].text.c_str(), G_FILE_TEST_EXISTS)) {
+          break;
+        }
         if (!AssignOutput(LogFormat::kJson, words[i].text, options, error)) {
           *error = "--json: " + *error;
           return false;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <glib.h>
+#include <glib/gstdio.h>
 #include <gtest/gtest.h>
 #ifdef SSIM2_WITH_GST_OPTIONS
 #include <gst/gst.h>
@@ -88,6 +90,24 @@ TEST(Args, JsonToFile) {
     EXPECT_EQ(p.options.reference_path, "a.mkv");
     EXPECT_EQ(p.options.distorted_path, "b.mkv");
   }
+}
+
+// `--json REF D1 D2`: an existing input after a bare --json is not taken as
+// the JSON file (it would be overwritten); the three words are the inputs.
+TEST(Args, BareJsonBeforeThreeExistingInputs) {
+  char dir_template[] = "/tmp/ssim2-args-XXXXXX";
+  ASSERT_NE(g_mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::vector<std::string> inputs{dir + "/r.mkv", dir + "/a.mkv", dir + "/b.mkv"};
+  for (const std::string& path : inputs) ASSERT_TRUE(g_file_set_contents(path.c_str(), "x", 1, nullptr));
+  const Parsed p = Parse({"--json", inputs[0], inputs[1], inputs[2]});
+  for (const std::string& path : inputs) g_remove(path.c_str());
+  g_rmdir(dir.c_str());
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_TRUE(p.options.json);
+  EXPECT_TRUE(p.options.json_path.empty());
+  EXPECT_EQ(p.options.reference_path, inputs[0]);
+  EXPECT_EQ(p.options.more_distorted_paths, (std::vector<std::string>{inputs[2]}));
 }
 
 TEST(Args, VideoOptions) {

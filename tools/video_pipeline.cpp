@@ -179,7 +179,7 @@ GstElement* Make(const char* factory) { return gst_element_factory_make(factory,
 // list when an element is missing.
 //
 // The scaler (--scale, distorted inputs only) is fixed so that scores are
-// reproducible: cudascale on CUDA memory (its bilinear filtering), else
+// reproducible: cudascale on CUDA memory (its filtering has no setting), else
 // videoscale method=bilinear; its capsfilter gets the reference's size
 // (AwaitReferenceSize()). Equal sizes pass through unchanged.
 std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::string* error) {

@@ -399,7 +399,7 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
   g_option_context_set_description(
       context,
       "'--json FILE' (with a space) names a file only when both inputs follow it and\n"
-      "FILE ends in .json or does not exist yet.\n"
+      "FILE ends in .json or is not an existing regular file.\n"
       "-o FILE.csv is --csv FILE.csv, -o FILE.json is --json=FILE.json; --format wins over\n"
       "the extension.\n"
       "\n"
@@ -524,15 +524,16 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   // A bare --json owns the word after it only when that leaves exactly the
   // two inputs; `ssim2 --json a.png b.png` prints JSON for a.png vs b.png.
   // Three words may also be a reference and two distorted videos: a word
-  // that names an existing file not ending in .json is then an input, never
-  // an output to overwrite.
+  // that names an existing regular file not ending in .json is then an
+  // input, never an output to overwrite (devices such as /dev/full and
+  // /dev/stdout stay outputs).
   if (state.bare_json) {
     bool took_file = false;
     if (words.size() == 3) {
       for (std::size_t i = 0; i < words.size(); ++i) {
         if (!words[i].after_bare_json) continue;
         if (LogFormatForPath(words[i].text) != LogFormat::kJson &&
-            g_file_test(words[i].text.c_str(), G_FILE_TEST_EXISTS)) {
+            g_file_test(words[i].text.c_str(), G_FILE_TEST_IS_REGULAR)) {
           break;
         }
         if (!AssignOutput(LogFormat::kJson, words[i].text, options, error)) {
@@ -572,11 +573,7 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     options->more_distorted_paths.push_back(words[i].text);
   }
   // Several distorted videos share one log (with a source column) and one
-  // summary per file; the plot and libvmaf's layout hold one.
-  if (!options->more_distorted_paths.empty() && !options->plot_path.empty()) {
-    *error = "--plot draws one distorted video: with several, run once per file for a plot";
-    return false;
-  }
+  // summary per file; libvmaf's layout holds one.
   if (!options->more_distorted_paths.empty() && !options->vmaf_json_path.empty()) {
     *error = "vmaf-json holds one distorted video: with several, use --csv or --json=FILE";
     return false;

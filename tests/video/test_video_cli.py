@@ -871,8 +871,9 @@ def single_scores(exe, tmp, ref, dist, *options):
 def case_several_files(exe, data, tmp):
     """ssim2 REF D1 D2 D3: per file the same per-frame scores as three
     one-to-one runs (exactly), one summary block per file on stdout, one CSV
-    and one JSON with a source column and a summary per source; --plot and
-    vmaf-json, which hold one file, are refused in one line."""
+    and one JSON with a source column and a summary per source, a plot with
+    one line per file; vmaf-json, which holds one file, is refused in one
+    line."""
     p = generated_pair(tmp, frames=12)
     raw = os.path.join(tmp, "src.yuv")
     make_raw(raw, 12)
@@ -905,10 +906,18 @@ def case_several_files(exe, data, tmp):
               [float(x) for x in single], f"{d}: JSON rows")
         means.append(got["mean"])
     check(means[0] > means[1] > means[2], f"means not in quality order: {means}")
-    for args in (["--plot", os.path.join(tmp, "p.svg")],
-                 ["--format", "vmaf-json", "-o", os.path.join(tmp, "v.json")]):
-        rc, out, err = ssim2(exe, *args, p["ref"], *dists)
-        check(rc == 1 and out == "" and len(err.splitlines()) == 1, f"{args}: {rc} {err!r}")
+    # --plot: one line per file, one vertex per scored frame.
+    svg = os.path.join(tmp, "ladder.svg")
+    rc, out, err = ssim2(exe, "-q", "--plot", svg, p["ref"], *dists)
+    check(rc == 0, f"--plot with several files: exit {rc}")
+    lines = [e for e in ET.parse(svg).getroot().iter(SVG_NS + "polyline")
+             if e.get("class") == "scores"]
+    check([len(e.get("points").split()) for e in lines] == [12, 12, 12],
+          f"--plot: {len(lines)} score lines")
+    # vmaf-json holds one file: refused in one line.
+    rc, out, err = ssim2(exe, "--format", "vmaf-json", "-o", os.path.join(tmp, "v.json"),
+                         p["ref"], *dists)
+    check(rc == 1 and out == "" and len(err.splitlines()) == 1, f"vmaf-json: {rc} {err!r}")
 
 
 def case_bad_among_several(exe, data, tmp):

@@ -377,7 +377,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       {"version", 0, 0, G_OPTION_ARG_NONE, &state->version, "version and metric", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
 
-  GOptionContext* context = g_option_context_new("REFERENCE DISTORTED [DISTORTED2 ...] | --pairs LIST");
+  GOptionContext* context =
+      g_option_context_new("REFERENCE DISTORTED [DISTORTED2 ...] | --pairs LIST");
   // Help is ours: GLib's would exit() from inside the parser.
   g_option_context_set_help_enabled(context, FALSE);
   g_option_context_set_summary(

@@ -24,7 +24,8 @@ void PreferHardwareDecoders(int cuda_device);
 bool CheckReadable(const Branch& b, std::string* line);
 
 // Builds run->pipeline (ssim2compare ! fakesink plus one uridecodebin per
-// branch, linked as their pads appear; run->dists in command-line order). false and *error: one line.
+// branch, linked as their pads appear; run->dists in command-line order).
+// false and *error: one line.
 bool BuildPipeline(Run* run, std::string* error);
 
 // Opens the inputs that are FIFOs, named by a path or a file:// URI

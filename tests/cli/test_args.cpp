@@ -97,7 +97,9 @@ TEST(Args, BareJsonBeforeThreeExistingInputs) {
   ASSERT_NE(g_mkdtemp(dir_template), nullptr);
   const std::string dir = dir_template;
   const std::vector<std::string> inputs{dir + "/r.mkv", dir + "/a.mkv", dir + "/b.mkv"};
-  for (const std::string& path : inputs) ASSERT_TRUE(g_file_set_contents(path.c_str(), "x", 1, nullptr));
+  for (const std::string& path : inputs) {
+    ASSERT_TRUE(g_file_set_contents(path.c_str(), "x", 1, nullptr));
+  }
   const Parsed p = Parse({"--json", inputs[0], inputs[1], inputs[2]});
   for (const std::string& path : inputs) g_remove(path.c_str());
   g_rmdir(dir.c_str());

@@ -185,7 +185,9 @@ TEST(ScoreLog, JsonSchema) {
 TEST(ScoreLog, EmptyJsonHasNullStatistics) {
   LogOptions options;
   options.format = LogFormat::kJson;
-  const std::string json = RenderScoreLog(options, {}, LogSummary{Summarize({}), {}, {}, {}, {}}, {});
+  LogSummary empty;
+  empty.scores = Summarize({});
+  const std::string json = RenderScoreLog(options, {}, empty, {});
   EXPECT_NE(json.find("\"frames\": [],\n"), std::string::npos) << json;
   EXPECT_NE(json.find("\"mean\": null"), std::string::npos) << json;
   EXPECT_NE(json.find("\"unmatched_ref\": null"), std::string::npos) << json;

@@ -895,9 +895,11 @@ def case_several_files(exe, data, tmp):
     for d, block in zip(dists, blocks):
         single = single_scores(exe, tmp, p["ref"], d)
         check(len(single) == 12, f"{d}: {len(single)} frames in the one-to-one run")
-        check(rows[d] == single, f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
+        check(rows[d] == single,
+              f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
         check(summaries[d]["frames"] == "12", f"{d}: summary frames {summaries[d]['frames']}")
-        check(block.splitlines()[0] == "distorted      " + d, f"block head {block.splitlines()[0]!r}")
+        head = block.splitlines()[0]
+        check(head == "distorted      " + d, f"block head {head!r}")
         got = parse_summary("\n".join(block.splitlines()[1:]))
         check(abs(got["mean"] - float(summaries[d]["mean"])) < 1e-8, f"{d}: stdout mean")
         js = [s["summary"] for s in doc["source_summaries"] if s["source"] == d][0]
@@ -934,7 +936,8 @@ def case_bad_among_several(exe, data, tmp):
     check(rc == 1, f"exit {rc}, expected 1")
     lines = err.splitlines()
     check(len(lines) == 2, f"stderr {err!r}")
-    check(any("junk.mkv" in l and "still scored" in l for l in lines), f"junk not reported: {err!r}")
+    check(any("junk.mkv" in l and "still scored" in l for l in lines),
+          f"junk not reported: {err!r}")
     check(any("missing.mkv" in l and "still scored" in l for l in lines), f"missing: {err!r}")
     rows, _ = read_multi_csv(c)
     check(list(rows) == [p["good"], p["poor"]], f"sources {list(rows)}")

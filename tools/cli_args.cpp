@@ -104,6 +104,7 @@ struct ParseState {
   bool format_given = false;
   LogFormat format = LogFormat::kCsv;
   gboolean quiet = FALSE;
+  gboolean scale = FALSE;
   gboolean decode_only = FALSE;
   gboolean help = FALSE;
   gboolean help_all = FALSE;
@@ -347,6 +348,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       {"every", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnEvery), s.every.c_str(), "N"},
       {"frames", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFrames), s.frames.c_str(),
        "N"},
+      {"scale", 0, 0, G_OPTION_ARG_NONE, &state->scale,
+       "upscale distorted videos of another size to the reference's size (bilinear)", nullptr},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &state->quiet, "no progress line", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   const GOptionEntry output[] = {
@@ -374,14 +377,16 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       {"version", 0, 0, G_OPTION_ARG_NONE, &state->version, "version and metric", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
 
-  GOptionContext* context = g_option_context_new("REFERENCE DISTORTED | --pairs LIST");
+  GOptionContext* context =
+      g_option_context_new("REFERENCE DISTORTED [DISTORTED2 ...] | --pairs LIST");
   // Help is ours: GLib's would exit() from inside the parser.
   g_option_context_set_help_enabled(context, FALSE);
   g_option_context_set_summary(
       context,
       "SSIMULACRA 2.1 perceptual image/video quality score (gst-ssim2).\n"
       "REFERENCE, DISTORTED: PNG or JPEG images of the same size (at least 8x8),\n"
-      "or two videos (any other file is handed to the GStreamer video mode).\n"
+      "or videos (any other file is handed to the GStreamer video mode): one reference\n"
+      "and one or more distorted videos, each scored against the reference decoded once.\n"
       "Prints the score with 8 decimals, as the reference ssimulacra2 tool does.\n"
       "\n"
       "Score scale (higher is better, 100 at most):\n"
@@ -394,7 +399,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       "      100   the pixels are identical");
   g_option_context_set_description(
       context,
-      "'--json FILE' (with a space) names a file only when both inputs follow it.\n"
+      "'--json FILE' (with a space) names a file only when both inputs follow it and\n"
+      "FILE ends in .json or is not an existing regular file.\n"
       "-o FILE.csv is --csv FILE.csv, -o FILE.json is --json=FILE.json; --format wins over\n"
       "the extension.\n"
       "\n"
@@ -495,6 +501,7 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     return true;
   }
   options->quiet = options->quiet || state.quiet;
+  options->scale = options->scale || state.scale;
   options->decode_only = options->decode_only || state.decode_only;
   if (!ResolveOutput(state, options, error)) return false;
   // --offset shifts the distorted stream's running time (or its order);
@@ -517,11 +524,19 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   }
   // A bare --json owns the word after it only when that leaves exactly the
   // two inputs; `ssim2 --json a.png b.png` prints JSON for a.png vs b.png.
+  // Three words may also be a reference and two distorted videos: a word
+  // that names an existing regular file not ending in .json is then an
+  // input, never an output to overwrite (devices such as /dev/full and
+  // /dev/stdout stay outputs).
   if (state.bare_json) {
     bool took_file = false;
     if (words.size() == 3) {
       for (std::size_t i = 0; i < words.size(); ++i) {
         if (!words[i].after_bare_json) continue;
+        if (LogFormatForPath(words[i].text) != LogFormat::kJson &&
+            g_file_test(words[i].text.c_str(), G_FILE_TEST_IS_REGULAR)) {
+          break;
+        }
         if (!AssignOutput(LogFormat::kJson, words[i].text, options, error)) {
           *error = "--json: " + *error;
           return false;
@@ -552,9 +567,18 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     *error = "--device all, --shard, --jobs and --decode-only work with --pairs only";
     return false;
   }
-  if (words.size() != 2) return false;  // usage
+  if (words.size() < 2) return false;  // usage
   options->reference_path = words[0].text;
   options->distorted_path = words[1].text;
+  for (std::size_t i = 2; i < words.size(); ++i) {
+    options->more_distorted_paths.push_back(words[i].text);
+  }
+  // Several distorted videos share one log (with a source column) and one
+  // summary per file; libvmaf's layout holds one.
+  if (!options->more_distorted_paths.empty() && !options->vmaf_json_path.empty()) {
+    *error = "vmaf-json holds one distorted video: with several, use --csv or --json=FILE";
+    return false;
+  }
   return true;
 }
 

@@ -27,7 +27,9 @@ enum class Command { kScore, kHelp, kHelpAll, kHelpGst, kVersion };
 //   --json=FILE        write JSON to FILE (images: the score line is printed
 //                      too; video: per-frame scores + summary)
 //   --json FILE        the same, recognised only when three non-option words
-//                      follow (FILE, REF, DIST); otherwise --json takes no value
+//                      follow (FILE, REF, DIST) and FILE ends in .json or is
+//                      not an existing regular file; otherwise --json takes
+//                      no value
 bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* command,
                std::string* error);
 

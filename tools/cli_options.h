@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ssim2/ssim2.h"
 
@@ -20,6 +21,9 @@ const char* AlignmentName(Alignment alignment);
 struct Options {
   std::string reference_path;
   std::string distorted_path;
+  // Video mode: DIST2 ... after DISTORTED, scored against the same decoded
+  // reference in one pipeline (the element's rendition pads).
+  std::vector<std::string> more_distorted_paths;
   Backend backend = Backend::kAuto;
   int cuda_device = -1;  // --device
   int cpu_threads = 0;   // --threads: threads of the CPU path (0: all hardware threads)
@@ -34,6 +38,7 @@ struct Options {
   std::uint64_t offset = 0;  // --offset N: skip the first N distorted frames
   std::uint64_t every = 1;   // --every N: score every Nth pair
   std::uint64_t frames = 0;  // --frames N: stop after N scored pairs (0: all)
+  bool scale = false;        // --scale: upscale distorted videos to the reference's size
   bool quiet = false;        // no progress line even on a terminal
   // Pairs mode (tools/pairs_mode.h).
   std::string pairs_path;    // --pairs LIST ("-": standard input)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace ssim2 {
 namespace cli {
@@ -16,6 +17,9 @@ constexpr double kPlotW = kWidth - kLeft - kRight;
 constexpr double kPlotH = kHeight - kTop - kBottom;
 
 const char* const kLineColor = "#1f77b4";
+// One colour per source of a ladder plot (the first is the one-file colour).
+const char* const kSourceColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 const char* const kMeanColor = "#2ca02c";
 const char* const kP5Color = "#ff7f0e";
 const char* const kWorstColor = "#d62728";
@@ -51,6 +55,15 @@ int DecimalsFor(double step) {
 
 std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& summary,
                           const LogRunInfo& info) {
+  // Rows of several sources (a ladder): one line per source, named in the
+  // legend, instead of the one-file marks (mean, p5, worst frames).
+  std::vector<std::string> sources;  // in the order of their first row
+  for (const ScoreRow& f : frames) {
+    if (!f.source.empty() && std::find(sources.begin(), sources.end(), f.source) == sources.end()) {
+      sources.push_back(f.source);
+    }
+  }
+  const bool ladder = !sources.empty();
   // Data ranges.
   double x_lo = 0, x_hi = 1;
   double y_lo = 0, y_hi = 100;
@@ -103,8 +116,10 @@ std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& su
   o += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + Num(kWidth, 0) +
        "\" height=\"" + Num(kHeight, 0) + "\" viewBox=\"0 0 " + Num(kWidth, 0) + " " +
        Num(kHeight, 0) + "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n";
-  const std::string title = "SSIMULACRA 2.1: " + BaseName(info.distorted) + " vs " +
-                            BaseName(info.reference);
+  const std::string title =
+      "SSIMULACRA 2.1: " +
+      (ladder ? std::to_string(sources.size()) + " distorted videos" : BaseName(info.distorted)) +
+      " vs " + BaseName(info.reference);
   o += "<title>" + XmlEscape(title) + "</title>\n";
   o += "<rect x=\"0\" y=\"0\" width=\"" + Num(kWidth, 0) + "\" height=\"" + Num(kHeight, 0) +
        "\" fill=\"#ffffff\"/>\n";
@@ -112,10 +127,13 @@ std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& su
   // Title and a one-line summary.
   o += "<text x=\"" + Num(kLeft) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">" +
        XmlEscape(title) + "</text>\n";
-  std::string subtitle = std::to_string(summary.frames) + " frames";
+  std::string subtitle =
+      std::to_string(ladder ? frames.size() : summary.frames) + " frames";
   if (info.every > 1) subtitle += " (every " + std::to_string(info.every) + ")";
   if (info.offset > 0) subtitle += ", offset " + std::to_string(info.offset);
-  if (summary.frames > 0) {
+  if (ladder) {
+    subtitle += " \u00b7 higher is better";
+  } else if (summary.frames > 0) {
     const std::string sep = " \u00b7 ";  // middle dot
     subtitle += sep + "mean " + Num(summary.mean) + sep + "p5 " + Num(summary.p5) + sep +
                 "min " + Num(summary.min) + sep + "max " + Num(summary.max) + sep +
@@ -161,7 +179,8 @@ std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& su
        ") rotate(-90)\" text-anchor=\"middle\">SSIMULACRA 2 score</text>\n";
 
   // Mean and p5 lines with labels at the right; labels kept apart.
-  if (summary.frames > 0 && std::isfinite(summary.mean) && std::isfinite(summary.p5)) {
+  if (!ladder && summary.frames > 0 && std::isfinite(summary.mean) &&
+      std::isfinite(summary.p5)) {
     double y_mean = py(summary.mean), y_p5 = py(summary.p5);
     double label_mean = y_mean + 4, label_p5 = y_p5 + 4;
     if (label_p5 - label_mean < 14) {  // p5 is below the mean on screen
@@ -181,6 +200,35 @@ std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& su
     o += "<text id=\"p5-label\" " + std::string(kHalo) + " x=\"" + Num(kLeft + kPlotW + 6) + "\" y=\"" +
          Num(label_p5) + "\" fill=\"" + kP5Color + "\">p5 " + Num(summary.p5) +
          "</text>\n";
+  }
+
+  if (ladder) {
+    // One polyline per source, one vertex per scored frame of it.
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      o += "<polyline id=\"scores-" + std::to_string(k) + "\" class=\"scores\" fill=\"none\" " +
+           "stroke=\"" + kSourceColors[k % std::size(kSourceColors)] +
+           "\" stroke-width=\"1.5\" stroke-linejoin=\"round\" points=\"";
+      bool first = true;
+      for (const ScoreRow& f : frames) {
+        if (f.source != sources[k]) continue;
+        o += (first ? "" : " ") + Num(px(static_cast<double>(f.frame))) + "," + Num(py(f.score));
+        first = false;
+      }
+      o += "\"><title>" + XmlEscape(sources[k]) + "</title></polyline>\n";
+    }
+    double lx = kLeft, ly = kHeight - 16;
+    o += "<g id=\"legend\" font-size=\"11\">\n";
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      const std::string name = BaseName(sources[k]);
+      o += "<line x1=\"" + Num(lx) + "\" y1=\"" + Num(ly) + "\" x2=\"" + Num(lx + 18) +
+           "\" y2=\"" + Num(ly) + "\" stroke=\"" + kSourceColors[k % std::size(kSourceColors)] +
+           "\" stroke-width=\"1.5\"/>\n";
+      o += "<text class=\"source\" x=\"" + Num(lx + 22) + "\" y=\"" + Num(ly + 4) + "\">" +
+           XmlEscape(name) + "</text>\n";
+      lx += 34 + 6.4 * static_cast<double>(name.size());
+    }
+    o += "</g>\n</svg>\n";
+    return o;
   }
 
   // The scores: one polyline vertex per scored frame.

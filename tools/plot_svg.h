@@ -11,6 +11,9 @@
 //     circled in red and labelled "#frame score" (<g class="worst">);
 //   - axes with ticks, axis titles and a title line with the file names and
 //     the frame count.
+// Rows of several sources (ssim2 REF DIST1 DIST2 ...) are drawn as one line
+// per source (<polyline class="scores">, one vertex per scored frame), named
+// in the legend, without the one-file marks (mean, p5, worst frames).
 // The document is well-formed standalone SVG 1.1 without scripts or external
 // resources. No GStreamer dependency.
 #pragma once

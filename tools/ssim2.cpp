@@ -139,6 +139,9 @@ int Run(const Options& o) {
   int rc = LoadInput("original", o.reference_path, &ref);
   if (rc == kIsVideo) return RunVideoMode(o);
   if (rc != kIsImage) return rc;
+  if (!o.more_distorted_paths.empty())
+    return Fail("ssim2: images are compared two at a time (REFERENCE DISTORTED); several "
+                "distorted files are for videos");
   if (ref.width() < 8 || ref.height() < 8) return Fail("Minimum image size is 8x8 pixels");
   rc = LoadInput("distorted", o.distorted_path, &dist);
   if (rc == kIsVideo) return RunVideoMode(o);

@@ -117,8 +117,9 @@ void Fail(Run* run, const std::string& line) {
 Branch* BranchOf(Run* run, GstObject* object) {
   for (GstObject* o = object ? GST_OBJECT(gst_object_ref(object)) : nullptr; o;) {
     Branch* found = nullptr;
-    if (o == GST_OBJECT(run->ref.decoder)) found = &run->ref;
-    if (o == GST_OBJECT(run->dist.decoder)) found = &run->dist;
+    for (Branch* b : AllBranches(run)) {
+      if (o == GST_OBJECT(b->decoder)) found = b;
+    }
     GstObject* parent = gst_object_get_parent(o);
     gst_object_unref(o);
     if (found) {
@@ -130,15 +131,85 @@ Branch* BranchOf(Run* run, GstObject* object) {
   return nullptr;
 }
 
+// The branch whose element pad is `pad` (nullptr: none; no pad: `dist`).
+Branch* BranchOfPad(Run* run, const char* pad) {
+  if (pad == nullptr) pad = "dist";
+  for (Branch* b : AllBranches(run)) {
+    if (b->pad_name == pad) return b;
+  }
+  return nullptr;
+}
+
+// Several distorted files were given (some may have been left out since).
+bool Several(const Run* run) { return !run->options.more_distorted_paths.empty(); }
+
+// Whether an object is (still) inside the pipeline: messages of a failed
+// decoder's elements, posted before it was removed, are not reported again.
+bool InPipeline(Run* run, GstObject* object) {
+  bool inside = false;
+  for (GstObject* o = object ? GST_OBJECT(gst_object_ref(object)) : nullptr; o;) {
+    inside = inside || o == GST_OBJECT(run->pipeline);
+    GstObject* parent = gst_object_get_parent(o);
+    gst_object_unref(o);
+    o = parent;
+  }
+  return inside;
+}
+
 std::string SizeMismatchLine(Run* run) {
   std::lock_guard<std::mutex> lock(run->mutex);
+  const Branch& dist = *run->size_mismatch;
   return "the videos differ in size: reference " + run->ref.path + " is " +
          std::to_string(run->ref.width) + "x" + std::to_string(run->ref.height) +
-         ", distorted " + run->dist.path + " is " + std::to_string(run->dist.width) + "x" +
-         std::to_string(run->dist.height);
+         ", distorted " + dist.path + " is " + std::to_string(dist.width) + "x" +
+         std::to_string(dist.height) + " (--scale upscales it to the reference's size)";
+}
+
+// Sends EOS into the branches of failed distorted inputs, after what their
+// queues hold, so that the element does not wait for them. A pad not yet
+// active refuses it: then it is tried again on the next progress tick.
+void EndFailedInputs(Run* run) {
+  for (const auto& d : run->dists) {
+    if (d->failure.empty() || d->eos_sent) continue;
+    GstPad* chain_sink = d->decoded_pad ? gst_pad_get_peer(d->decoded_pad) : nullptr;
+    d->eos_sent = gst_pad_send_event(chain_sink ? chain_sink : d->element_pad,
+                                     gst_event_new_eos());
+    if (chain_sink) gst_object_unref(chain_sink);
+  }
+}
+
+// An input that cannot be scored. Among several distorted inputs, that one is
+// reported and ended (EOS into its branch, after what its queue holds, so
+// that the element does not wait for it) and the others go on; the
+// reference, a single distorted input or the last one left fails the run.
+void FailInput(Run* run, Branch* b, const std::string& line) {
+  if (b == &run->ref || !Several(run)) return Fail(run, line);
+  if (!b->failure.empty()) return;
+  b->failure = line;
+  bool others_left = false;
+  for (const auto& d : run->dists) others_left = others_left || d->failure.empty();
+  if (!others_left) return Fail(run, line);
+  PrintLine(run, line + " (the other distorted videos are still scored)");
+  if (!b->linked && !b->decoder_removed) {
+    // A decoder that failed before exposing its video never completes its
+    // state change, which would hold the whole pipeline in PAUSED: it goes.
+    // (Its threads have stopped on the error, so setting it to NULL does not
+    // wait on data in flight.) Our reference keeps it, and its children
+    // named in messages still queued, alive until Cleanup().
+    gst_object_ref(b->decoder);
+    b->decoder_removed = true;
+    gst_element_set_locked_state(b->decoder, TRUE);
+    gst_element_set_state(b->decoder, GST_STATE_NULL);
+    gst_bin_remove(GST_BIN(run->pipeline), b->decoder);
+    // The error left the pipeline's pending change to PLAYING marked as
+    // failed; asked again, it completes without the removed decoder.
+    gst_element_set_state(run->pipeline, GST_STATE_PLAYING);
+  }
+  EndFailedInputs(run);
 }
 
 void HandleError(Run* run, GstMessage* msg) {
+  if (!InPipeline(run, GST_MESSAGE_SRC(msg))) return;
   GError* err = nullptr;
   gchar* debug = nullptr;
   gst_message_parse_error(msg, &err, &debug);
@@ -146,7 +217,7 @@ void HandleError(Run* run, GstMessage* msg) {
   bool size_mismatch;
   {
     std::lock_guard<std::mutex> lock(run->mutex);
-    size_mismatch = run->size_mismatch;
+    size_mismatch = run->size_mismatch != nullptr;
   }
   Branch* b = BranchOf(run, GST_MESSAGE_SRC(msg));
   std::string line;
@@ -180,7 +251,11 @@ void HandleError(Run* run, GstMessage* msg) {
   if (std::getenv("SSIM2_DEBUG") && debug) line += " [" + std::string(debug) + "]";
   g_clear_error(&err);
   g_free(debug);
-  Fail(run, line);
+  if (b && !size_mismatch) {
+    FailInput(run, b, line);
+  } else {
+    Fail(run, line);
+  }
 }
 
 void HandleElementMessage(Run* run, GstMessage* msg) {
@@ -193,20 +268,22 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
     return;
   }
   if (GST_MESSAGE_SRC(msg) != GST_OBJECT(run->compare)) return;
+  Branch* b = BranchOfPad(run, gst_structure_get_string(s, "pad"));
+  if (b == nullptr || b == &run->ref) return;
   if (gst_structure_has_name(s, "ssim2-summary")) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
     guint64 n = 0;
-    if (gst_structure_get_uint64(s, "unmatched-ref", &n)) run->unmatched_ref = n;
-    if (gst_structure_get_uint64(s, "unmatched-dist", &n)) run->unmatched_dist = n;
+    if (gst_structure_get_uint64(s, "unmatched-ref", &n)) b->unmatched_ref = n;
+    if (gst_structure_get_uint64(s, "unmatched-dist", &n)) b->unmatched_dist = n;
     return;
   }
   if (!gst_structure_has_name(s, "ssim2")) return;
-  if (run->options.frames > 0 && run->frames.size() >= run->options.frames) return;
+  if (run->options.frames > 0 && b->frames.size() >= run->options.frames) return;
   ScoreRow f;
   if (!gst_structure_get_double(s, "score", &f.score)) return;
   guint64 index = 0;
-  if (!gst_structure_get_uint64(s, "index", &index)) index = run->frames.size() * run->options.every;
+  if (!gst_structure_get_uint64(s, "index", &index)) index = b->frames.size() * run->options.every;
   f.index = index;
   f.frame = index + run->options.offset;
   // Absent fields stay kNoTime (GST_CLOCK_TIME_NONE).
@@ -214,11 +291,19 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   gst_structure_get_uint64(s, "stream-time", &f.stream_time);
   gst_structure_get_uint64(s, "running-time", &f.running_time);
   gst_structure_get_uint64(s, "duration", &f.duration);
-  run->frames.push_back(f);
+  if (Several(run)) f.source = b->path;
+  b->frames.push_back(f);
   run->last_score_s = run->Elapsed();
-  if (run->options.frames > 0 && run->frames.size() >= run->options.frames) {
-    run->frames_reached = true;
-    g_main_loop_quit(run->loop);  // --frames N reached
+  if (run->options.frames > 0) {
+    // --frames N: N scored pairs of every distorted input still scored.
+    bool all_reached = true;
+    for (const auto& d : run->dists) {
+      all_reached = all_reached && (!d->failure.empty() || d->frames.size() >= run->options.frames);
+    }
+    if (all_reached) {
+      run->frames_reached = true;
+      g_main_loop_quit(run->loop);
+    }
   }
 }
 
@@ -231,6 +316,7 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
       HandleError(run, msg);
       break;
     case GST_MESSAGE_WARNING: {
+      if (!InPipeline(run, GST_MESSAGE_SRC(msg))) break;
       GError* err = nullptr;
       gst_message_parse_warning(msg, &err, nullptr);
       const GstStructure* details = nullptr;
@@ -245,14 +331,22 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
           err && err->domain == GST_STREAM_ERROR && err->code == GST_STREAM_ERROR_FAILED;
       g_clear_error(&err);
       if (GST_MESSAGE_SRC(msg) == GST_OBJECT(run->compare)) {
-        run->element_warned = true;
+        // Warnings about one rendition name its pad; the others concern all.
+        const char* pad = details ? gst_structure_get_string(details, "pad") : nullptr;
+        Branch* about = pad ? BranchOfPad(run, pad) : nullptr;
+        for (const auto& d : run->dists) {
+          if (about == nullptr || about == d.get()) d->element_warned = true;
+        }
+        // A distorted input that failed was reported already.
+        if (about && !about->failure.empty()) break;
         // --backend auto falling back to the CPU is not worth a warning
         // (the image mode does the same silently).
         if (resource_not_found && run->options.backend == Backend::kAuto) break;
         // One stream ended first: reported at the end with the tool's own
         // counts (the element only knows the frames it received so far).
         if (stream_failed && ended_first) {
-          run->element_ended_first =
+          Branch* d = about ? about : run->dists.front().get();
+          d->element_ended_first =
               std::strcmp(ended_first, "ref") == 0 ? Input::kRef : Input::kDist;
           break;
         }
@@ -260,7 +354,14 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
         // "No decoder available for type ...": an error follows when it was
         // the video; an undecodable audio or subtitle stream does not matter.
         if (codec_not_found) break;
-        text = std::string(b->role) + ": " + text;
+        text = (Several(run) && b != &run->ref ? Quoted(*b) : std::string(b->role)) + ": " + text;
+      }
+      if (Branch* about = GST_MESSAGE_SRC(msg) == GST_OBJECT(run->compare) && details
+                              ? BranchOfPad(run, gst_structure_get_string(details, "pad"))
+                              : nullptr;
+          about && Several(run) && text.rfind(about->pad_name + ": ", 0) == 0) {
+        // The element names the rendition by its pad; the tool by its file.
+        text = Quoted(*about) + text.substr(about->pad_name.size());
       }
       run->warnings.push_back(text);
       PrintLine(run, "warning: " + text);
@@ -276,9 +377,8 @@ gboolean OnBusMessage(GstBus*, GstMessage* msg, gpointer data) {
       } else if (gst_structure_has_name(s, kSizeMismatchMessage)) {
         Fail(run, SizeMismatchLine(run));
       } else if (gst_structure_has_name(s, kNoVideoMessage)) {
-        const char* role = gst_structure_get_string(s, "role");
-        const Branch& b = std::strcmp(role, "reference") == 0 ? run->ref : run->dist;
-        Fail(run, "no video stream in " + Quoted(b));
+        Branch* b = BranchOfPad(run, gst_structure_get_string(s, "pad"));
+        if (b) FailInput(run, b, "no video stream in " + Quoted(*b));
       }
       break;
     }
@@ -315,27 +415,32 @@ std::uint64_t QueryTotalFrames(Branch* b) {
                                      static_cast<guint64>(fps_d) * GST_SECOND);
 }
 
-// Expected number of scores: pairs = min(reference, distorted - offset),
-// every Nth of them, at most --frames. 0 while unknown.
+// Expected number of scores, summed over the distorted inputs: per input,
+// pairs = min(reference, distorted - offset), every Nth of them, at most
+// --frames. 0 while unknown.
 std::uint64_t ExpectedScores(Run* run) {
-  for (Branch* b : {&run->ref, &run->dist}) {
+  for (Branch* b : AllBranches(run)) {
     if (!b->total_queried && b->linked) {
       b->total_frames = QueryTotalFrames(b);
       b->total_queried = b->total_frames > 0;
     }
   }
-  std::uint64_t total = 0;
-  if (run->ref.total_frames > 0 && run->dist.total_frames > 0) {
-    std::uint64_t dist = run->dist.total_frames > run->options.offset
-                             ? run->dist.total_frames - run->options.offset
-                             : 0;
-    std::uint64_t pairs = std::min(run->ref.total_frames, dist);
-    total = (pairs + run->options.every - 1) / run->options.every;
+  std::uint64_t sum = 0;
+  for (const auto& d : run->dists) {
+    std::uint64_t total = 0;
+    if (run->ref.total_frames > 0 && d->total_frames > 0) {
+      std::uint64_t dist =
+          d->total_frames > run->options.offset ? d->total_frames - run->options.offset : 0;
+      std::uint64_t pairs = std::min(run->ref.total_frames, dist);
+      total = (pairs + run->options.every - 1) / run->options.every;
+    }
+    if (run->options.frames > 0) {
+      total = total > 0 ? std::min(total, run->options.frames) : run->options.frames;
+    }
+    if (total == 0) return 0;
+    sum += total;
   }
-  if (run->options.frames > 0) {
-    total = total > 0 ? std::min(total, run->options.frames) : run->options.frames;
-  }
-  return total;
+  return sum;
 }
 
 std::string FormatSeconds(double s) {
@@ -347,13 +452,19 @@ std::string FormatSeconds(double s) {
 // The watchdog's line: an input that delivered nothing at all tells a pipe
 // with no writer (or a source stuck opening) from a stream that stopped.
 std::string StallLine(Run* run) {
-  const bool ref_silent = run->ref.seen == 0, dist_silent = run->dist.seen == 0;
+  const bool ref_silent = run->ref.seen == 0;
+  bool dist_silent = false;
+  std::string reading = Quoted(run->ref);
+  for (std::size_t i = 0; i < run->dists.size(); ++i) {
+    dist_silent = dist_silent || run->dists[i]->seen == 0;
+    reading += (i + 1 == run->dists.size() ? " and " : ", ") + Quoted(*run->dists[i]);
+  }
   const std::string silent = ref_silent && dist_silent ? "either input"
                              : ref_silent              ? "the reference"
                              : dist_silent             ? "the distorted input"
                                                        : "";
-  return "no progress for " + FormatSeconds(WatchdogSeconds()) + " s reading " +
-         Quoted(run->ref) + " and " + Quoted(run->dist) + ": giving up (" +
+  return "no progress for " + FormatSeconds(WatchdogSeconds()) + " s reading " + reading +
+         ": giving up (" +
          (silent.empty() ? std::string("a damaged file or a stalled decoder")
                          : "no frame from " + silent +
                                ": a pipe with no writer, a stalled source or a damaged file") +
@@ -365,18 +476,20 @@ gboolean OnProgressTick(gpointer data) {
   if (run->failed) return G_SOURCE_CONTINUE;
   // Decoded frames are progress even when none is scored (--every N with a
   // large N, a long --offset).
-  const std::uint64_t decoded = run->ref.seen + run->dist.seen;
+  std::uint64_t decoded = 0;
+  for (const Branch* b : AllBranches(run)) decoded += b->seen;
   if (decoded != run->last_decoded) {
     run->last_decoded = decoded;
     run->last_progress_s = run->Elapsed();
   }
+  EndFailedInputs(run);
   if (run->Elapsed() - run->last_progress_s > WatchdogSeconds()) {
     run->stalled = true;
     Fail(run, StallLine(run));
     return G_SOURCE_CONTINUE;
   }
   if (run->progress && run->progress->enabled()) {
-    run->progress->Update(run->frames.size(), ExpectedScores(run), run->Elapsed());
+    run->progress->Update(run->ScoredPairs(), ExpectedScores(run), run->Elapsed());
   }
   return G_SOURCE_CONTINUE;
 }
@@ -403,10 +516,11 @@ bool StopPipeline(Run* run, BackgroundCall* start) {
 
 void Cleanup(Run* run) {
   ClosePipes(run);
-  for (Branch* b : {&run->ref, &run->dist}) {
+  for (Branch* b : AllBranches(run)) {
     if (b->element_pad) gst_object_unref(b->element_pad);
     if (b->decoded_pad) gst_object_unref(b->decoded_pad);
     if (b->queue_src) gst_object_unref(b->queue_src);
+    if (b->decoder_removed) gst_object_unref(b->decoder);
   }
   if (run->pipeline) gst_object_unref(run->pipeline);
   else if (run->compare) gst_object_unref(run->compare);
@@ -414,7 +528,8 @@ void Cleanup(Run* run) {
 }
 
 // --csv, --json=FILE, vmaf-json and --plot; false when one of them could
-// not be written (each failure is one line on stderr).
+// not be written (each failure is one line on stderr). Rows of several
+// distorted inputs carry their `source`.
 bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frames,
                       const LogSummary& log_summary, const LogRunInfo& info) {
   bool ok = true;
@@ -424,6 +539,7 @@ bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frame
                                      std::make_pair(&options.vmaf_json_path, LogFormat::kVmafJson)}) {
     LogOptions log;
     log.format = format;
+    log.with_source = !log_summary.per_source.empty();
     if (!path->empty() && !WriteScoreLog(*path, log, frames, log_summary, info, &write_error)) {
       std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
       ok = false;
@@ -437,98 +553,168 @@ bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frame
   return ok;
 }
 
+// Frames the reference delivered: those passed on, or its duration's count
+// when the pipeline ended before its end.
+std::uint64_t RefFrames(const Run& run) {
+  std::uint64_t n = run.ref.passed;
+  if (!run.ref.eos) n = std::max(n, run.ref.total_frames);
+  return n;
+}
+
+// Likewise for a distorted input, after --offset.
+std::uint64_t DistFrames(const Run& run, const Branch& b) {
+  std::uint64_t n = b.passed;
+  if (!b.eos && b.total_frames > run.options.offset) {
+    n = std::max(n, b.total_frames - run.options.offset);
+  }
+  return n;
+}
+
+// "(reference N frames, distorted M frames after skipping K)".
+std::string FrameCounts(const Run& run, const Branch& b) {
+  const std::string skipped =
+      run.options.offset ? " after skipping " + std::to_string(run.options.offset) : "";
+  return "(reference " + std::to_string(RefFrames(run)) + " frames, distorted " +
+         std::to_string(DistFrames(run, b)) + " frames" + skipped + ")";
+}
+
+// One distorted input's summary: Summarize() of its rows, the element's
+// unmatched counts, and the "ended first" warning when one stream ended
+// early (the element's warning is replaced by this line, which has both
+// complete counts; without its word, one stream having ended and not the
+// other tells).
+LogSummary SummarizeInput(Run& run, const Branch& b) {
+  const Options& options = run.options;
+  InputEnds ends;
+  ends.ref_frames = RefFrames(run);
+  ends.dist_frames = DistFrames(run, b);
+  ends.ref_ended = run.ref.eos;
+  ends.dist_ended = b.eos;
+  std::optional<Input> ended_first;
+  if (!run.stop_signal && !run.stalled && !run.frames_reached) {
+    ended_first = b.element_ended_first;
+    if (!ended_first && !b.element_warned) ended_first = EndedFirst(ends);
+  }
+  if (ended_first) {
+    std::string w = EndedFirstMessage(*ended_first, ends, b.frames.size(), true);
+    if (options.offset) {
+      w += " (distorted frames counted after skipping " + std::to_string(options.offset) + ")";
+    }
+    if (Several(&run)) w = Quoted(b) + ": " + w;
+    run.warnings.push_back(w);
+    PrintLine(&run, "warning: " + w);
+  }
+  std::vector<double> scores;
+  scores.reserve(b.frames.size());
+  for (const ScoreRow& f : b.frames) scores.push_back(f.score);
+  LogSummary summary;
+  summary.scores = Summarize(scores);
+  summary.ended_first = ended_first;
+  summary.unmatched_ref = b.unmatched_ref;
+  summary.unmatched_dist = b.unmatched_dist;
+  return summary;
+}
+
 // The end of a run: messages, summary and files; returns the exit status.
+// With several distorted inputs, one that could not be scored makes it 1
+// after the others' results are printed and written.
 int ReportResults(Run& run, double elapsed) {
   const Options& options = run.options;
   if (run.failed && !run.stalled) return 1;  // its line is out; nothing was measured
-  // Frame counts (the distorted one after --offset). A stream not read to
-  // its end (the pipeline ends with the shorter one) is counted from its
-  // duration when that is known.
-  std::uint64_t ref_frames = run.ref.passed, dist_frames = run.dist.passed;
-  if (!run.ref.eos) ref_frames = std::max(ref_frames, run.ref.total_frames);
-  if (!run.dist.eos && run.dist.total_frames > options.offset) {
-    dist_frames = std::max(dist_frames, run.dist.total_frames - options.offset);
-  }
-  const std::string skipped =
-      options.offset ? " after skipping " + std::to_string(options.offset) : "";
-  if (run.frames.empty()) {
+  if (run.ScoredPairs() == 0) {
     if (run.stalled) return 1;
     // An input that ended without a single decoded frame: its container
     // promised a video stream that is not there.
-    for (const Branch* b : {&run.ref, &run.dist}) {
-      if (!run.stop_signal && b->eos && b->seen == 0) {
+    for (const Branch* b : AllBranches(&run)) {
+      if (!run.stop_signal && b->failure.empty() && b->eos && b->seen == 0) {
         PrintLine(&run, "cannot decode " + Quoted(*b) +
                             ": damaged or truncated file (it ended before its first video frame)");
         return 1;
       }
     }
-    const std::string counts = "(reference " + std::to_string(ref_frames) + " frames, distorted " +
-                               std::to_string(dist_frames) + " frames" + skipped + ")";
+    const std::string counts = FrameCounts(run, *run.dists.front());
     if (run.stop_signal) {
-      PrintLine(&run, "interrupted before any frame pair was scored " + counts);
+      PrintLine(&run, "interrupted before any frame pair was scored " +
+                          (Several(&run) ? std::string() : counts));
       return 128 + run.stop_signal;
     }
-    PrintLine(&run, "no frame pair could be scored " + counts);
+    PrintLine(&run, "no frame pair could be scored " + (Several(&run) ? std::string() : counts));
     return 1;
   }
   if (run.stop_signal) PrintLine(&run, "interrupted: summary of the frames scored so far");
-  // One stream shorter than the other: the element says so (its warning is
-  // replaced by this line, which has both complete counts); without its
-  // word, one stream having ended and not the other tells.
-  InputEnds ends;
-  ends.ref_frames = ref_frames;
-  ends.dist_frames = dist_frames;
-  ends.ref_ended = run.ref.eos;
-  ends.dist_ended = run.dist.eos;
-  std::optional<Input> ended_first;
-  if (!run.stop_signal && !run.stalled && !run.frames_reached) {
-    ended_first = run.element_ended_first;
-    if (!ended_first && !run.element_warned) ended_first = EndedFirst(ends);
-  }
-  if (ended_first) {
-    std::string w = EndedFirstMessage(*ended_first, ends, run.frames.size(), true);
-    if (options.offset) w += " (distorted frames counted" + skipped + ")";
-    run.warnings.push_back(w);
-    PrintLine(&run, "warning: " + w);
-  }
 
-  std::vector<double> scores;
-  scores.reserve(run.frames.size());
-  for (const ScoreRow& f : run.frames) scores.push_back(f.score);
-  LogSummary log_summary;
-  log_summary.scores = Summarize(scores);
-  log_summary.ended_first = ended_first;
-  log_summary.unmatched_ref = run.unmatched_ref;
-  log_summary.unmatched_dist = run.unmatched_dist;
-  const Summary& summary = log_summary.scores;
+  // Per distorted input, in command-line order; inputs without any scored
+  // pair among several are failures of their own.
+  bool any_failed = false;
+  std::vector<std::pair<const Branch*, LogSummary>> results;
+  for (const auto& d : run.dists) {
+    if (d->failure.empty() && d->frames.empty()) {
+      d->failure = (d->eos && d->seen == 0
+                        ? "cannot decode " + Quoted(*d) +
+                              ": damaged or truncated file (it ended before its first video frame)"
+                        : "no frame pair of " + Quoted(*d) + " could be scored " +
+                              FrameCounts(run, *d));
+      PrintLine(&run, d->failure);
+    }
+    if (!d->failure.empty()) {
+      any_failed = true;
+      run.warnings.push_back(d->failure);
+      continue;
+    }
+    results.emplace_back(d.get(), SummarizeInput(run, *d));
+  }
+  if (results.empty()) return 1;  // each input's line is out
+  const Branch& first = *results.front().first;
+  LogSummary log_summary = results.front().second;
+  std::vector<ScoreRow> rows;
+  for (const auto& [b, summary] : results) {
+    rows.insert(rows.end(), b->frames.begin(), b->frames.end());
+    if (Several(&run)) log_summary.per_source.push_back({b->path, summary});
+  }
   LogRunInfo info;
   info.reference = options.reference_path;
-  info.distorted = options.distorted_path;
+  info.distorted = first.path;
   info.alignment = AlignmentName(options.alignment);
   info.offset = options.offset;
   info.every = options.every;
   {
     std::lock_guard<std::mutex> lock(run.mutex);
-    info.width = run.dist.width;
-    info.height = run.dist.height;
+    info.width = first.width;
+    info.height = first.height;
   }
   info.elapsed_s = elapsed;
   info.warnings = run.warnings;
 
   // A stalled run keeps its one line: the frames done go to the files only.
   if (!run.stalled) {
-    // --json / --json=-: the JSON document on stdout instead of the summary.
-    LogOptions json_log;
-    json_log.format = LogFormat::kJson;
-    std::fputs(options.json ? RenderScoreLog(json_log, run.frames, log_summary, info).c_str()
-                            : RenderSummary(run.frames, summary, info).c_str(),
-               stdout);
+    std::string out;
+    if (options.json) {
+      // --json / --json=-: the JSON document on stdout instead of the summary.
+      LogOptions json_log;
+      json_log.format = LogFormat::kJson;
+      json_log.with_source = Several(&run);
+      out = RenderScoreLog(json_log, rows, log_summary, info);
+    } else if (!Several(&run)) {
+      out = RenderSummary(first.frames, log_summary.scores, info);
+    } else {
+      // One block per distorted input, headed by its file.
+      std::size_t next = 0;
+      for (const auto& d : run.dists) {
+        out += (out.empty() ? "" : "\n") + std::string("distorted      ") + d->path + "\n";
+        if (!d->failure.empty()) {
+          out += "failed         " + d->failure + "\n";
+          continue;
+        }
+        out += RenderSummary(d->frames, results[next++].second.scores, info);
+      }
+    }
+    std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
-  const bool written = WriteOutputFiles(options, run.frames, log_summary, info);
+  const bool written = WriteOutputFiles(options, rows, log_summary, info);
   if (run.stalled) return 1;
   if (run.stop_signal) return 128 + run.stop_signal;
-  return written ? 0 : 1;
+  return written && !any_failed ? 0 : 1;
 }
 
 }  // namespace
@@ -538,21 +724,41 @@ int RunVideoMode(const Options& options) {
   Run run;
   run.options = options;
   if (run.options.every == 0) run.options.every = 1;
-  run.ref.run = run.dist.run = &run;
+  run.ref.run = &run;
   run.ref.role = "reference";
   run.ref.pad_name = "ref";
   run.ref.path = options.reference_path;
-  run.dist.role = "distorted";
-  run.dist.pad_name = "dist";
-  run.dist.path = options.distorted_path;
-
+  std::vector<std::string> dist_paths{options.distorted_path};
+  dist_paths.insert(dist_paths.end(), options.more_distorted_paths.begin(),
+                    options.more_distorted_paths.end());
   std::string line;
-  for (const Branch* b : {&run.ref, &run.dist}) {
-    if (!CheckReadable(*b, &line)) {
-      std::fprintf(stderr, "ssim2: %s\n", line.c_str());
-      return 1;
-    }
+  if (!CheckReadable(run.ref, &line)) {
+    std::fprintf(stderr, "ssim2: %s\n", line.c_str());
+    return 1;
   }
+  // A distorted file that cannot be opened among several is reported and
+  // left out; the others are scored (exit status 1 at the end).
+  bool left_out = false;
+  for (const std::string& path : dist_paths) {
+    auto b = std::make_unique<Branch>();
+    b->run = &run;
+    b->role = "distorted";
+    b->pad_name = "dist";
+    b->path = path;
+    if (!CheckReadable(*b, &line)) {
+      if (dist_paths.size() == 1) {
+        std::fprintf(stderr, "ssim2: %s\n", line.c_str());
+        return 1;
+      }
+      std::fprintf(stderr, "ssim2: %s (the other distorted videos are still scored)\n",
+                   line.c_str());
+      run.warnings.push_back(line);
+      left_out = true;
+      continue;
+    }
+    run.dists.push_back(std::move(b));
+  }
+  if (run.dists.empty()) return 1;
   if (options.backend != Backend::kCpu) PreferHardwareDecoders(options.cuda_device);
 
   run.loop = g_main_loop_new(nullptr, FALSE);
@@ -582,7 +788,9 @@ int RunVideoMode(const Options& options) {
     }
   });
   g_main_loop_run(run.loop);
-  const double elapsed = run.frames.empty() ? run.Elapsed() : run.last_score_s;
+  run.stopping = true;
+  run.ref_size_known.notify_all();
+  const double elapsed = run.ScoredPairs() == 0 ? run.Elapsed() : run.last_score_s;
   // Stream lengths, while they can be queried (not on a stopped run, whose
   // sources may be blocked).
   if (!run.failed && !run.stop_signal) ExpectedScores(&run);
@@ -596,7 +804,8 @@ int RunVideoMode(const Options& options) {
   progress.Finish();
   run.progress = nullptr;
 
-  const int code = ReportResults(run, elapsed);
+  int code = ReportResults(run, elapsed);
+  if (code == 0 && left_out) code = 1;
   if (!stopped) {
     // A source is still blocked (e.g. in read() on a pipe) and its thread
     // cannot be joined: the results are out, so the process ends here.

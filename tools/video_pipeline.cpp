@@ -1,9 +1,13 @@
 // Construction of the video mode's pipeline (see video_pipeline.h):
 //
-//   uridecodebin name=ref-src  ! queue ! [convert] ! ssim2compare.ref
-//   uridecodebin name=dist-src ! queue ! [convert] ! ssim2compare.dist
+//   uridecodebin name=ref-src    ! queue ! [convert] ! ssim2compare.ref
+//   uridecodebin name=dist-src   ! queue ! [scale] ! [convert] ! ssim2compare.dist
+//   uridecodebin name=dist_1-src ! queue ! [scale] ! [convert] ! ssim2compare.dist_1
+//   ...  (one branch per further distorted input, on the rendition pads)
 //   ssim2compare ! fakesink sync=false
 //
+// - [scale] (--scale): the distorted frames are scaled to the reference's
+//   size (see MakeChain()); without it, another size is an error.
 // - Hardware decoding: decodebin's caps and context queries ("autoplug-query")
 //   are answered by the element's sink pads, as playbin does with its sink, so
 //   a decoder that can output CUDA memory (nvh264dec, ...) does so when the
@@ -12,7 +16,7 @@
 // - [convert] is inserted only when the decoded format is not one the element
 //   accepts: videoconvert (system memory) or cudaconvert (CUDA memory, else
 //   cudadownload ! videoconvert), restricted to the accepted formats.
-// - --offset N: a probe on the distorted branch drops its first N decoded
+// - --offset N: a probe on each distorted branch drops its first N decoded
 //   frames. With --alignment running-time the distorted stream is also moved
 //   earlier by the running-time difference between its frame N and its frame
 //   0 (a pad offset), so distorted frame N meets the reference frame shown at
@@ -29,6 +33,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -61,36 +66,61 @@ GstCaps* AcceptedCaps(Run* run, bool cuda) {
 // ---------------------------------------------------------------------------
 // Probes (streaming threads)
 
+// Records a distorted input of another size than the reference (without
+// --scale) for the main loop; the first one found is reported.
+void CheckSize(Run* run, Branch* dist) {
+  if (run->options.scale || run->ref.width == 0 || dist->width == 0 || run->size_mismatch) return;
+  if (dist->width == run->ref.width && dist->height == run->ref.height) return;
+  run->size_mismatch = dist;
+  gst_element_post_message(
+      run->pipeline, gst_message_new_application(GST_OBJECT(run->pipeline),
+                                                 gst_structure_new_empty(kSizeMismatchMessage)));
+}
+
+// --scale: a distorted input's caps wait here until the reference's size is
+// known, which then goes into the capsfilter after its scaler, so that its
+// first frame already reaches the element at the reference's size.
+void AwaitReferenceSize(Run* run, Branch* dist) {
+  std::unique_lock<std::mutex> lock(run->mutex);
+  while (run->ref.width == 0 && !run->stopping) {
+    run->ref_size_known.wait_for(lock, std::chrono::milliseconds(100));
+  }
+  if (run->ref.width == 0) return;
+  GstCaps* caps = gst_caps_new_simple("video/x-raw", "width", G_TYPE_INT, run->ref.width, "height",
+                             G_TYPE_INT, run->ref.height, nullptr);
+  if (dist->scale_on_gpu) {
+    gst_caps_set_features(caps, 0, gst_caps_features_new(kCudaFeature, nullptr));
+  }
+  g_object_set(dist->scale_filter, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+}
+
 GstPadProbeReturn OnDecodedEvent(GstPad*, GstPadProbeInfo* info, gpointer data) {
   Branch* b = static_cast<Branch*>(data);
+  Run* run = b->run;
   GstEvent* event = GST_PAD_PROBE_INFO_EVENT(info);
   if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
     GstCaps* caps = nullptr;
     gst_event_parse_caps(event, &caps);
     GstVideoInfo vinfo;
     if (caps && gst_video_info_from_caps(&vinfo, caps)) {
-      Run* run = b->run;
-      std::lock_guard<std::mutex> lock(run->mutex);
-      b->width = GST_VIDEO_INFO_WIDTH(&vinfo);
-      b->height = GST_VIDEO_INFO_HEIGHT(&vinfo);
-      b->fps_n = GST_VIDEO_INFO_FPS_N(&vinfo);
-      b->fps_d = GST_VIDEO_INFO_FPS_D(&vinfo);
-      const Branch& other = b == &run->ref ? run->dist : run->ref;
-      if (other.width > 0 && (other.width != b->width || other.height != b->height) &&
-          !run->size_mismatch) {
-        run->size_mismatch = true;
-        gst_element_post_message(
-            run->pipeline,
-            gst_message_new_application(
-                GST_OBJECT(run->pipeline),
-                gst_structure_new(kSizeMismatchMessage, "ref-width", G_TYPE_INT,
-                                  run->ref.width, "ref-height", G_TYPE_INT, run->ref.height,
-                                  "dist-width", G_TYPE_INT, run->dist.width, "dist-height",
-                                  G_TYPE_INT, run->dist.height, nullptr)));
+      {
+        std::lock_guard<std::mutex> lock(run->mutex);
+        b->width = GST_VIDEO_INFO_WIDTH(&vinfo);
+        b->height = GST_VIDEO_INFO_HEIGHT(&vinfo);
+        b->fps_n = GST_VIDEO_INFO_FPS_N(&vinfo);
+        b->fps_d = GST_VIDEO_INFO_FPS_D(&vinfo);
+        if (b == &run->ref) {
+          for (auto& d : run->dists) CheckSize(run, d.get());
+        } else {
+          CheckSize(run, b);
+        }
       }
+      if (b == &run->ref) run->ref_size_known.notify_all();
+      if (b != &run->ref && b->scale_filter) AwaitReferenceSize(run, b);
     }
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    if (!b->eos.exchange(true)) b->eos_order = ++b->run->eos_count;
+    if (!b->eos.exchange(true)) b->eos_order = ++run->eos_count;
   }
   return GST_PAD_PROBE_OK;
 }
@@ -100,7 +130,7 @@ GstPadProbeReturn OnDecodedBuffer(GstPad* pad, GstPadProbeInfo* info, gpointer d
   Run* run = b->run;
   GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
   const std::uint64_t n = b->seen++;
-  const bool is_dist = b == &run->dist;
+  const bool is_dist = b != &run->ref;
   const std::uint64_t offset = is_dist ? run->options.offset : 0;
   if (is_dist && offset > 0 && run->options.alignment == Alignment::kRunningTime &&
       (n == 0 || n == offset)) {
@@ -145,6 +175,17 @@ void LinkToFakesink(Run* run, GstPad* pad) {
 
 GstElement* Make(const char* factory) { return gst_element_factory_make(factory, nullptr); }
 
+// Whether the element takes frames of this format in system memory.
+bool SystemMemoryFormatAccepted(Run* run, const std::string& format) {
+  GstCaps* frames = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, format.c_str(),
+                                        nullptr);
+  GstCaps* element_caps = AcceptedCaps(run, false);
+  const bool accepted = gst_caps_can_intersect(frames, element_caps);
+  gst_caps_unref(element_caps);
+  gst_caps_unref(frames);
+  return accepted;
+}
+
 // A capsfilter that lets through what the element accepts in CUDA memory or
 // in system memory.
 GstElement* AcceptedCapsFilter(Run* run, bool cuda) {
@@ -155,17 +196,45 @@ GstElement* AcceptedCapsFilter(Run* run, bool cuda) {
   return filter;
 }
 
-// Builds queue [! converter ! capsfilter] for the decoded caps; returns the
-// elements in order (not yet added), or an empty list when an element is
-// missing.
+// Builds queue [! scaler ! capsfilter] [! converter ! capsfilter] for the
+// decoded caps; returns the elements in order (not yet added), or an empty
+// list when an element is missing.
+//
+// The scaler (--scale, distorted inputs only) is fixed so that scores are
+// reproducible: cudascale on CUDA memory (its filtering has no setting), else
+// videoscale method=bilinear; its capsfilter gets the reference's size
+// (AwaitReferenceSize()). Equal sizes pass through unchanged.
 std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::string* error) {
   std::vector<GstElement*> chain;
+  auto fail = [&](const std::string& line) {
+    *error = line;
+    b->scale_filter = nullptr;
+    for (GstElement* e : chain) gst_object_unref(e);
+    return std::vector<GstElement*>{};
+  };
   GstElement* queue = Make("queue");
-  if (!queue) {
-    *error = "the GStreamer element queue is missing (gstreamer core)";
-    return {};
-  }
+  if (!queue) return fail("the GStreamer element queue is missing (gstreamer core)");
   chain.push_back(queue);
+  if (b->run->options.scale && b != &b->run->ref) {
+    const bool on_gpu = cuda && gst_element_factory_find("cudascale");
+    if (cuda && !on_gpu) {
+      GstElement* download = Make("cudadownload");
+      if (!download) {
+        return fail("cannot scale the " + std::string(b->role) +
+                    "'s CUDA frames: neither cudascale nor cudadownload is installed");
+      }
+      chain.push_back(download);
+      cuda = false;
+      accepted = SystemMemoryFormatAccepted(b->run, b->format);
+    }
+    GstElement* scaler = Make(on_gpu ? "cudascale" : "videoscale");
+    if (!scaler) return fail("--scale needs videoscale (gst-plugins-base)");
+    if (!on_gpu) gst_util_set_object_arg(G_OBJECT(scaler), "method", "bilinear");
+    chain.push_back(scaler);
+    b->scale_filter = Make("capsfilter");
+    b->scale_on_gpu = on_gpu;
+    chain.push_back(b->scale_filter);  // owned by the pipeline once added
+  }
   if (accepted) return chain;
   if (cuda && gst_element_factory_find("cudaconvert")) {
     // Stay on the GPU: cudaconvert to an accepted format in CUDA memory.
@@ -176,19 +245,13 @@ std::vector<GstElement*> MakeChain(Branch* b, bool cuda, bool accepted, std::str
   if (cuda) {
     GstElement* download = Make("cudadownload");
     if (!download) {
-      *error = "cannot convert the " + std::string(b->role) +
-               "'s CUDA frames: neither cudaconvert nor cudadownload is installed";
-      for (GstElement* e : chain) gst_object_unref(e);
-      return {};
+      return fail("cannot convert the " + std::string(b->role) +
+                  "'s CUDA frames: neither cudaconvert nor cudadownload is installed");
     }
     chain.push_back(download);
   }
   GstElement* convert = Make("videoconvert");
-  if (!convert) {
-    *error = "the GStreamer element videoconvert is missing (gst-plugins-base)";
-    for (GstElement* e : chain) gst_object_unref(e);
-    return {};
-  }
+  if (!convert) return fail("the GStreamer element videoconvert is missing (gst-plugins-base)");
   chain.push_back(convert);
   chain.push_back(AcceptedCapsFilter(b->run, false));
   return chain;
@@ -269,7 +332,7 @@ void OnNoMorePads(GstElement*, gpointer data) {
     gst_element_post_message(
         pipeline, gst_message_new_application(
                       GST_OBJECT(pipeline),
-                      gst_structure_new(kNoVideoMessage, "role", G_TYPE_STRING, b->role,
+                      gst_structure_new(kNoVideoMessage, "pad", G_TYPE_STRING, b->pad_name.c_str(),
                                         nullptr)));
   }
 }
@@ -354,7 +417,7 @@ bool NamesPipe(const std::string& uri) {
 }  // namespace
 
 void OpenPipes(Run* run) {
-  for (Branch* b : {&run->ref, &run->dist}) {
+  for (Branch* b : AllBranches(run)) {
     if (!b->is_pipe) continue;
     gchar* uri = nullptr;
     g_object_get(b->decoder, "uri", &uri, nullptr);
@@ -373,7 +436,7 @@ void OpenPipes(Run* run) {
 }
 
 void ClosePipes(Run* run) {
-  for (Branch* b : {&run->ref, &run->dist}) {
+  for (Branch* b : AllBranches(run)) {
     if (b->pipe_fd >= 0) close(b->pipe_fd);
     b->pipe_fd = -1;
   }
@@ -451,19 +514,24 @@ bool BuildPipeline(Run* run, std::string* error) {
     *error = "cannot link ssim2compare to fakesink";
     return false;
   }
-  for (Branch* b : {&run->ref, &run->dist}) {
+  for (Branch* b : AllBranches(run)) {
     std::string uri = ToUri(b->path, error);
     if (uri.empty()) {
       *error = "cannot open " + Quoted(*b) + ": " + *error;
       return false;
     }
-    b->element_pad = gst_element_get_static_pad(run->compare, b->pad_name);
+    // The first distorted input goes to `dist`, the others to rendition
+    // pads `dist_%u` (named dist_0, dist_1, ... in order).
+    const bool rendition = b != &run->ref && b != run->dists.front().get();
+    b->element_pad = rendition ? gst_element_request_pad_simple(run->compare, "dist_%u")
+                               : gst_element_get_static_pad(run->compare, b->pad_name.c_str());
     if (!b->element_pad) {
-      *error = std::string("ssim2compare has no ") + b->pad_name + " pad";
+      *error = "ssim2compare has no " + std::string(rendition ? "dist_%u" : b->pad_name) +
+               " pad (is the installed plugin older than this tool?)";
       return false;
     }
-    b->decoder = gst_element_factory_make("uridecodebin",
-                                          b == &run->ref ? "ref-src" : "dist-src");
+    b->pad_name = GST_PAD_NAME(b->element_pad);
+    b->decoder = gst_element_factory_make("uridecodebin", (b->pad_name + "-src").c_str());
     if (!b->decoder) {
       *error = "the GStreamer element uridecodebin is missing (gst-plugins-base)";
       return false;

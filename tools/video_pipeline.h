@@ -14,7 +14,7 @@ namespace cli {
 // the main loop (the run's state is only changed there).
 constexpr const char* kFailureMessage = "ssim2-failure";          // field "line"
 constexpr const char* kSizeMismatchMessage = "ssim2-size-mismatch";
-constexpr const char* kNoVideoMessage = "ssim2-no-video";         // field "role"
+constexpr const char* kNoVideoMessage = "ssim2-no-video";         // field "pad"
 
 // Ranks NVIDIA's hardware decoders above the software ones (the decoders of
 // GPU `cuda_device` first when it is > 0).
@@ -24,7 +24,8 @@ void PreferHardwareDecoders(int cuda_device);
 bool CheckReadable(const Branch& b, std::string* line);
 
 // Builds run->pipeline (ssim2compare ! fakesink plus one uridecodebin per
-// branch, linked as their pads appear). false and *error: one line.
+// branch, linked as their pads appear; run->dists in command-line order).
+// false and *error: one line.
 bool BuildPipeline(Run* run, std::string* error);
 
 // Opens the inputs that are FIFOs, named by a path or a file:// URI

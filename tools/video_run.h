@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -21,11 +23,12 @@ namespace cli {
 
 struct Run;
 
-// One input: its decoder bin, the pad linked to the element, counters.
+// One input: its decoder bin, the pad linked to the element, counters, and
+// for a distorted input its results.
 struct Branch {
   Run* run = nullptr;
-  const char* role = "";      // "reference" / "distorted"
-  const char* pad_name = "";  // element pad: "ref" / "dist"
+  const char* role = "";  // "reference" / "distorted"
+  std::string pad_name;   // element pad: "ref", "dist", "dist_N"
   std::string path;
   GstElement* decoder = nullptr;  // uridecodebin
   GstPad* element_pad = nullptr;  // ssim2compare.ref / .dist
@@ -45,6 +48,19 @@ struct Branch {
   bool cuda_memory = false;
   std::uint64_t total_frames = 0;  // 0: unknown yet
   bool total_queried = false;
+  // --scale: the capsfilter after the scaler, given the reference's size
+  // before this input's first caps pass (owned by the pipeline).
+  GstElement* scale_filter = nullptr;
+  bool scale_on_gpu = false;  // the scaler is cudascale (CUDA memory), else videoscale
+
+  // Results of a distorted input (main loop only).
+  std::vector<ScoreRow> frames;
+  bool element_warned = false;  // a warning from ssim2compare about this input
+  std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
+  std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
+  std::string failure;  // why this input could not be scored ("": it could)
+  bool eos_sent = false;         // failed: EOS went into its branch
+  bool decoder_removed = false;  // failed: its decoder left the pipeline (ref held)
 };
 
 struct Run {
@@ -52,15 +68,16 @@ struct Run {
   GstElement* pipeline = nullptr;
   GstElement* compare = nullptr;
   GMainLoop* loop = nullptr;
-  Branch ref, dist;
+  Branch ref;
+  // The distorted inputs in command-line order (the first on the element's
+  // `dist` pad, the others on `dist_N`); never empty while running.
+  std::vector<std::unique_ptr<Branch>> dists;
   std::mutex mutex;
-  bool size_mismatch = false;  // under mutex
+  std::condition_variable ref_size_known;  // --scale: the reference's caps arrived
+  Branch* size_mismatch = nullptr;  // the distorted input of another size (under mutex)
+  std::atomic<bool> stopping{false};  // the run loop has ended: nothing waits any more
 
-  std::vector<ScoreRow> frames;
   std::vector<std::string> warnings;
-  bool element_warned = false;     // any warning from ssim2compare
-  std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
-  std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
   std::atomic<int> eos_count{0};
   bool failed = false;
   bool stalled = false;         // the no-progress watchdog ended the run (failed too)
@@ -75,10 +92,23 @@ struct Run {
   std::uint64_t last_decoded = 0;
   ProgressLine* progress = nullptr;
 
+  // Pairs scored over all distorted inputs.
+  std::size_t ScoredPairs() const {
+    std::size_t n = 0;
+    for (const auto& d : dists) n += d->frames.size();
+    return n;
+  }
   double Elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 };
+
+// The reference, then the distorted inputs.
+inline std::vector<Branch*> AllBranches(Run* run) {
+  std::vector<Branch*> all{&run->ref};
+  for (auto& d : run->dists) all.push_back(d.get());
+  return all;
+}
 
 // "distorted clip.mkv": how messages name an input.
 inline std::string Quoted(const Branch& b) { return std::string(b.role) + " " + b.path; }

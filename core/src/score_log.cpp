@@ -312,36 +312,67 @@ bool ScoreLog::Append(const ScoreRow& row) {
   return ok();
 }
 
+namespace {
+
+// The summary's `# key,value` lines of a CSV log.
+std::string CsvSummaryLines(const LogSummary& summary) {
+  const Summary& s = summary.scores;
+  std::string out = "# frames," + Unsigned(s.frames) + "\n";
+  for (const SummaryField& f : kSummaryFields) {
+    out += std::string("# ") + f.name + "," + FormatScore(s.*f.value) + "\n";
+  }
+  out += "# unmatched_ref," +
+         (summary.unmatched_ref ? Unsigned(*summary.unmatched_ref) : std::string()) + "\n";
+  out += "# unmatched_dist," +
+         (summary.unmatched_dist ? Unsigned(*summary.unmatched_dist) : std::string()) + "\n";
+  out += "# ended_first," +
+         (summary.ended_first ? std::string(InputName(*summary.ended_first)) : std::string()) +
+         "\n";
+  return out;
+}
+
+// The summary as a JSON object; `indent` is that of the line it starts on.
+std::string JsonSummaryObject(const LogSummary& summary, const std::string& indent) {
+  const Summary& s = summary.scores;
+  const std::string in = indent + "  ";
+  std::string out = "{\n" + in + "\"frames\": " + Unsigned(s.frames);
+  for (const SummaryField& f : kSummaryFields) {
+    out += ",\n" + in + "\"" + f.name + "\": " + JsonNumber(s.*f.value, 8);
+  }
+  out += ",\n" + in + "\"unmatched_ref\": " + JsonOptional(summary.unmatched_ref);
+  out += ",\n" + in + "\"unmatched_dist\": " + JsonOptional(summary.unmatched_dist);
+  out += ",\n" + in + "\"ended_first\": " +
+         (summary.ended_first ? JsonString(InputName(*summary.ended_first)) : "null");
+  return out + "\n" + indent + "}";
+}
+
+}  // namespace
+
 bool ScoreLog::Close(const LogSummary& summary, const LogRunInfo& info) {
   if (closed_) return ok();
   const Summary& s = summary.scores;
-  const std::string ended =
-      summary.ended_first ? InputName(*summary.ended_first) : std::string();
   std::string out;
   switch (options_.format) {
     case LogFormat::kCsv: {
-      out = "# frames," + Unsigned(s.frames) + "\n";
-      for (const SummaryField& f : kSummaryFields) {
-        out += std::string("# ") + f.name + "," + FormatScore(s.*f.value) + "\n";
+      out = CsvSummaryLines(summary);
+      for (const SourceSummary& source : summary.per_source) {
+        out += "# source," + CsvField(source.source) + "\n" + CsvSummaryLines(source.summary);
       }
-      out += "# unmatched_ref," +
-             (summary.unmatched_ref ? Unsigned(*summary.unmatched_ref) : std::string()) + "\n";
-      out += "# unmatched_dist," +
-             (summary.unmatched_dist ? Unsigned(*summary.unmatched_dist) : std::string()) +
-             "\n";
-      out += "# ended_first," + ended + "\n";
       break;
     }
     case LogFormat::kJson: {
       out = rows_ ? "\n  ],\n" : "],\n";
-      out += "  \"summary\": {\n    \"frames\": " + Unsigned(s.frames);
-      for (const SummaryField& f : kSummaryFields) {
-        out += std::string(",\n    \"") + f.name + "\": " + JsonNumber(s.*f.value, 8);
+      out += "  \"summary\": " + JsonSummaryObject(summary, "  ") + ",\n";
+      if (!summary.per_source.empty()) {
+        out += "  \"source_summaries\": [";
+        for (std::size_t i = 0; i < summary.per_source.size(); ++i) {
+          const SourceSummary& source = summary.per_source[i];
+          out += std::string(i ? ",\n" : "\n") + "    {\"source\": " +
+                 JsonString(source.source) +
+                 ", \"summary\": " + JsonSummaryObject(source.summary, "    ") + "}";
+        }
+        out += "\n  ],\n";
       }
-      out += ",\n    \"unmatched_ref\": " + JsonOptional(summary.unmatched_ref);
-      out += ",\n    \"unmatched_dist\": " + JsonOptional(summary.unmatched_dist);
-      out += ",\n    \"ended_first\": " + (ended.empty() ? "null" : JsonString(ended));
-      out += "\n  },\n";
       out += "  \"reference\": " + JsonStringOrNull(info.reference) + ",\n";
       out += "  \"distorted\": " + JsonStringOrNull(info.distorted) + ",\n";
       out += "  \"width\": " + (info.width > 0 ? Unsigned(info.width) : "null") + ",\n";

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <glib.h>
+#include <glib/gstdio.h>
 #include <gtest/gtest.h>
 #ifdef SSIM2_WITH_GST_OPTIONS
 #include <gst/gst.h>
@@ -39,11 +41,27 @@ TEST(Args, TwoInputs) {
 }
 
 TEST(Args, WrongNumberOfInputsAsksForUsage) {
-  for (auto args : {std::vector<std::string>{}, {"a.png"}, {"a", "b", "c"}}) {
+  for (auto args : {std::vector<std::string>{}, {"a.png"}}) {
     const Parsed p = Parse(args);
     EXPECT_FALSE(p.ok);
     EXPECT_TRUE(p.error.empty()) << p.error;  // empty: print the usage text
   }
+}
+
+// One reference and several distorted videos; vmaf-json holds one distorted
+// input, so it is refused with several.
+TEST(Args, SeveralDistortedInputs) {
+  const Parsed p = Parse({"ref.mkv", "a.mkv", "b.mkv", "c.mkv"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.reference_path, "ref.mkv");
+  EXPECT_EQ(p.options.distorted_path, "a.mkv");
+  EXPECT_EQ(p.options.more_distorted_paths, (std::vector<std::string>{"b.mkv", "c.mkv"}));
+  EXPECT_FALSE(p.options.scale);
+  EXPECT_TRUE(Parse({"--scale", "ref.mkv", "a.mkv"}).options.scale);
+  EXPECT_TRUE(Parse({"--plot", "p.svg", "ref.mkv", "a.mkv", "b.mkv"}).ok);
+  const Parsed vmaf = Parse({"--format", "vmaf-json", "-o", "v.json", "ref.mkv", "a.mkv", "b.mkv"});
+  EXPECT_FALSE(vmaf.ok);
+  EXPECT_NE(vmaf.error.find("vmaf-json"), std::string::npos) << vmaf.error;
 }
 
 TEST(Args, JsonToStdout) {
@@ -70,6 +88,26 @@ TEST(Args, JsonToFile) {
     EXPECT_EQ(p.options.reference_path, "a.mkv");
     EXPECT_EQ(p.options.distorted_path, "b.mkv");
   }
+}
+
+// `--json REF D1 D2`: an existing input after a bare --json is not taken as
+// the JSON file (it would be overwritten); the three words are the inputs.
+TEST(Args, BareJsonBeforeThreeExistingInputs) {
+  char dir_template[] = "/tmp/ssim2-args-XXXXXX";
+  ASSERT_NE(g_mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::vector<std::string> inputs{dir + "/r.mkv", dir + "/a.mkv", dir + "/b.mkv"};
+  for (const std::string& path : inputs) {
+    ASSERT_TRUE(g_file_set_contents(path.c_str(), "x", 1, nullptr));
+  }
+  const Parsed p = Parse({"--json", inputs[0], inputs[1], inputs[2]});
+  for (const std::string& path : inputs) g_remove(path.c_str());
+  g_rmdir(dir.c_str());
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_TRUE(p.options.json);
+  EXPECT_TRUE(p.options.json_path.empty());
+  EXPECT_EQ(p.options.reference_path, inputs[0]);
+  EXPECT_EQ(p.options.more_distorted_paths, (std::vector<std::string>{inputs[2]}));
 }
 
 TEST(Args, VideoOptions) {

@@ -83,9 +83,11 @@ def test_more_errors(exe, data, tmp):
                        "images/astronaut_256x256/reference.png"],
                  "Image size mismatch", data, exact=True)
     # Arguments: usage on stderr, exit 1.
-    for args in ([], [ref], [ref, ref, ref]):
+    for args in ([], [ref]):
         rc, out, err = run(exe, *args, cwd=data)
         check(rc == 1 and out == "" and "Usage:" in err, f"ssim2 {args}: usage expected")
+    # More than two inputs are for videos (one reference, several distorted).
+    expect_error(exe, [ref, ref, ref], "ssim2: images are compared two at a time", data)
     expect_error(exe, ["--backend", "gpu", ref, ref], "ssim2: --backend", data)
     expect_error(exe, ["--frobnicate", ref, ref], "ssim2: unknown option", data)
 

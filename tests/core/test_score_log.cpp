@@ -89,6 +89,53 @@ TEST(ScoreLog, CsvSourceColumnIsQuotedWhenNeeded) {
       << csv;
 }
 
+// Several sources in one log: each source's own summary follows the main
+// one, and a log without them is unchanged (the schema tests above).
+TEST(ScoreLog, PerSourceSummaries) {
+  std::vector<ScoreRow> rows = TwoRows();
+  rows[0].source = "a.mkv";
+  rows[1].source = "b,c.mkv";
+  LogSummary summary = SummaryOf({rows[0]});
+  LogSummary second = SummaryOf({rows[1]});
+  second.unmatched_ref.reset();
+  second.ended_first.reset();
+  summary.per_source = {{"a.mkv", SummaryOf({rows[0]})}, {"b,c.mkv", second}};
+  LogOptions options;
+  options.with_source = true;
+  const std::string csv = RenderScoreLog(options, rows, summary, {});
+  const std::string csv_tail =
+      "# ended_first,ref\n"
+      "# source,a.mkv\n"
+      "# frames,1\n"
+      "# mean,87.50000000\n";
+  EXPECT_NE(csv.find(csv_tail), std::string::npos) << csv;
+  EXPECT_NE(csv.find("# source,\"b,c.mkv\"\n# frames,1\n# mean,-3.25000000\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("# unmatched_ref,\n# unmatched_dist,0\n# ended_first,\n"),
+            std::string::npos)
+      << csv;
+  options.format = LogFormat::kJson;
+  const std::string json = RenderScoreLog(options, rows, summary, {});
+  EXPECT_NE(json.find("  \"source_summaries\": [\n"
+                      "    {\"source\": \"a.mkv\", \"summary\": {\n"
+                      "      \"frames\": 1,\n"
+                      "      \"mean\": 87.50000000,\n"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("    {\"source\": \"b,c.mkv\", \"summary\": {\n"
+                      "      \"frames\": 1,\n"
+                      "      \"mean\": -3.25000000,\n"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("      \"ended_first\": null\n    }}\n  ],\n"), std::string::npos)
+      << json;
+  // Without per-source summaries the JSON has no such key.
+  summary.per_source.clear();
+  EXPECT_EQ(RenderScoreLog(options, rows, summary, {}).find("source_summaries"),
+            std::string::npos);
+}
+
 TEST(ScoreLog, JsonSchema) {
   LogRunInfo info;
   info.reference = "ref.mkv";
@@ -138,7 +185,9 @@ TEST(ScoreLog, JsonSchema) {
 TEST(ScoreLog, EmptyJsonHasNullStatistics) {
   LogOptions options;
   options.format = LogFormat::kJson;
-  const std::string json = RenderScoreLog(options, {}, LogSummary{Summarize({}), {}, {}, {}}, {});
+  LogSummary empty;
+  empty.scores = Summarize({});
+  const std::string json = RenderScoreLog(options, {}, empty, {});
   EXPECT_NE(json.find("\"frames\": [],\n"), std::string::npos) << json;
   EXPECT_NE(json.find("\"mean\": null"), std::string::npos) << json;
   EXPECT_NE(json.find("\"unmatched_ref\": null"), std::string::npos) << json;

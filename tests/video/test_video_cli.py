@@ -836,6 +836,146 @@ def case_options(exe, data, tmp):
         check(not os.path.exists(stopped), f"{args}: wrote {stopped}")
 
 
+# ---------------------------------------------------------------------------
+# Several distorted files (one reference decoded once) and --scale
+
+def read_multi_csv(path):
+    """(rows per source as {source: [score text, ...]}, per-source summaries
+    as {source: {key: value}}) of a log with a source column."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    check(lines[0] == ",".join(CSV_COLUMNS + ["source"]), f"CSV header is {lines[0]!r}")
+    rows = {}
+    for r in csv.DictReader(io.StringIO("\n".join(l for l in lines if not l.startswith("#")))):
+        rows.setdefault(r["source"], []).append(r["score"])
+    summaries, current = {}, None
+    for l in lines:
+        if l.startswith("# source,"):
+            current = next(csv.reader([l[len("# source,"):]]))[0]
+            summaries[current] = {}
+        elif l.startswith("# ") and current is not None:
+            key, value = l[2:].split(",")
+            summaries[current][key] = value
+    return rows, summaries
+
+
+def single_scores(exe, tmp, ref, dist, *options):
+    """Score texts of a one-to-one run (its CSV)."""
+    c = os.path.join(tmp, "single.csv")
+    rc, out, err = ssim2(exe, "-q", *options, "--csv", c, ref, dist)
+    check(rc == 0, f"{dist}: exit {rc}")
+    with open(c, encoding="utf-8") as f:
+        return [r["score"] for r in csv.DictReader(l for l in f if not l.startswith("#"))]
+
+
+def case_several_files(exe, data, tmp):
+    """ssim2 REF D1 D2 D3: per file the same per-frame scores as three
+    one-to-one runs (exactly), one summary block per file on stdout, one CSV
+    and one JSON with a source column and a summary per source, a plot with
+    one line per file; vmaf-json, which holds one file, is refused in one
+    line."""
+    p = generated_pair(tmp, frames=12)
+    raw = os.path.join(tmp, "src.yuv")
+    make_raw(raw, 12)
+    p["mid"] = os.path.join(tmp, "mid.mkv")
+    encode(raw, p["mid"], quantizer=30)
+    dists = [p["good"], p["mid"], p["poor"]]
+    c, j = os.path.join(tmp, "all.csv"), os.path.join(tmp, "all.json")
+    rc, out, err = ssim2(exe, "-q", "--csv", c, f"--json={j}", p["ref"], *dists)
+    check(rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+    rows, summaries = read_multi_csv(c)
+    check(list(rows) == dists, f"sources {list(rows)}, expected {dists}")
+    check(list(summaries) == dists, f"per-source summaries {list(summaries)}")
+    with open(j, encoding="utf-8") as f:
+        doc = json.load(f)
+    check([s["source"] for s in doc["source_summaries"]] == dists, "JSON source_summaries")
+    blocks = out.split("\n\n")
+    check(len(blocks) == 3, f"{len(blocks)} summary blocks on stdout:\n{out}")
+    means = []
+    for d, block in zip(dists, blocks):
+        single = single_scores(exe, tmp, p["ref"], d)
+        check(len(single) == 12, f"{d}: {len(single)} frames in the one-to-one run")
+        check(rows[d] == single,
+              f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
+        check(summaries[d]["frames"] == "12", f"{d}: summary frames {summaries[d]['frames']}")
+        head = block.splitlines()[0]
+        check(head == "distorted      " + d, f"block head {head!r}")
+        got = parse_summary("\n".join(block.splitlines()[1:]))
+        check(abs(got["mean"] - float(summaries[d]["mean"])) < 1e-8, f"{d}: stdout mean")
+        js = [s["summary"] for s in doc["source_summaries"] if s["source"] == d][0]
+        check(js["frames"] == 12 and abs(js["mean"] - got["mean"]) < 1e-8, f"{d}: JSON summary")
+        check([f["score"] for f in doc["frames"] if f["source"] == d] ==
+              [float(x) for x in single], f"{d}: JSON rows")
+        means.append(got["mean"])
+    check(means[0] > means[1] > means[2], f"means not in quality order: {means}")
+    # --plot: one line per file, one vertex per scored frame.
+    svg = os.path.join(tmp, "ladder.svg")
+    rc, out, err = ssim2(exe, "-q", "--plot", svg, p["ref"], *dists)
+    check(rc == 0, f"--plot with several files: exit {rc}")
+    lines = [e for e in ET.parse(svg).getroot().iter(SVG_NS + "polyline")
+             if e.get("class") == "scores"]
+    check([len(e.get("points").split()) for e in lines] == [12, 12, 12],
+          f"--plot: {len(lines)} score lines")
+    # vmaf-json holds one file: refused in one line.
+    rc, out, err = ssim2(exe, "--format", "vmaf-json", "-o", os.path.join(tmp, "v.json"),
+                         p["ref"], *dists)
+    check(rc == 1 and out == "" and len(err.splitlines()) == 1, f"vmaf-json: {rc} {err!r}")
+
+
+def case_bad_among_several(exe, data, tmp):
+    """A file that is not a video and one that does not exist among several:
+    each is reported in one line, the others are scored as alone, exit 1."""
+    p = generated_pair(tmp, frames=8)
+    junk = os.path.join(tmp, "junk.mkv")
+    with open(junk, "wb") as f:
+        f.write(bytes(range(256)) * 40)
+    missing = os.path.join(tmp, "missing.mkv")
+    c = os.path.join(tmp, "all.csv")
+    rc, out, err = ssim2(exe, "-q", "--csv", c, p["ref"], p["good"], junk, missing, p["poor"],
+                         env=watchdog_env(), timeout=60)
+    check(rc == 1, f"exit {rc}, expected 1")
+    lines = err.splitlines()
+    check(len(lines) == 2, f"stderr {err!r}")
+    check(any("junk.mkv" in l and "still scored" in l for l in lines),
+          f"junk not reported: {err!r}")
+    check(any("missing.mkv" in l and "still scored" in l for l in lines), f"missing: {err!r}")
+    rows, _ = read_multi_csv(c)
+    check(list(rows) == [p["good"], p["poor"]], f"sources {list(rows)}")
+    for d in (p["good"], p["poor"]):
+        check(rows[d] == single_scores(exe, tmp, p["ref"], d), f"{d}: scores differ")
+    check("failed         cannot decode distorted " + junk in out, f"stdout:\n{out}")
+
+
+def case_scale(exe, data, tmp):
+    """A 640x360 rendition of a 1280x720 reference: without --scale one line
+    naming --scale, exit 1; with --scale it is scored, and exactly as after
+    an explicit videoscale method=bilinear to 1280x720 (stored losslessly)."""
+    ref, small, big = (os.path.join(tmp, n + ".mkv") for n in ("ref", "small", "big"))
+    src = ("videotestsrc num-buffers=4 pattern=smpte horizontal-speed=4 "
+           "! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 ")
+    gst_launch(src + "! x264enc speed-preset=ultrafast pass=quant quantizer=0 "
+               f"! matroskamux ! filesink location={ref}")
+    gst_launch(src + "! videoscale method=bilinear ! video/x-raw,width=640,height=360 "
+               "! x264enc speed-preset=ultrafast pass=quant quantizer=20 "
+               f"! matroskamux ! filesink location={small}")
+    gst_launch(f"filesrc location={small} ! decodebin ! videoscale method=bilinear "
+               "! video/x-raw,width=1280,height=720 ! x264enc speed-preset=ultrafast pass=quant "
+               f"quantizer=0 ! matroskamux ! filesink location={big}")
+    rc, out, err = ssim2(exe, "-q", ref, small)
+    check(rc == 1 and out == "" and len(err.splitlines()) == 1 and "--scale" in err,
+          f"without --scale: exit {rc}, stderr {err!r}")
+    scaled = single_scores(exe, tmp, ref, small, "--scale")
+    check(len(scaled) == 4, f"--scale: {len(scaled)} frames")
+    check(scaled == single_scores(exe, tmp, ref, big),
+          "--scale differs from an explicit videoscale method=bilinear")
+    # With several files, one of the reference's size and one smaller.
+    c = os.path.join(tmp, "both.csv")
+    rc, out, err = ssim2(exe, "-q", "--scale", "--csv", c, ref, big, small)
+    check(rc == 0, f"--scale with two files: exit {rc}")
+    rows, _ = read_multi_csv(c)
+    check(rows[small] == scaled and rows[big] == scaled, "--scale with two files: scores")
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)

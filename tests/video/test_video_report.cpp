@@ -98,6 +98,37 @@ static void TestProgress() {
   std::fclose(f);
 }
 
+// Rows of three sources: one line each with its own vertices, the sources
+// named in the legend, no one-file marks.
+static void TestSvgLadder() {
+  std::vector<ScoreRow> frames;
+  const char* const names[] = {"dir/720p.mkv", "540p&.mkv", "360p.mkv"};
+  for (std::size_t k = 0; k < 3; ++k) {
+    for (ScoreRow f : MakeFrames(5 + k, 0, 1)) {
+      f.source = names[k];
+      frames.push_back(f);
+    }
+  }
+  LogRunInfo info;
+  info.reference = "ref.mkv";
+  info.distorted = names[0];
+  const std::string svg =
+      ssim2::cli::RenderSvgPlot(frames, ssim2::Summarize(Scores(frames)), info);
+  CHECK(Count(svg, "class=\"scores\"") == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    const std::string id = "id=\"scores-" + std::to_string(k) + "\"";
+    std::size_t begin = svg.find("points=\"", svg.find(id));
+    CHECK(begin != std::string::npos);
+    std::size_t end = svg.find('"', begin + 8);
+    CHECK(Count(svg.substr(begin + 8, end - begin - 8), ",") == 5 + k);
+  }
+  CHECK(svg.find(">720p.mkv</text>") != std::string::npos);
+  CHECK(svg.find(">540p&amp;.mkv</text>") != std::string::npos);
+  CHECK(svg.find("3 distorted videos vs ref.mkv") != std::string::npos);
+  CHECK(svg.find("worst-marker") == std::string::npos);
+  CHECK(svg.find("id=\"mean\"") == std::string::npos);
+}
+
 static void TestSvgStructure() {
   for (std::size_t n : {std::size_t{1}, std::size_t{30}, std::size_t{1500}}) {
     std::vector<ScoreRow> frames = MakeFrames(n, 0, 1);
@@ -140,6 +171,7 @@ int main(int argc, char** argv) {
   TestSummaryText();
   TestProgress();
   TestSvgStructure();
+  TestSvgLadder();
   if (failures > 0) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

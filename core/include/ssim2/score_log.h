@@ -72,11 +72,22 @@ std::string EndedFirstMessage(Input first, const InputEnds& ends, std::uint64_t 
 // ---------------------------------------------------------------------------
 // What the log's end carries
 
+struct SourceSummary;
+
 struct LogSummary {
   Summary scores;
   // Frames that found no partner; unknown (null) where not counted.
   std::optional<std::uint64_t> unmatched_ref, unmatched_dist;
   std::optional<Input> ended_first;
+  // A log of several sources: each source's own summary, in order, written
+  // after the one above (CSV: `# source,NAME` and its lines; JSON:
+  // "source_summaries"). Empty: nothing more is written. Not in vmaf-json.
+  std::vector<SourceSummary> per_source;
+};
+
+struct SourceSummary {
+  std::string source;  // as in the rows' `source`
+  LogSummary summary;  // its own per_source stays empty
 };
 
 // What was compared (JSON only; empty strings, a width or height of 0 and a

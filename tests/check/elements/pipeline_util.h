@@ -54,3 +54,16 @@ clip_tcase (Suite * suite, const gchar * name, SFun setup, SFun teardown)
   tcase_add_checked_fixture (tc, setup, teardown);
   return tc;
 }
+
+/* Writes @frames frames of a 160x120 moving ball, encoded by x264enc with
+ * @x264_settings (its rate and GOP properties), as Matroska to @path. */
+static inline void
+make_x264_clip (const gchar * path, guint frames, const gchar * x264_settings)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%u ! "
+      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
+      "x264enc %s speed-preset=ultrafast ! matroskamux ! "
+      "filesink location=\"%s\"", frames, x264_settings, path);
+  run_to_eos (desc);
+  g_free (desc);
+}

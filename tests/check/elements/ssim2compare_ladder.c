@@ -38,12 +38,7 @@ static const gchar *const clip_factories[] = { "x264enc", "avdec_h264", "matrosk
 static void
 make_clip (const gchar * path, const gchar * encoder)
 {
-  gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%d ! "
-      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
-      "x264enc %s speed-preset=ultrafast ! matroskamux ! "
-      "filesink location=\"%s\"", CLIP_FRAMES, encoder, path);
-  run_to_eos (desc);
-  g_free (desc);
+  make_x264_clip (path, CLIP_FRAMES, encoder);
 }
 
 static void

@@ -33,13 +33,10 @@ static const gchar *const clip_factories[] = { "x264enc", "avdec_h264", "matrosk
 static void
 make_clip (const gchar * path, guint quantizer, guint keyframe_interval)
 {
-  gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%d ! "
-      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
-      "x264enc pass=quant quantizer=%u speed-preset=ultrafast "
-      "key-int-max=%u ! matroskamux ! filesink location=\"%s\"",
-      CLIP_FRAMES, quantizer, keyframe_interval, path);
-  run_to_eos (desc);
-  g_free (desc);
+  gchar *settings = g_strdup_printf ("pass=quant quantizer=%u key-int-max=%u",
+      quantizer, keyframe_interval);
+  make_x264_clip (path, CLIP_FRAMES, settings);
+  g_free (settings);
 }
 
 static void

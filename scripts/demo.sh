@@ -26,7 +26,10 @@ echo "demo: scoring every frame with ssim2compare ($BUILD/tools/ssim2)"
   --plot "$work/scores.svg" >"$work/summary.txt"
 echo
 echo "per-frame scores:"
-awk -F, '!/^#/ { printf "%-7s %-10s %s\n", $1, $2, $3 }' "$work/scores.csv"
+# Columns by name (docs/LOGS.md): frame, stream time in seconds, score.
+awk -F, '/^#/ { next }
+  !cols { for (i = 1; i <= NF; i++) col[$i] = i; cols = 1; printf "%-7s %-10s %s\n", "frame", "time", "score"; next }
+  { printf "%-7s %-10.3f %s\n", $col["frame"], $col["stream_time"] / 1e9, $col["score"] }' "$work/scores.csv"
 echo
 echo "summary:"
 cat "$work/summary.txt"

@@ -87,6 +87,24 @@ Status Scorer::ComputeWithReference(const ImageView& distorted, Result* result) 
                            [&] { return ScoreAgainstReference(distorted, result); });
 }
 
+Status Scorer::ComputeWithReference(const std::vector<ImageView>& distorted,
+                                    std::vector<Result>* results) {
+  if (!results) {
+    return Status(StatusCode::kInvalidArgument, "ComputeWithReference: results is null");
+  }
+  if (!has_reference_) {
+    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+  }
+  for (const ImageView& d : distorted) {
+    if (Status s = ValidateImage(d); !s.ok()) return s;
+    if (Status s = ValidateSize(d, width_, height_); !s.ok()) return s;
+  }
+  results->assign(distorted.size(), Result());
+  return WithoutExceptions(width_, height_, [&] {
+    return ScoreBatchAgainstReference(distorted, results->data());
+  });
+}
+
 Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                             std::vector<Result>* results) {
   if (!results) return Status(StatusCode::kInvalidArgument, "ComputeBatch: results is null");
@@ -110,6 +128,11 @@ Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageV
 Status Scorer::ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                           Result* results) {
   if (Status s = CacheReference(reference); !s.ok()) return s;
+  return ScoreBatchAgainstReference(distorted, results);
+}
+
+Status Scorer::ScoreBatchAgainstReference(const std::vector<ImageView>& distorted,
+                                          Result* results) {
   for (std::size_t i = 0; i < distorted.size(); ++i) {
     if (Status s = ScoreAgainstReference(distorted[i], &results[i]); !s.ok()) return s;
   }

@@ -226,6 +226,8 @@ TEST_P(ScorerContract, SizeMismatchChangesNothing) {
   std::vector<Result> batch;
   EXPECT_EQ(scorer->ComputeBatch(ref.view, {dist.view, small.view}, &batch).code(),
             StatusCode::kSizeMismatch);
+  EXPECT_EQ(scorer->ComputeWithReference({dist.view, small.view}, &batch).code(),
+            StatusCode::kSizeMismatch);
   EXPECT_EQ(scorer->Compute(ref.view, dist.view, nullptr).code(), StatusCode::kInvalidArgument);
 
   // None of the failures touched the cached reference.
@@ -237,6 +239,61 @@ TEST_P(ScorerContract, SizeMismatchChangesNothing) {
   EXPECT_EQ(scorer->SetReference(small.view).code(), StatusCode::kSizeMismatch);
   EXPECT_FALSE(scorer->has_reference());
   EXPECT_EQ(scorer->ComputeWithReference(dist.view, &r).code(), StatusCode::kInvalidArgument);
+}
+
+// Several distorted images against the cached reference: each result is the
+// one-by-one result, bit for bit, whatever the backend spreads them over (the
+// CUDA engine scores them on several streams, each lane reading the one
+// prepared reference); a new reference is seen by every lane; a pair in
+// between leaves the cache alone.
+TEST_P(ScorerContract, BatchAgainstTheCachedReference) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  std::vector<Result> batch;
+  const TestImage probe = MakeImage(PixelFormat::kRGB8, kW, kH, 9);
+  EXPECT_EQ(scorer->ComputeWithReference({probe.view}, &batch).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(scorer->ComputeWithReference({probe.view}, nullptr).code(),
+            StatusCode::kInvalidArgument);
+  const std::size_t memory_before = scorer->memory_bytes();
+  for (PixelFormat format : {PixelFormat::kRGB8, PixelFormat::kRGBA8}) {
+    SCOPED_TRACE(PixelFormatName(format));
+    std::vector<TestImage> refs, dists;
+    for (unsigned i = 0; i < 2; ++i) refs.push_back(MakeImage(format, kW, kH, 100 + i));
+    // More images than streams (4 by default), so that one takes two.
+    std::vector<ImageView> views;
+    for (unsigned i = 0; i < 5; ++i) {
+      dists.push_back(MakeImage(format, kW, kH, 200 + i, 0.1 * i));
+    }
+    for (const TestImage& d : dists) views.push_back(d.view);
+    const TestImage a = MakeImage(format, kW, kH, 3, 0.7);
+    const TestImage b = MakeImage(format, kW, kH, 4, 0.7);
+    for (const TestImage& ref : refs) {
+      std::vector<Result> expected(dists.size());
+      for (std::size_t i = 0; i < dists.size(); ++i) {
+        expected[i] = Score(scorer.get(), ref.view, dists[i].view);
+      }
+      ASSERT_OK(scorer->SetReference(ref.view));
+      ASSERT_OK(scorer->ComputeWithReference(views, &batch));
+      ASSERT_EQ(batch.size(), dists.size());
+      for (std::size_t i = 0; i < dists.size(); ++i) {
+        EXPECT_TRUE(BitIdentical(batch[i], expected[i])) << "image " << i;
+      }
+      EXPECT_FALSE(BitIdentical(batch[0], batch[1]));
+      Score(scorer.get(), a.view, b.view);
+      ASSERT_OK(scorer->ComputeWithReference(views, &batch));
+      for (std::size_t i = 0; i < dists.size(); ++i) {
+        EXPECT_TRUE(BitIdentical(batch[i], expected[i])) << "after a pair, image " << i;
+      }
+      // An empty batch is fine and changes nothing.
+      ASSERT_OK(scorer->ComputeWithReference(std::vector<ImageView>{}, &batch));
+      EXPECT_TRUE(batch.empty());
+    }
+  }
+  if (GetParam() == Backend::kCuda) {
+    // Three lanes beside the engine's own stream, each about one engine.
+    EXPECT_GE(scorer->memory_bytes(), 4 * memory_before);
+  }
 }
 
 TEST_P(ScorerContract, TooSmall) {

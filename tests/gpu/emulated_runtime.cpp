@@ -168,6 +168,11 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
   reinterpret_cast<FakeEvent*>(e)->recorded++;
   return cudaSuccess;
 }
+// The real call treats an event never recorded as complete, which would hide
+// a missing fork or join; the emulation refuses it so the tests see it.
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int) {
+  return reinterpret_cast<FakeEvent*>(e)->recorded > 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) {

@@ -14,6 +14,7 @@
 //   engine.SetReference(ref_view);                        // cache the reference
 //   engine.Compute(dist_view, &result);                   // distorted only
 //   engine.ComputeBatch(ref_view, dists, n, results);     // encoder search
+//   engine.ComputeBatch(dists, n, results);               // ... cached reference
 //   engine.ComputeAsync(dist_view, &ticket, callback, user);  // non-blocking
 //
 // Threading: an Engine is not thread-safe; use one per thread (or lock).
@@ -48,7 +49,17 @@ struct EngineOptions {
   // Largest number of results outstanding at once (ComputeAsync tickets not
   // yet waited for, and distorted images of one ComputeBatch call chunk).
   int max_batch = 8;
+  // How many CUDA streams score the distorted images of one ComputeBatch
+  // call at once (1..kMaxBatchStreams). Each stream beyond the engine's own
+  // is a lane with working memory of its own (memory_bytes() grows by about
+  // one engine's worth per lane), made on the first batch that can use it;
+  // every lane reads the one prepared reference. 1: the images are scored
+  // one after the other on the engine's stream. A lane that cannot get its
+  // memory is left out (the batch runs on fewer streams).
+  int batch_streams = 4;
 };
+
+constexpr int kMaxBatchStreams = 16;
 
 // Called on a CUDA host-callback thread when an asynchronous result is
 // ready. It must not call CUDA or the engine.
@@ -94,10 +105,17 @@ class Engine {
   // Scores a distorted image against the cached reference.
   Status Compute(const ImageView& distorted, Result* result);
 
-  // SetReference(reference), then each distorted image; results[i] for
-  // distorted[i]. One synchronisation per max_batch images.
+  // SetReference(reference), then ComputeBatch(distorted, count, results).
+  // Every image is checked before anything changes.
   Status ComputeBatch(const ImageView& reference, const ImageView* distorted,
                       std::size_t count, Result* results);
+  // Scores `count` distorted images against the cached reference; results[i]
+  // for distorted[i], bit for bit what Compute(distorted[i]) gives. They run
+  // on up to EngineOptions::batch_streams streams at once; the call returns
+  // when all are done.
+  Status ComputeBatch(const ImageView* distorted, std::size_t count, Result* results);
+  // Lanes made so far for batches (at most batch_streams - 1).
+  int batch_lanes() const;
 
   // Non-blocking: enqueues the work on the stream and returns a ticket.
   // Input device memory must stay valid and unchanged until the work is done,

@@ -205,6 +205,9 @@ struct ScorerOptions {
 //   kInvalidArgument until one is.
 // - ComputeBatch is SetReference(reference) followed by ComputeWithReference
 //   for each distorted image: afterwards `reference` is the cached one.
+//   ComputeWithReference of several images gives each image's result of
+//   ComputeWithReference, bit for bit; the CUDA backend scores them
+//   concurrently (on up to 4 streams against one prepared reference).
 // - Alpha, as the reference tool: a reference with alpha is scored against
 //   grey 0.1 and 0.9 backgrounds and the lower score is reported; without
 //   alpha on the reference a distorted alpha is blended against 0.5.
@@ -229,6 +232,10 @@ class Scorer {
   Status SetReference(const ImageView& reference);
   bool has_reference() const { return has_reference_; }
   Status ComputeWithReference(const ImageView& distorted, Result* result);
+  // Scores several distorted images against the cached reference: (*results)[i]
+  // for distorted[i]. Every image is checked before any is scored.
+  Status ComputeWithReference(const std::vector<ImageView>& distorted,
+                              std::vector<Result>* results);
   // Scores several distorted images against one reference.
   Status ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                       std::vector<Result>* results);
@@ -244,8 +251,10 @@ class Scorer {
                            Result* result) = 0;
   virtual Status CacheReference(const ImageView& reference) = 0;
   virtual Status ScoreAgainstReference(const ImageView& distorted, Result* result) = 0;
-  // CacheReference(reference), then ScoreAgainstReference for each image
-  // into results[i]. Backends override it to overlap the images' work.
+  // ScoreAgainstReference for each image into results[i]; CacheReference,
+  // then that. Backends override them to overlap the images' work.
+  virtual Status ScoreBatchAgainstReference(const std::vector<ImageView>& distorted,
+                                            Result* results);
   virtual Status ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                             Result* results);
 

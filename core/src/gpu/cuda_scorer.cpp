@@ -31,6 +31,10 @@ class CudaScorer final : public Scorer {
   Status ScoreAgainstReference(const ImageView& distorted, Result* result) override {
     return engine_.Compute(distorted, result);
   }
+  Status ScoreBatchAgainstReference(const std::vector<ImageView>& distorted,
+                                    Result* results) override {
+    return engine_.ComputeBatch(distorted.data(), distorted.size(), results);
+  }
   Status ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                     Result* results) override {
     return engine_.ComputeBatch(reference, distorted.data(), distorted.size(), results);

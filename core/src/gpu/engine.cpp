@@ -24,6 +24,7 @@ namespace cuda {
 Engine::Impl::~Impl() {
   if (!res) return;
   ContextGuard guard(options.context, device);
+  lanes.clear();  // each waits for its stream; they read this engine's cache
   if (res->stream.get()) cudaStreamSynchronize(res->stream.get());
   res.reset();
 }
@@ -40,10 +41,22 @@ Status Engine::Create(int width, int height, const EngineOptions& options, Engin
   if (options.max_batch < 1 || options.max_batch > 1024) {
     return Status(StatusCode::kInvalidArgument, "max_batch must be 1..1024");
   }
+  if (options.batch_streams < 1 || options.batch_streams > kMaxBatchStreams) {
+    return Status(StatusCode::kInvalidArgument,
+                  "batch_streams must be 1.." + std::to_string(kMaxBatchStreams));
+  }
   if (!options.context) {
     std::string why;
     if (!DeviceAvailable(&why)) return Status(StatusCode::kBackendUnavailable, why);
   }
+  std::unique_ptr<Impl> impl;
+  SSIM2_RETURN_IF_ERROR(Impl::Create(width, height, options, nullptr, &impl));
+  out->impl_ = std::move(impl);
+  return Status::Ok();
+}
+
+Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
+                            const Impl* cache_owner, std::unique_ptr<Impl>* out) {
   auto impl = std::make_unique<Impl>();
   impl->width = width;
   impl->height = height;
@@ -69,7 +82,8 @@ Status Engine::Create(int width, int height, const EngineOptions& options, Engin
   impl->res = std::make_unique<Impl::Resources>();
   Impl::Resources& r = *impl->res;
   SSIM2_RETURN_IF_ERROR(r.memory.Allocate(impl->layout.total_bytes));
-  impl->tables = MakeTables(impl->layout, r.memory.get());
+  impl->cache_base = cache_owner ? cache_owner->base() : r.memory.get();
+  impl->tables = MakeTables(impl->layout, r.memory.get(), impl->cache_base);
   if (options.stream) {
     r.stream.Borrow(static_cast<cudaStream_t>(options.stream));
   } else {
@@ -86,19 +100,103 @@ Status Engine::Create(int width, int height, const EngineOptions& options, Engin
                                    impl->tables.blob.size(), cudaMemcpyHostToDevice,
                                    r.stream.get()));
   SSIM2_CUDA_CHECK(cudaStreamSynchronize(r.stream.get()));
-  out->impl_ = std::move(impl);
+  *out = std::move(impl);
   return Status::Ok();
+}
+
+Status Engine::Impl::EnsureLanes(std::size_t count) {
+  if (lanes.size() >= count) return Status::Ok();
+  if (!res->fork.get()) SSIM2_RETURN_IF_ERROR(res->fork.Create());
+  EngineOptions lane_options = options;
+  lane_options.stream = nullptr;  // a stream of its own
+  lane_options.device = device;
+  lane_options.batch_streams = 1;
+  while (lanes.size() < count) {
+    std::unique_ptr<Impl> lane;
+    SSIM2_RETURN_IF_ERROR(Create(width, height, lane_options, this, &lane));
+    SSIM2_RETURN_IF_ERROR(lane->res->join.Create());
+    lanes.push_back(std::move(lane));
+  }
+  return Status::Ok();
+}
+
+Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
+                                Result* results) {
+  if (count == 0) return Status::Ok();
+  const std::size_t executors =
+      std::min<std::size_t>(static_cast<std::size_t>(options.batch_streams), count);
+  if (executors > 1) {
+    const Status made = EnsureLanes(executors - 1);
+    // Without the memory for lanes the batch still runs, on this stream.
+    if (!made.ok() && made.code() != StatusCode::kOutOfMemory) return made;
+  }
+  const std::size_t used = std::min(executors - 1, lanes.size());
+  if (used > 0) {
+    SSIM2_CUDA_CHECK(cudaEventRecord(res->fork.get(), stream()));
+    for (std::size_t l = 0; l < used; ++l) {
+      Impl& lane = *lanes[l];
+      SSIM2_CUDA_CHECK(cudaStreamWaitEvent(lane.stream(), res->fork.get(), 0));
+      lane.has_reference = has_reference;
+      lane.reference_alpha = reference_alpha;
+      lane.reference_raw = reference_raw;
+    }
+  }
+  // This engine may write the cache again only after every lane has read it.
+  auto join = [&]() -> Status {
+    for (std::size_t l = 0; l < used; ++l) {
+      Impl& lane = *lanes[l];
+      SSIM2_CUDA_CHECK(cudaEventRecord(lane.res->join.get(), lane.stream()));
+      SSIM2_CUDA_CHECK(cudaStreamWaitEvent(stream(), lane.res->join.get(), 0));
+    }
+    return Status::Ok();
+  };
+  const std::size_t per_round = (used + 1) * res->tickets.size();
+  struct InFlight {
+    Impl* engine;
+    Ticket ticket;
+    std::size_t index;
+  };
+  std::vector<InFlight> in_flight;
+  Status status;
+  for (std::size_t first = 0; first < count && status.ok(); first += per_round) {
+    const std::size_t n = std::min(per_round, count - first);
+    in_flight.clear();
+    for (std::size_t i = 0; i < n && status.ok(); ++i) {
+      const std::size_t e = i % (used + 1);
+      Impl* engine = e == 0 ? this : lanes[e - 1].get();
+      Ticket t = 0;
+      status = engine->Enqueue(nullptr, distorted[first + i], &t, nullptr, nullptr);
+      if (status.ok()) in_flight.push_back({engine, t, first + i});
+    }
+    for (const InFlight& f : in_flight) {
+      const Status w = f.engine->res->tickets.Wait(f.ticket, &results[f.index]);
+      if (status.ok() && !w.ok()) status = w;
+    }
+  }
+  const Status joined = join();
+  return status.ok() ? joined : status;
 }
 
 int Engine::width() const { return impl_ ? impl_->width : 0; }
 int Engine::height() const { return impl_ ? impl_->height : 0; }
 int Engine::num_scales() const { return impl_ ? impl_->layout.plan.num_scales : 0; }
 std::size_t Engine::memory_bytes() const {
-  return impl_ ? impl_->res->memory.bytes() + impl_->res->saved_reference.bytes() : 0;
+  if (!impl_) return 0;
+  std::size_t bytes = 0;
+  auto add = [&](const Impl& e) { bytes += e.res->memory.bytes() + e.res->saved_reference.bytes(); };
+  add(*impl_);
+  for (const auto& lane : impl_->lanes) add(*lane);
+  return bytes;
 }
 std::size_t Engine::pinned_bytes() const {
-  return impl_ ? impl_->res->results.bytes() + impl_->res->uploads.pinned_bytes() : 0;
+  if (!impl_) return 0;
+  std::size_t bytes = 0;
+  auto add = [&](const Impl& e) { bytes += e.res->results.bytes() + e.res->uploads.pinned_bytes(); };
+  add(*impl_);
+  for (const auto& lane : impl_->lanes) add(*lane);
+  return bytes;
 }
+int Engine::batch_lanes() const { return impl_ ? static_cast<int>(impl_->lanes.size()) : 0; }
 std::string Engine::device_name() const { return impl_ ? impl_->device_name : std::string(); }
 void* Engine::stream() const { return impl_ ? static_cast<void*>(impl_->stream()) : nullptr; }
 bool Engine::has_reference() const { return impl_ && impl_->has_reference; }
@@ -139,26 +237,23 @@ Status Engine::ComputeBatch(const ImageView& reference, const ImageView* distort
   SSIM2_GUARD();
   for (std::size_t i = 0; i < count; ++i) {
     SSIM2_RETURN_IF_ERROR(ValidatePair(reference, distorted[i]));
+    SSIM2_RETURN_IF_ERROR(impl_->CheckImage(distorted[i]));
   }
   SSIM2_RETURN_IF_ERROR(impl_->SetReference(reference));
-  const std::size_t chunk = impl_->res->tickets.size();
-  std::vector<Ticket> tickets;
-  for (std::size_t first = 0; first < count; first += chunk) {
-    const std::size_t n = std::min(chunk, count - first);
-    tickets.clear();
-    Status status;
-    for (std::size_t i = 0; i < n && status.ok(); ++i) {
-      Ticket t;
-      status = impl_->Enqueue(nullptr, distorted[first + i], &t, nullptr, nullptr);
-      if (status.ok()) tickets.push_back(t);
-    }
-    for (std::size_t i = 0; i < tickets.size(); ++i) {
-      const Status w = impl_->res->tickets.Wait(tickets[i], &results[first + i]);
-      if (status.ok() && !w.ok()) status = w;
-    }
-    if (!status.ok()) return status;
+  return impl_->ScoreBatch(distorted, count, results);
+}
+
+Status Engine::ComputeBatch(const ImageView* distorted, std::size_t count, Result* results) {
+  SSIM2_NEED_IMPL();
+  if (count > 0 && (!distorted || !results)) {
+    return Status(StatusCode::kInvalidArgument, "ComputeBatch: null array");
   }
-  return Status::Ok();
+  if (!impl_->has_reference) {
+    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+  }
+  SSIM2_GUARD();
+  for (std::size_t i = 0; i < count; ++i) SSIM2_RETURN_IF_ERROR(impl_->CheckImage(distorted[i]));
+  return impl_->ScoreBatch(distorted, count, results);
 }
 
 Status Engine::ComputeAsync(const ImageView& reference, const ImageView& distorted,

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gpu/context.h"
 #include "gpu/cuda_util.h"
@@ -36,8 +37,24 @@ struct Engine::Impl {
     // The cached reference's XYB pyramid, kept aside while a pair is scored
     // (a pair's passes write the reference pyramid). Allocated on first use.
     cuda::DeviceBuffer saved_reference;
+    // Batches: `fork` marks the cached reference ready on this stream (the
+    // lanes wait for it); `join` marks a lane's share of a batch done (the
+    // owner's stream waits for it before it may write the cache again).
+    cuda::Event fork;
+    cuda::Event join;
   };
   std::unique_ptr<Resources> res;
+
+  // Where kCached passes read the reference (its XYB pyramid, mu1 and
+  // sigma11): this engine's own memory, or for a lane the owner's.
+  char* cache_base = nullptr;
+  // Batch lanes: engines of the same size with their own working memory,
+  // stream and tickets, whose kCached tables point at this engine's cache,
+  // so that the images of one batch are scored concurrently against one
+  // preparation of the reference. Made on the first batch that needs them,
+  // at most EngineOptions::batch_streams - 1; owned here, released before
+  // this engine's memory.
+  std::vector<std::unique_ptr<Impl>> lanes;
 
   bool has_reference = false;
   bool reference_alpha = false;
@@ -55,6 +72,9 @@ struct Engine::Impl {
   // when `reference` is null, and hands out a ticket for the result.
   Status Enqueue(const ImageView* reference, const ImageView& distorted, Ticket* ticket,
                  ResultCallback callback, void* user_data);
+  // Scores `count` checked images against the cached reference, spread over
+  // this engine and its lanes, and waits for their results.
+  Status ScoreBatch(const ImageView* distorted, std::size_t count, Result* results);
 
  private:
   Status EnqueuePass(cuda::PassMode mode, const cuda::InputDesc* ref, const cuda::InputDesc* dist,
@@ -64,6 +84,14 @@ struct Engine::Impl {
   // Copies of the cached reference's XYB pyramid, enqueued on the stream.
   Status SaveCachedReference();
   Status RestoreCachedReference();
+  // Makes sure `count` lanes exist.
+  Status EnsureLanes(std::size_t count);
+
+ public:
+  // Allocates the state of an engine for width x height; `cache_owner`:
+  // null for an engine, the owning engine for a batch lane.
+  static Status Create(int width, int height, const EngineOptions& options,
+                       const Impl* cache_owner, std::unique_ptr<Impl>* out);
 };
 
 }  // namespace cuda

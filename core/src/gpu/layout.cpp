@@ -123,12 +123,17 @@ void FillSrgb8Table(float* table) {
   }
 }
 
-LaunchTables MakeTables(const Layout& l, char* base) {
+LaunchTables MakeTables(const Layout& l, char* base, char* cache_base) {
   LaunchTables t;
   const MetricPlan& plan = l.plan;
   auto f = [&](std::size_t off) { return reinterpret_cast<float*>(base + off); };
+  if (!cache_base) cache_base = base;
   for (int mode_i = 0; mode_i < kNumPassModes; ++mode_i) {
     const PassMode mode = static_cast<PassMode>(mode_i);
+    // The reference's planes: only the kCached pass reads another
+    // allocation's (kRef writes them, kFull computes them afresh).
+    char* const ref_base = mode == PassMode::kCached ? cache_base : base;
+    auto fr = [&](std::size_t off) { return reinterpret_cast<float*>(ref_base + off); };
     int reduce_jobs = 0;
     int partial_cursor = 0;
     for (int group = 0; group < kNumGroups; ++group) {
@@ -145,10 +150,10 @@ LaunchTables MakeTables(const Layout& l, char* base) {
           const ChannelNeeds& needs = plan.needs[s][c];
           if (!needs.any()) continue;
           const std::size_t cp = c * g.plane_bytes;
-          float* x1 = f(l.xyb[0][s] + cp);
+          float* x1 = fr(l.xyb[0][s] + cp);
           float* x2 = f(l.xyb[1][s] + cp);
-          float* mu1 = f(l.mu1[s] + cp);
-          float* s11 = f(l.s11[s] + cp);
+          float* mu1 = fr(l.mu1[s] + cp);
+          float* s11 = fr(l.s11[s] + cp);
           auto add_h = [&](const float* a, const float* b, int source, int map) {
             HJob j{};
             j.a = a;

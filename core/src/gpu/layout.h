@@ -105,7 +105,10 @@ struct LaunchTables {
   float neg_cbrt_bias = 0.0f;
 };
 
-LaunchTables MakeTables(const Layout& layout, char* base);
+// `cache_base`: the allocation whose reference pyramid (xyb[0]), mu1 and
+// sigma11 the kCached pass reads; null: `base`. An engine's batch lanes
+// read the cache of the engine that owns them (engine_impl.h).
+LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base = nullptr);
 
 // Everything one pass launches, in launch order: a prepare per scale, then
 // per scale group one horizontal and one vertical blur, then (unless the

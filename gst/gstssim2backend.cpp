@@ -18,6 +18,7 @@
 #endif
 
 #include <new>
+#include <vector>
 
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
 
@@ -418,4 +419,70 @@ gst_ssim2_compare_score_pair (GstSsim2Compare * self, GstBuffer * ref,
     ret = try_score_pair (self, ref, ref_seq, rendition, dist, score);
   } while (ret == FLOW_RETRY_ON_CPU);
   return ret;
+}
+
+bool
+gst_ssim2_compare_score_batch (GstSsim2Compare * self,
+    const std::vector < ssim2gst::PendingPair * >&pairs)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (pairs.empty ())
+    return true;
+  const GstVideoInfo & ri = priv->ref.fmt.info;
+  if (ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
+          GST_VIDEO_INFO_HEIGHT (&ri)) != GST_FLOW_OK)
+    return false;
+
+  const guint64 ref_seq = pairs.front ()->ref_seq;
+  const bool set_reference = priv->scorer_ref != ref_seq;
+  std::string why;
+  ssim2gst::MappedFrame rf;
+  /* One mapping per rendition; each pad has a reader of its own. */
+  std::vector < ssim2gst::MappedFrame > frames (pairs.size ());
+  std::vector < ssim2::ImageView > views;
+  if (set_reference && !map_frame (self, priv->ref, pairs.front ()->ref, &rf,
+          &why))
+    return false;
+  for (size_t i = 0; i < pairs.size (); ++i) {
+    if (!map_frame (self, pairs[i]->rendition->st, pairs[i]->dist, &frames[i],
+            &why))
+      return false;
+    views.push_back (frames[i].view ());
+  }
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda && !gst_cuda_context_push (priv->context))
+    return false;
+#endif
+  ssim2::Status s;
+  std::vector < ssim2::Result > results;
+  try {
+    if (set_reference) {
+      priv->scorer_ref = GST_CLOCK_TIME_NONE;
+      s = priv->scorer->SetReference (rf.view ());
+      if (s.ok ())
+        priv->scorer_ref = ref_seq;
+    }
+    if (s.ok ())
+      s = priv->scorer->ComputeWithReference (views, &results);
+  } catch (const std::bad_alloc &) {
+    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+        "a host allocation failed");
+  }
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda)
+    gst_cuda_context_pop (nullptr);
+#endif
+  if (!s.ok ()) {
+    GST_DEBUG_OBJECT (self, "scoring %" G_GSIZE_FORMAT " renditions together "
+        "failed (%s); scoring them one by one", pairs.size (),
+        s.message ().c_str ());
+    return false;
+  }
+  GST_LOG_OBJECT (self, "ref frame %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
+      " renditions scored together", ref_seq, pairs.size ());
+  for (size_t i = 0; i < pairs.size (); ++i) {
+    pairs[i]->score = results[i].score;
+    pairs[i]->scored = true;
+  }
+  return true;
 }

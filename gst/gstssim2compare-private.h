@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gstssim2compare.h"
@@ -142,6 +143,42 @@ struct Rendition {
   }
 };
 
+/* A pair taken in this aggregate pass, its score still to be computed: the
+ * pairs of one ref frame from several renditions are scored together. */
+struct PendingPair {
+  Rendition *rendition = nullptr;
+  GstBuffer *ref = nullptr;  /* owned */
+  guint64 ref_seq = 0;
+  GstBuffer *dist = nullptr;  /* owned: the peeked head of the rendition's pad */
+  guint64 index = 0;  /* the rendition's pair index */
+  double score = 0.0;
+  bool scored = false;
+
+  PendingPair () = default;
+  PendingPair (const PendingPair &) = delete;
+  PendingPair & operator= (const PendingPair &) = delete;
+  PendingPair (PendingPair && o) noexcept
+  {
+    *this = std::move (o);
+  }
+  PendingPair & operator= (PendingPair && o) noexcept
+  {
+    std::swap (rendition, o.rendition);
+    std::swap (ref, o.ref);
+    std::swap (ref_seq, o.ref_seq);
+    std::swap (dist, o.dist);
+    std::swap (index, o.index);
+    std::swap (score, o.score);
+    std::swap (scored, o.scored);
+    return *this;
+  }
+  ~PendingPair ()
+  {
+    gst_clear_buffer (&ref);
+    gst_clear_buffer (&dist);
+  }
+};
+
 /* The element's properties. */
 struct Settings {
   GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
@@ -228,3 +265,12 @@ void gst_ssim2_compare_close_backend (GstSsim2Compare * self);
 GstFlowReturn gst_ssim2_compare_score_pair (GstSsim2Compare * self,
     GstBuffer * ref, guint64 ref_seq, ssim2gst::Rendition & rendition,
     GstBuffer * dist, double *score);
+
+/* Scores @pairs, frames of several renditions paired with the same ref
+ * frame, in one call of the scorer (Scorer::ComputeWithReference of all of
+ * them; the CUDA engine scores them concurrently against one preparation of
+ * the reference), and marks them scored. Returns false, having posted
+ * nothing, when that did not work: the caller then scores them one by one
+ * with gst_ssim2_compare_score_pair, which reports what failed. */
+bool gst_ssim2_compare_score_batch (GstSsim2Compare * self,
+    const std::vector < ssim2gst::PendingPair * >&pairs);

@@ -231,6 +231,7 @@ using ssim2gst::PadState;
 using ssim2gst::RefFrame;
 using ssim2gst::Rendition;
 using ssim2gst::Settings;
+using ssim2gst::PendingPair;
 using RenditionPtr = std::shared_ptr < Rendition >;
 
 #define SSIM2_FORMATS \
@@ -1946,11 +1947,13 @@ same_size (GstSsim2Compare * self, Rendition & r)
   return false;
 }
 
-/* Scores the ref frame at @r's head against the head of its pad (or takes
- * the pair unscored under frame-step) and takes both. Owns @dist, the
- * peeked buffer of @r's pad. */
+/* Takes the ref frame at @r's head and the head of its pad as a pair: into
+ * @pending, to be scored with the other renditions' pairs of this pass
+ * (score_pending), or unscored at once under frame-step or when too late.
+ * Owns @dist, the peeked buffer of @r's pad. */
 static GstFlowReturn
-take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
+take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
+    std::vector < PendingPair > &pending)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const guint64 ref_seq = r.ref_pos;
@@ -1975,16 +1978,53 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
     r.skipped++;
     return push_dist (self, r, nullptr, index, true);
   }
-  double score = 0.0;
-  GstFlowReturn ret = gst_ssim2_compare_score_pair (self, ref->buf, ref_seq,
-      r, dist, &score);
-  /* Release our peeked reference before push_dist makes it writable. */
-  gst_buffer_unref (dist);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
-      r.name.c_str (), index, score);
-  return push_dist (self, r, &score, index, false);
+  PendingPair p;
+  p.rendition = &r;
+  p.ref = gst_buffer_ref (ref->buf);
+  p.ref_seq = ref_seq;
+  p.dist = dist;
+  p.index = index;
+  pending.push_back (std::move (p));
+  return GST_FLOW_OK;
+}
+
+/* Scores the pairs taken in this pass and pushes them on, in the order they
+ * were taken. The pairs of one ref frame go to the scorer together (one
+ * preparation of the reference; on the GPU the renditions are scored
+ * concurrently); when that fails they are scored one by one, which reports
+ * the failure. */
+static GstFlowReturn
+score_pending (GstSsim2Compare * self, std::vector < PendingPair > &pending)
+{
+  for (size_t first = 0; first < pending.size (); ++first) {
+    if (pending[first].scored)
+      continue;
+    std::vector < PendingPair * >group;
+    for (size_t i = first; i < pending.size (); ++i) {
+      if (!pending[i].scored && pending[i].ref_seq == pending[first].ref_seq)
+        group.push_back (&pending[i]);
+    }
+    if (group.size () > 1 && gst_ssim2_compare_score_batch (self, group))
+      continue;
+    for (PendingPair * p:group) {
+      GstFlowReturn ret = gst_ssim2_compare_score_pair (self, p->ref,
+          p->ref_seq, *p->rendition, p->dist, &p->score);
+      if (ret != GST_FLOW_OK)
+        return ret;
+      p->scored = true;
+    }
+  }
+  for (PendingPair & p:pending) {
+    /* Release our peeked reference before push_dist makes it writable. */
+    gst_clear_buffer (&p.dist);
+    GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
+        p.rendition->name.c_str (), p.index, p.score);
+    GstFlowReturn ret = push_dist (self, *p.rendition, &p.score, p.index,
+        false);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
 }
 
 static ssim2gst::Alignment
@@ -2031,7 +2071,7 @@ take_unscored (GstSsim2Compare * self, Rendition & r, bool *progressed)
  * anything. */
 static GstFlowReturn
 step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
-    bool *progressed)
+    bool *progressed, std::vector < PendingPair > &pending)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   if (r.ref_pos == GST_CLOCK_TIME_NONE)
@@ -2059,7 +2099,8 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
   *progressed = decision.action != ssim2gst::PairingAction::kNeedData;
   switch (decision.action) {
     case ssim2gst::PairingAction::kPair:
-      return take_pair (self, r, (GstBuffer *) g_steal_pointer (&dist));
+      return take_pair (self, r, (GstBuffer *) g_steal_pointer (&dist),
+          pending);
     case ssim2gst::PairingAction::kDropRef:
       GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no %s frame, "
           "dropping it", GST_TIME_ARGS (in.ref.time), r.name.c_str ());
@@ -2103,6 +2144,7 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
     return GST_FLOW_EOS;
 
   std::vector < RenditionPtr > list = renditions_snapshot (self);
+  std::vector < PendingPair > pending;
   bool progressed = false;
   bool all_finished = true;
   for (const RenditionPtr & r:list) {
@@ -2122,12 +2164,15 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
     if (r->finished)
       continue;
     bool stepped = false;
-    GstFlowReturn ret = step_rendition (self, *r, timeout, &stepped);
+    GstFlowReturn ret = step_rendition (self, *r, timeout, &stepped, pending);
     progressed = progressed || stepped;
     if (ret != GST_FLOW_OK)
       return ret;
     all_finished = all_finished && r->finished;
   }
+  GstFlowReturn scored = score_pending (self, pending);
+  if (scored != GST_FLOW_OK)
+    return scored;
   ref_queue_trim (self, list);
 
   /* The stats file is complete before the last summary is posted. */

@@ -110,7 +110,14 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
     }
     if (ok) {
       if (gst_cuda_context_push (priv->context)) {
-        if (!cuda_ok (self, CuStreamCreate (&priv->stream, CU_STREAM_DEFAULT),
+        /* Non-blocking: a blocking stream waits for, and holds up, every
+         * synchronous copy other elements make on the legacy default stream
+         * (cudaupload of each frame, downloads), which serialised scoring
+         * with the uploads of every branch of a ladder. GStreamer 1.22's
+         * CUDA elements finish their work on a frame before pushing it, so
+         * no implicit ordering is needed to read it. */
+        if (!cuda_ok (self, CuStreamCreate (&priv->stream,
+                    CU_STREAM_NON_BLOCKING),
                 "cuStreamCreate")) {
           ok = false;
           why = "cuStreamCreate failed";

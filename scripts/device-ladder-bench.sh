@@ -39,8 +39,11 @@ src() {  # src WxH: a rendition in CUDA memory at 1080p
   # One frame repeated by imagefreeze: videotestsrc draws only ~275 1080p
   # frames/s on the device's CPU, which would bound every pipeline.
   local s="videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! imagefreeze num-buffers=$FRAMES ! $UPLOAD"
-  [ "$1" = 1920x1080 ] || s="$s ! $SCALE ! $MEM_1080"
-  echo "$s"
+  # The caps after cudaupload keep the frames in CUDA memory: without them
+  # cudaupload passes system memory through (the element accepts both) and
+  # the element uploads each frame itself.
+  [ "$1" = 1920x1080 ] || s="$s ! $SCALE"
+  echo "$s ! $MEM_1080"
 }
 ref_src() { echo "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS ! imagefreeze num-buffers=$FRAMES ! $UPLOAD ! $MEM_1080"; }
 
@@ -64,29 +67,33 @@ sources_only() {
 
 # run NAME PIPELINE: wall seconds, and the frames scored (sum of the
 # summaries' frames) in $LOG/NAME.log
+# and the CPU seconds (user + system) the pipeline used; the element's INFO
+# log says whether the frames were read in place or uploaded.
 run() {
-  local t0 t1
+  local t0 t1 cpu
   t0=$(date +%s.%N)
+  local TIMEFORMAT='%U %S'
   # shellcheck disable=SC2086
-  gst-launch-1.0 -m $2 >"$LOG/$1.log" 2>&1
+  cpu=$( { time GST_DEBUG=ssim2compare:4 gst-launch-1.0 -m $2 >"$LOG/$1.log" 2>&1; } 2>&1 )
   local rc=$?
   t1=$(date +%s.%N)
   local scored
   scored=$(grep -o 'ssim2-summary, frames=(guint64)[0-9]*' "$LOG/$1.log" | grep -o '[0-9]*$' | awk '{n += $1} END {print n + 0}')
-  echo "$rc $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') $scored"
+  echo "$rc $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') $scored $(echo "$cpu" | awk '{printf "%.1f", $1 + $2}')"
 }
 
-read -r rc_s wall_s _ <<<"$(run sources "$(sources_only)")"
-read -r rc_1 wall_1 scored_1 <<<"$(run one-element "$(one_element)")"
-read -r rc_4 wall_4 scored_4 <<<"$(run four-elements "$(tee_elements)")"
+read -r rc_s wall_s _ cpu_s <<<"$(run sources "$(sources_only)")"
+read -r rc_1 wall_1 scored_1 cpu_1 <<<"$(run one-element "$(one_element)")"
+read -r rc_4 wall_4 scored_4 cpu_4 <<<"$(run four-elements "$(tee_elements)")"
 
 want=$((4 * FRAMES))
 rate() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.1f", n / t}'; }
-printf '| %-40s | %6s | %8s | %12s |\n' "1080p ref + 4 renditions, backend=$BACKEND" "frames" "wall s" "rend. fps"
-printf '| %-40s | %6s | %8s | %12s |\n' "----" "----" "----" "----"
-printf '| %-40s | %6s | %8.2f | %12s |\n' "sources only (rc $rc_s)" "$want" "$wall_s" "$(rate $want "$wall_s")"
-printf '| %-40s | %6s | %8.2f | %12s |\n' "one element, 4 rendition pads (rc $rc_1)" "$scored_1" "$wall_1" "$(rate "$scored_1" "$wall_1")"
-printf '| %-40s | %6s | %8.2f | %12s |\n' "4 elements behind a tee (rc $rc_4)" "$scored_4" "$wall_4" "$(rate "$scored_4" "$wall_4")"
+printf '| %-40s | %6s | %8s | %12s | %6s |\n' "1080p ref + 4 renditions, backend=$BACKEND" "frames" "wall s" "rend. fps" "CPU s"
+printf '| %-40s | %6s | %8s | %12s | %6s |\n' "----" "----" "----" "----" "----"
+printf '| %-40s | %6s | %8.2f | %12s | %6s |\n' "sources only (rc $rc_s)" "$want" "$wall_s" "$(rate $want "$wall_s")" "$cpu_s"
+printf '| %-40s | %6s | %8.2f | %12s | %6s |\n' "one element, 4 rendition pads (rc $rc_1)" "$scored_1" "$wall_1" "$(rate "$scored_1" "$wall_1")" "$cpu_1"
+printf '| %-40s | %6s | %8.2f | %12s | %6s |\n' "4 elements behind a tee (rc $rc_4)" "$scored_4" "$wall_4" "$(rate "$scored_4" "$wall_4")" "$cpu_4"
+grep -ho 'CUDA input: .*' "$LOG/one-element.log" "$LOG/four-elements.log" | sort | uniq -c
 echo "one element / 4 elements: $(awk -v a="$scored_1" -v b="$wall_1" -v c="$scored_4" -v d="$wall_4" 'BEGIN {printf "%.2f", (a / b) / (c / d)}')x (rendition frames per second; $want expected scored in each)"
 if [ "$scored_1" != "$want" ] || [ "$scored_4" != "$want" ]; then
   echo "FAIL: not every rendition frame was scored (logs in $LOG)"

@@ -2,7 +2,13 @@
 // ratio) on synthetic image pairs. A tool, not a test.
 //
 //   ssim2-bench [--seconds S] [--sizes 1280x720,1920x1080,3840x2160]
-//               [--engines 1,4] [--no-cpu]
+//               [--engines 1,4] [--batch-streams N] [--no-cpu]
+//   ssim2-bench --profile-passes [--sizes WxH]
+//
+// --profile-passes is for a profiler (scripts/device-kernel-profile.sh): on
+// device-resident inputs of the first size it runs two pair passes, one
+// SetReference and two passes against the cached reference, in that order,
+// and exits.
 //
 // For every size and every engine count T of --engines, T threads each drive
 // an engine of their own (its own stream and device memory) on shared,
@@ -15,7 +21,8 @@
 //   device       device-resident inputs, Compute(ref, dist), blocking
 //   device-async device-resident, ComputeAsync with 8 results in flight
 //   cached       SetReference once, then Compute(dist), blocking
-//   batch8       ComputeBatch(ref, 8 distorted)
+//   batch8       ComputeBatch(ref, 8 distorted), on EngineOptions::batch_streams
+//                streams (--batch-streams; the engine's default unless given)
 //   cpu          the CPU path (Scorer, Backend::kCpu, all threads), blocking;
 //                once per size, in the first engine count's row
 // Prints "BENCH <size> <engines> <mode> <pairs/s>" per measurement and
@@ -194,12 +201,19 @@ int main(int argc, char** argv) {
   bool run_cpu = true;
   std::vector<std::pair<int, int>> sizes = {{1280, 720}, {1920, 1080}, {3840, 2160}};
   std::vector<int> engine_counts = {1, 4};
-  bool sizes_given = false, engines_given = false;
+  bool sizes_given = false, engines_given = false, profile_passes = false;
+  cuda::EngineOptions opt;
+  opt.max_batch = 8;
   for (int i = 1; i < argc; ++i) {
     bool ok = true;
     if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
       ok = seconds > 0;
+    } else if (!std::strcmp(argv[i], "--batch-streams") && i + 1 < argc) {
+      opt.batch_streams = std::atoi(argv[++i]);
+      ok = opt.batch_streams >= 1 && opt.batch_streams <= cuda::kMaxBatchStreams;
+    } else if (!std::strcmp(argv[i], "--profile-passes")) {
+      profile_passes = true;
     } else if (!std::strcmp(argv[i], "--no-cpu")) {
       run_cpu = false;
     } else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
@@ -215,7 +229,8 @@ int main(int argc, char** argv) {
     }
     if (!ok) {
       std::fprintf(stderr,
-                   "usage: %s [--seconds S] [--sizes WxH,...] [--engines T,...] [--no-cpu]\n",
+                   "usage: %s [--seconds S] [--sizes WxH,...] [--engines T,...] "
+                   "[--batch-streams N] [--no-cpu]\n",
                    argv[0]);
       return 2;
     }
@@ -251,9 +266,17 @@ int main(int argc, char** argv) {
     }
     std::vector<ImageView> batch;
     for (int i = 0; i < 8; ++i) batch.push_back(dev_view(ddist[i].p));
+    if (profile_passes) {
+      cuda::Engine e;
+      Result r;
+      bool ok = Ok(cuda::Engine::Create(w, h, opt, &e), "Engine::Create");
+      for (int i = 0; i < 2 && ok; ++i) ok = Ok(e.Compute(dev_view(dref.p), batch[0], &r), "Compute");
+      ok = ok && Ok(e.SetReference(dev_view(dref.p)), "SetReference");
+      for (int i = 0; i < 2 && ok; ++i) ok = Ok(e.Compute(batch[0], &r), "Compute(dist)");
+      if (ok) std::printf("profiled passes of %s: score %.8f\n", size.c_str(), r.score);
+      return ok ? 0 : 1;
+    }
 
-    cuda::EngineOptions opt;
-    opt.max_batch = 8;
     double r0 = 0;
     for (std::size_t ei = 0; ei < engine_counts.size(); ++ei) {
       const int engines_n = engine_counts[ei];
@@ -264,6 +287,7 @@ int main(int argc, char** argv) {
       if (ei == 0) {
         const double bpp = static_cast<double>(engines[0].memory_bytes()) / (static_cast<double>(w) * h);
         std::printf("DEVICE %s\n", engines[0].device_name().c_str());
+        std::printf("batch8 on up to %d streams\n", opt.batch_streams);
         std::printf("MEM %s %zu %.1f\n", size.c_str(), engines[0].memory_bytes(), bpp);
         memory.push_back({size, bpp});
         Result first;

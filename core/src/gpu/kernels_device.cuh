@@ -431,6 +431,16 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
       for (int i = 0; i < kVRows; ++i) next_bot[i] = p[i * pitch];
       return;
     }
+    if (mode == kSlotLoad && col_ok && n0 + kVRows <= height) {
+      // The same for a cached plane (mu1, sigma11 against a cached
+      // reference): without it the per-row checks below made the cached
+      // pass's vertical kernel run about a fifth more instructions than the
+      // pair pass's, although it blurs two planes fewer.
+      const float* p = src + n0 * pitch + col;
+#pragma unroll
+      for (int i = 0; i < kVRows; ++i) next_bot[i] = p[i * pitch];
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kVRows; ++i) {
       const int n = n0 + i;
@@ -512,6 +522,10 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
 #pragma unroll
             for (int i = 0; i < kVRows; ++i) p[i * pitch] = v[i];
           }
+        } else if (mode == kSlotLoad && !dst && n0 + kVRows <= height) {
+          // Interior batch of a cached plane: the rows go to the error warps.
+#pragma unroll
+          for (int i = 0; i < kVRows; ++i) out[i][slot][lane] = bot[i];
         } else {
 #pragma unroll
           for (int i = 0; i < kVRows; ++i) {

@@ -83,20 +83,27 @@ std::size_t ReferenceCache::bytes() const {
   return bytes;
 }
 
-Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels)
+int Pipeline::BandRows(int requested, int threads, int height) {
+  if (requested <= 0) {
+    // Enough row groups per band for every thread to have a few tasks.
+    // Taller bands mean fewer rounds, shorter ones less memory: with more
+    // than two threads, up to 64 rows give every thread several tasks per
+    // round, but no more than a 24th of the image (the rings hold about
+    // three bands).
+    return threads > 2 ? std::clamp(height / 24 / kRowGroup * kRowGroup, 24, 64) : 32;
+  }
+  const int tallest = std::max(kMinBandRows, std::min(kMaxBandRows, height + height % 2));
+  return std::clamp(requested / 2 * 2, kMinBandRows, tallest);
+}
+
+Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels,
+                   int band_rows)
     : plan_(plan),
       pool_(pool),
       k_(kernels),
       blur_(GetBlurConstants()),
       neg_cbrt_bias_(-std::cbrt(kOpsinBias)),
-      // Enough row groups per band for every thread to have a few tasks.
-      // Taller bands mean fewer rounds, shorter ones less memory: with more
-      // than two threads, up to 64 rows give every thread several tasks per
-      // round, but no more than a 24th of the image (the rings hold about
-      // three bands).
-      band_rows_(pool && pool->size() > 2
-                     ? std::clamp(plan.height / 24 / kRowGroup * kRowGroup, 24, 64)
-                     : 32),
+      band_rows_(BandRows(band_rows, pool ? pool->size() : 1, plan.height)),
       strip_scratch_(pool ? pool->size() : 1),
       zeros_(kStripColumns, 0.0f) {}
 
@@ -195,8 +202,8 @@ void Pipeline::ConvertRows(const Band& band, int i, int y0, int y1) {
                   out[2]);
   }
   if (s + 1 == plan_.num_scales) return;
-  // y0 is even (bands and groups are multiples of 8 rows), so the output
-  // rows of this group read input rows of this group only.
+  // y0 is even (bands have an even number of rows, groups 8), so the
+  // output rows of this group read input rows of this group only.
   Image3& next = next_[band.Slot(i)][s % 2];
   const int ow = next.width();
   for (int c = 0; c < 3; ++c) {

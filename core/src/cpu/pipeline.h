@@ -46,7 +46,20 @@ struct ReferenceCache {
 
 class Pipeline {
  public:
-  Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels);
+  // Band heights a caller may ask for (SSIM2_CPU_BAND_ROWS); see BandRows.
+  static constexpr int kMinBandRows = 2;
+  static constexpr int kMaxBandRows = 1024;
+
+  // Rows per band: with `requested` <= 0 the default for `threads` and an
+  // image `height` rows tall; otherwise `requested` rounded down to an even
+  // number (a row group's 2x2 downsampling reads pairs of its own rows) and
+  // kept within [kMinBandRows, kMaxBandRows] and no taller than the image.
+  // The scores do not depend on it, only speed and memory do.
+  static int BandRows(int requested, int threads, int height);
+
+  // `band_rows` as `requested` of BandRows.
+  Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels,
+           int band_rows = 0);
 
   // The images must have passed CheckConvertible and have the plan's size;
   // `alpha_background` as for ToLinearRgb.
@@ -60,6 +73,7 @@ class Pipeline {
                    float alpha_background, Result* result);
 
   std::size_t memory_bytes() const;
+  int band_rows() const { return band_rows_; }
 
  private:
   enum class Mode { kPair, kPrepare, kCached };

@@ -33,10 +33,18 @@ namespace cpu {
 // What one scale of the metric needs from the reference image alone.
 // Channels whose only weighted maps are the edge maps keep just
 // |xyb - blur(xyb)|, the one value of the reference those maps read.
+//
+// The planes that only the vertical pass's column strips read are stored
+// in strips: the 64 columns of a strip task per row, all rows of a strip,
+// then the next strip (StripOf in pipeline.cpp), so that a strip task reads one
+// contiguous run of memory instead of a few cache lines per row of a whole
+// plane. Against a cached reference these reads are what a pair does not
+// have, and the hardware prefetchers follow a contiguous run.
 struct ScaleReference {
-  Image3 xyb;    // positive XYB, or |xyb - mu| for channels without SSIM
-  Image3 mu;     // blur(xyb), channels whose SSIM map has weight
-  Image3 sigma;  // blur(xyb * xyb), the same channels
+  Image3 xyb;         // positive XYB in rows, channels whose SSIM map has weight
+  Image3 mu;          // blur(xyb) in strips, the same channels
+  Image3 sigma;       // blur(xyb * xyb) in strips, the same channels
+  Image3 difference;  // |xyb - blur(xyb)| in strips, channels with edge maps only
 };
 
 struct ReferenceCache {

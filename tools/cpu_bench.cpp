@@ -1,7 +1,7 @@
 // ssim2-cpu-bench: speed, scaling and memory of the CPU path (a tool, not a test).
 //
 //   ssim2-cpu-bench [--sizes 1280x720,1920x1080,3840x2160] [--threads 1,2,4,8,16]
-//                   [--repeats N] [--band-rows auto,32,48,64,96]
+//                   [--repeats N] [--band-rows auto,32,48,64,96] [--independent]
 //
 // For each size and thread count (0 = all hardware threads) it prints one row:
 //   first      ms of the first pair of a new scorer (pays for its fresh memory)
@@ -19,6 +19,13 @@
 // thread count and band height, with a "band rows" column (the height asked
 // for; the scorer's description names the one it used), and the efficiency taken against the 1-thread row of the
 // same band setting. Without it the environment is left as it is.
+// --independent adds two columns: T one-thread scorers scoring pairs at the
+// same time on T threads (aggregate pairs/s from the wall time of N pairs
+// each, after a warm pair) and that rate against T times the 1-thread row's.
+// What the machine gives T independent pipelines bounds what one pipeline
+// on T threads can reach: a shortfall seen there too is the processor's
+// (clock under load, shared caches and memory), the rest is the pipeline's
+// (rounds, and data crossing between cores).
 // The images are synthetic 8-bit RGB (smooth gradients, edges and noise) and
 // the distorted one a noisier, blockier copy, so no files are needed.
 #include <algorithm>
@@ -29,7 +36,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -153,6 +162,46 @@ std::string PerPixel(double bytes, const Size& size) {
   return text;
 }
 
+// Aggregate pairs/s of `threads` one-thread CPU scorers scoring `repeats`
+// pairs each at the same time (see --independent); 0 on an error.
+template <typename View>
+double IndependentRate(int threads, int repeats, const Size& size, View ref, View dist) {
+  std::mutex mutex;
+  std::condition_variable cv;
+  int ready = 0;
+  bool go = false, failed = false;
+  Clock::time_point start;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      ssim2::ScorerOptions options;
+      options.backend = ssim2::Backend::kCpu;
+      options.cpu_threads = 1;
+      std::unique_ptr<ssim2::Scorer> scorer;
+      ssim2::Result result;
+      bool ok = Check(ssim2::Scorer::Create(size.width, size.height, options, &scorer),
+                      "create") &&
+                Check(scorer->Compute(ref, dist, &result), "compute");
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        failed |= !ok;
+        if (++ready == threads) {
+          go = true;
+          start = Clock::now();
+          cv.notify_all();
+        }
+        cv.wait(lock, [&] { return go; });
+      }
+      for (int r = 0; ok && r < repeats; ++r) ok = Check(scorer->Compute(ref, dist, &result), "compute");
+      std::lock_guard<std::mutex> lock(mutex);
+      failed |= !ok;
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  if (failed) return 0.0;
+  return 1000.0 * threads * repeats / Ms(start, Clock::now());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -161,6 +210,7 @@ int main(int argc, char** argv) {
   // Band heights to sweep; kAutoBandRows leaves SSIM2_CPU_BAND_ROWS unset.
   constexpr int kAutoBandRows = 0;
   std::vector<int> band_rows;
+  bool independent = false;
   int repeats = 5;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
@@ -171,13 +221,15 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--threads") && has_value &&
                ParseInts(argv[i + 1], &thread_counts)) {
       ++i;
+    } else if (!std::strcmp(argv[i], "--independent")) {
+      independent = true;
     } else if (!std::strcmp(argv[i], "--band-rows") && has_value &&
                ParseInts(argv[i + 1], &band_rows, &kAutoBandRows)) {
       ++i;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--sizes WxH,...] [--threads N,...] (0 = all) [--repeats N] "
-                   "[--band-rows auto|N,...]\n",
+                   "[--band-rows auto|N,...] [--independent]\n",
                    argv[0]);
       return 2;
     }
@@ -196,9 +248,11 @@ int main(int argc, char** argv) {
               static_cast<int>(std::thread::hardware_concurrency()), repeats);
   std::printf("| size | threads |%s first pair | pair | pairs/s | efficiency | cached | "
               "cached speed-up | B/px pair (memory_bytes / peak RSS) | B/px cached (memory_bytes "
-              "/ peak RSS) | score |\n",
-              sweep ? " band rows |" : "");
-  std::printf("|---|---|%s---|---|---|---|---|---|---|---|---|\n", sweep ? "---|" : "");
+              "/ peak RSS) | score |%s\n",
+              sweep ? " band rows |" : "",
+              independent ? " independent scorers, pairs/s | independent efficiency |" : "");
+  std::printf("|---|---|%s---|---|---|---|---|---|---|---|---|%s\n", sweep ? "---|" : "",
+              independent ? "---|---|" : "");
   for (const Size& size : sizes) {
     const std::vector<std::uint8_t> ref = MakeImage(size.width, size.height, false);
     const std::vector<std::uint8_t> dist = MakeImage(size.width, size.height, true);
@@ -208,6 +262,7 @@ int main(int argc, char** argv) {
     };
     // Per band setting: the pairs/s of its 1-thread row.
     std::vector<double> one_thread_rate(band_rows.size(), 0.0);
+    std::vector<double> one_independent_rate(band_rows.size(), 0.0);
     for (int threads : thread_counts) {
       for (std::size_t b = 0; b < band_rows.size(); ++b) {
         char band_cell[32] = "";
@@ -269,14 +324,30 @@ int main(int argc, char** argv) {
           std::snprintf(efficiency, sizeof efficiency, "%.0f %%",
                         100.0 * rate / (shown * one_thread_rate[b]));
         }
+        std::string independent_cells;
+        if (independent) {
+          const double aggregate = IndependentRate(shown, repeats, size, view(ref), view(dist));
+          if (aggregate == 0.0) return 1;
+          if (shown == 1) one_independent_rate[b] = aggregate;
+          char cells[64];
+          std::snprintf(cells, sizeof cells, " %.1f | ", aggregate);
+          independent_cells = cells;
+          if (one_independent_rate[b] > 0) {
+            std::snprintf(cells, sizeof cells, "%.0f %% |",
+                          100.0 * aggregate / (shown * one_independent_rate[b]));
+          } else {
+            std::snprintf(cells, sizeof cells, "- |");
+          }
+          independent_cells += cells;
+        }
         std::printf("| %dx%d | %d |%s %.1f | %.1f | %.1f | %s | %.1f | %.2fx | %s / %s | %s / %s | "
-                    "%.8f |\n",
+                    "%.8f |%s\n",
                     size.width, size.height, shown, band_cell, first, pair, rate, efficiency,
                     cached, pair / cached,
                     PerPixel(static_cast<double>(pair_bytes), size).c_str(),
                     PerPixel(pair_rss, size).c_str(),
                     PerPixel(static_cast<double>(cached_bytes), size).c_str(),
-                    PerPixel(cached_rss, size).c_str(), result.score);
+                    PerPixel(cached_rss, size).c_str(), result.score, independent_cells.c_str());
         std::fflush(stdout);
       }
     }

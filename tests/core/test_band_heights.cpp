@@ -7,6 +7,7 @@
 // a boundary handled wrong changes some sub-score. Also: how the variable is
 // kept in range.
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -97,10 +98,12 @@ const char* const kPairs[][2] = {
 const int kBandRows[] = {2, 8, 18, 24, 42, 64, 200};
 const int kThreadCounts[] = {1, 2, 3};
 
-void ExpectSameResultsForEveryBandHeight(bool all_features) {
+// `pairs` first entries of kPairs.
+void ExpectSameResultsForEveryBandHeight(bool all_features, int pairs) {
   SSIM2_REQUIRE_TESTDATA();
   int compared = 0;
-  for (const auto& pair : kPairs) {
+  for (int p = 0; p < pairs; ++p) {
+    const auto& pair = kPairs[p];
     const io::Image& ref = Load(pair[0]);
     const io::Image& dist = Load(pair[1]);
     ASSERT_GT(ref.width(), 0) << pair[0];
@@ -137,16 +140,20 @@ void ExpectSameResultsForEveryBandHeight(bool all_features) {
       }
     }
   }
-  EXPECT_EQ(compared, 9 * 7 * 3);
+  EXPECT_EQ(compared, pairs * 7 * 3);
 }
 
 // All 108 sub-scores (every map of every channel computed).
-TEST(BandHeights, AllSubScoresAreBitIdentical) { ExpectSameResultsForEveryBandHeight(true); }
+TEST(BandHeights, AllSubScoresAreBitIdentical) {
+  ExpectSameResultsForEveryBandHeight(true, std::size(kPairs));
+}
 
 // The default plan: channels without a weighted SSIM map keep only
-// |xyb - mu| of the reference in the cache, another band path.
+// |xyb - mu| of the reference in the cache, another band path. (Pairs up
+// to 640x360: the two large ones take no other path and would triple the
+// suite's time.)
 TEST(BandHeights, ScoresWithSkippedMapsAreBitIdentical) {
-  ExpectSameResultsForEveryBandHeight(false);
+  ExpectSameResultsForEveryBandHeight(false, std::size(kPairs) - 2);
 }
 
 // Odd heights are rounded down to even, out-of-range ones clamped to

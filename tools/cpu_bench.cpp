@@ -17,8 +17,9 @@
 // --band-rows sweeps the CPU path's band height (SSIM2_CPU_BAND_ROWS, set
 // before each scorer is made; "auto" leaves it unset): one row per size,
 // thread count and band height, with a "band rows" column (the height asked
-// for; the scorer's description names the one it used), and the efficiency taken against the 1-thread row of the
-// same band setting. Without it the environment is left as it is.
+// for; the scorer's description names the one it used), and the efficiency
+// taken against the 1-thread row of the same band setting. Without it the
+// environment is left as it is.
 // --independent adds two columns: T one-thread scorers scoring pairs at the
 // same time on T threads (aggregate pairs/s from the wall time of N pairs
 // each, after a warm pair) and that rate against T times the 1-thread row's.

@@ -1,4 +1,6 @@
 // ssim2::Scorer on the CPU.
+#include <climits>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -11,21 +13,43 @@ namespace ssim2 {
 namespace cpu {
 namespace {
 
+// SSIM2_CPU_BAND_ROWS=N: bands of N rows instead of the default (see
+// Pipeline::BandRows for how N is kept in range), for measuring which band
+// height is fastest on a machine (ssim2-cpu-bench --band-rows sweeps it).
+// Unset, empty, "auto" or anything but a positive number: the default.
+int BandRowsFromEnvironment() {
+  const char* text = std::getenv("SSIM2_CPU_BAND_ROWS");
+  if (!text || !*text) return 0;
+  char* end = nullptr;
+  // Out of range, strtol gives LONG_MAX (clamped like any tall band) or
+  // LONG_MIN (not positive: the default).
+  const long rows = std::strtol(text, &end, 10);
+  if (*end != '\0' || rows <= 0) return 0;
+  return rows > INT_MAX ? INT_MAX : static_cast<int>(rows);
+}
+
 class CpuScorer final : public Scorer {
  public:
   CpuScorer(int width, int height, const ScorerOptions& options)
       : Scorer(width, height),
         pool_(options.cpu_threads),
         plan_(MakePlan(width, height, options.all_features)),
-        pipeline_(plan_, &pool_, BestKernels()) {}
+        band_rows_requested_(BandRowsFromEnvironment()),
+        pipeline_(plan_, &pool_, BestKernels(), band_rows_requested_) {}
 
   Backend backend() const override { return Backend::kCpu; }
   std::size_t memory_bytes() const override {
     return pipeline_.memory_bytes() + cached_[0].bytes() + cached_[1].bytes();
   }
   std::string description() const override {
+    // A band height set through the environment is named, so that a
+    // measurement says what it measured.
+    const std::string bands =
+        band_rows_requested_ > 0
+            ? ", " + std::to_string(pipeline_.band_rows()) + "-row bands from SSIM2_CPU_BAND_ROWS"
+            : "";
     return std::string("CPU (") + BestKernels().isa + ", " + std::to_string(pool_.size()) +
-           (pool_.size() == 1 ? " thread)" : " threads)");
+           (pool_.size() == 1 ? " thread" : " threads") + bands + ")";
   }
 
  protected:
@@ -71,6 +95,7 @@ class CpuScorer final : public Scorer {
  private:
   ThreadPool pool_;
   MetricPlan plan_;
+  int band_rows_requested_;  // 0: the pipeline's default
   Pipeline pipeline_;
   ReferenceCache cached_[kMaxAlphaPasses];
   bool reference_has_alpha_ = false;

@@ -33,8 +33,18 @@ RowRing Ring(const Plane& p, int rows) {
   return RowRing{const_cast<float*>(p.Row(0)), p.stride(), rows};
 }
 
-// A whole plane seen as a ring that never wraps.
-RowRing Whole(const Plane& p) { return Ring(p, INT_MAX); }
+// A plane of `height` rows and `width` columns stored in strips of
+// kStripColumns columns (ScaleReference): one plane kStripColumns wide.
+void ResizeStrips(int width, int height, Plane* p) {
+  p->Resize(kStripColumns, (width + kStripColumns - 1) / kStripColumns * height);
+}
+
+// The strip of such a plane that holds columns [x0, x0 + kStripColumns), x0
+// a multiple of kStripColumns; column x of row n at Row(n) + x - x0.
+RowRing StripOf(const Plane& strips, int height, int x0) {
+  return RowRing{const_cast<float*>(strips.Row(x0 / kStripColumns * height)), kStripColumns,
+                 INT_MAX};
+}
 
 // Ring sizes for the schedule in RunScale. The XYB rows of band t are written
 // while the maps of band t-2 read theirs, which start `radius - 1` rows above
@@ -68,9 +78,13 @@ struct Pipeline::Band {
   // Buffers of the linear and XYB rows per image; one image at a time
   // (reference alone, or distorted against a cached reference) uses slot 0.
   int Slot(int image) const { return mode == Mode::kPair ? image : 0; }
-  // XYB row y of image i (0 = reference).
+  // XYB row y of image i (0 = reference). The cache keeps the reference's
+  // XYB of the channels with SSIM; the others pass through the ring while
+  // preparing it, and are not read against it.
   const float* Xyb(const Pipeline& p, int i, int c, int y) const {
-    if (i == 0 && mode != Mode::kPair) return cache->scales[scale].xyb.plane[c].Row(y);
+    if (i == 0 && mode != Mode::kPair && p.plan_.needs[scale][c].ssim) {
+      return cache->scales[scale].xyb.plane[c].Row(y);
+    }
     return p.xyb_ring_[Slot(i)][c].Row(y % xyb_rows);
   }
 };
@@ -78,25 +92,33 @@ struct Pipeline::Band {
 std::size_t ReferenceCache::bytes() const {
   std::size_t bytes = 0;
   for (const ScaleReference& s : scales) {
-    bytes += Image3Bytes(s.xyb) + Image3Bytes(s.mu) + Image3Bytes(s.sigma);
+    bytes += Image3Bytes(s.xyb) + Image3Bytes(s.mu) + Image3Bytes(s.sigma) +
+             Image3Bytes(s.difference);
   }
   return bytes;
 }
 
-Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels)
+int Pipeline::BandRows(int requested, int threads, int height) {
+  if (requested <= 0) {
+    // Enough row groups per band for every thread to have a few tasks.
+    // Taller bands mean fewer rounds, shorter ones less memory: with more
+    // than two threads, up to 64 rows give every thread several tasks per
+    // round, but no more than a 24th of the image (the rings hold about
+    // three bands).
+    return threads > 2 ? std::clamp(height / 24 / kRowGroup * kRowGroup, 24, 64) : 32;
+  }
+  const int tallest = std::max(kMinBandRows, std::min(kMaxBandRows, height + height % 2));
+  return std::clamp(requested / 2 * 2, kMinBandRows, tallest);
+}
+
+Pipeline::Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels,
+                   int band_rows)
     : plan_(plan),
       pool_(pool),
       k_(kernels),
       blur_(GetBlurConstants()),
       neg_cbrt_bias_(-std::cbrt(kOpsinBias)),
-      // Enough row groups per band for every thread to have a few tasks.
-      // Taller bands mean fewer rounds, shorter ones less memory: with more
-      // than two threads, up to 64 rows give every thread several tasks per
-      // round, but no more than a 24th of the image (the rings hold about
-      // three bands).
-      band_rows_(pool && pool->size() > 2
-                     ? std::clamp(plan.height / 24 / kRowGroup * kRowGroup, 24, 64)
-                     : 32),
+      band_rows_(BandRows(band_rows, pool ? pool->size() : 1, plan.height)),
       strip_scratch_(pool ? pool->size() : 1),
       zeros_(kStripColumns, 0.0f) {}
 
@@ -148,8 +170,12 @@ void Pipeline::Allocate(int s, Mode mode) {
   for (int slot = 0; slot < (mode == Mode::kPair ? 2 : 1); ++slot) {
     if (s == 0) band_linear_[slot].Resize(w, b);
     if (!last) next_[slot][s % 2].Resize(plan_.scales[s + 1].width, plan_.scales[s + 1].height);
-    if (mode == Mode::kPrepare) continue;  // XYB goes straight into the cache
-    for (Plane& p : xyb_ring_[slot]) p.Resize(w, XybRingRows(b, n));
+    for (int c = 0; c < kNumChannels; ++c) {
+      // While preparing, the XYB of channels with SSIM goes straight into
+      // the cache.
+      if (mode == Mode::kPrepare && plan_.needs[s][c].ssim) continue;
+      xyb_ring_[slot][c].Resize(w, XybRingRows(b, n));
+    }
   }
   const int map_rows = b + n;
   for (int c = 0; c < kNumChannels; ++c) {
@@ -195,8 +221,8 @@ void Pipeline::ConvertRows(const Band& band, int i, int y0, int y1) {
                   out[2]);
   }
   if (s + 1 == plan_.num_scales) return;
-  // y0 is even (bands and groups are multiples of 8 rows), so the output
-  // rows of this group read input rows of this group only.
+  // y0 is even (bands have an even number of rows, groups 8), so the
+  // output rows of this group read input rows of this group only.
   Image3& next = next_[band.Slot(i)][s % 2];
   const int ow = next.width();
   for (int c = 0; c < 3; ++c) {
@@ -237,13 +263,17 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
     return RowRing{scratch + slot * band.map_rows * kStripColumns, kStripColumns, band.map_rows};
   };
   ScaleReference* cached = band.cache ? &band.cache->scales[s] : nullptr;
+  auto cached_strip = [&](const Image3& planes) {
+    return StripOf(planes.plane[c], band.height, x0);
+  };
   for (int qi = 0; qi < kNumQuantities; ++qi) {
     const Quantity q = static_cast<Quantity>(qi);
     if (!Computes(band.mode, c, s, q)) continue;
     ColumnStream cs;
     cs.in = Ring(blurred_rows_[c][q], band.blurred_rows);
     if (band.mode == Mode::kPrepare && plan_.needs[s][c].ssim) {
-      cs.out = Whole(q == kMu1 ? cached->mu.plane[c] : cached->sigma.plane[c]);
+      cs.out = cached_strip(q == kMu1 ? cached->mu : cached->sigma);
+      cs.out_first_column = x0;
     } else {
       cs.out = scratch_ring(q);
       cs.out_first_column = x0;
@@ -256,12 +286,13 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
   const ChannelNeeds& needs = plan_.needs[s][c];
   if (band.mode == Mode::kPrepare) {
     if (needs.ssim) return;
-    // The edge maps read the reference only as |xyb - mu|; the XYB row is no
-    // longer needed once its horizontal pass is done.
+    // The edge maps read the reference only as |xyb - mu|.
+    const RowRing difference = cached_strip(cached->difference);
     for (int n = band.first_output(); n < band.n1; ++n) {
-      float* xyb = cached->xyb.plane[c].Row(n) + x0;
+      const float* xyb = band.Xyb(*this, 0, c, n) + x0;
       const float* mu = scratch_ring(kMu1).Row(n);
-      for (int x = 0; x < x1 - x0; ++x) xyb[x] = std::fabs(xyb[x] - mu[x]);
+      float* out = difference.Row(n);
+      for (int x = 0; x < x1 - x0; ++x) out[x] = std::fabs(xyb[x] - mu[x]);
     }
     return;
   }
@@ -270,16 +301,14 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
   // With |xyb - mu| in the cache, a zero mu makes the edge kernel read it as is.
   const bool cached_difference = from_cache && !needs.ssim;
   const int width = x1 - x0;
-  // A strip reads a few cache lines per row of the cached planes, one page
-  // apart, which the hardware prefetchers do not follow: ask for them ahead.
+  // A strip reads a few cache lines per row of the cached XYB plane, one
+  // page apart, which the hardware prefetchers do not follow: ask for them
+  // ahead. (The planes in strips are contiguous runs.)
+  const bool cached_xyb = from_cache && needs.ssim && needs.edge;
   auto prefetch_cached = [&](int n) {
-    if (!from_cache || n >= band.n1) return;
-    const Plane* planes[3] = {&cached->xyb.plane[c], &cached->mu.plane[c], &cached->sigma.plane[c]};
-    for (const Plane* p : planes) {
-      if (p->bytes() == 0) continue;
-      const char* row = reinterpret_cast<const char*>(p->Row(n) + x0);
-      for (int line = 0; line < width * 4; line += 64) __builtin_prefetch(row + line);
-    }
+    if (!cached_xyb || n >= band.n1) return;
+    const char* row = reinterpret_cast<const char*>(cached->xyb.plane[c].Row(n) + x0);
+    for (int line = 0; line < width * 4; line += 64) __builtin_prefetch(row + line);
   };
   constexpr int kPrefetchRows = 6;
   for (int n = band.first_output(); n < band.first_output() + kPrefetchRows; ++n) {
@@ -288,18 +317,20 @@ void Pipeline::BlurStrip(const Band& band, int c, int x0, int x1) {
   for (int n = band.first_output(); n < band.n1; ++n) {
     prefetch_cached(n + kPrefetchRows);
     const float* mu1 = cached_difference ? zeros_.data()
-                       : from_cache      ? cached->mu.plane[c].Row(n) + x0
+                       : from_cache      ? cached_strip(cached->mu).Row(n)
                                          : scratch_ring(kMu1).Row(n);
     const float* mu2 = scratch_ring(kMu2).Row(n);
     const std::size_t map_offset = band.map_stride * (n - band.first_output()) + x0;
     if (needs.ssim) {
       const float* s11 =
-          from_cache ? cached->sigma.plane[c].Row(n) + x0 : scratch_ring(kSigma11).Row(n);
+          from_cache ? cached_strip(cached->sigma).Row(n) : scratch_ring(kSigma11).Row(n);
       k_.ssim_row(mu1, mu2, s11, scratch_ring(kSigma22).Row(n), scratch_ring(kSigma12).Row(n),
                   width, ssim_map_[band.map_buffer][c].data() + map_offset);
     }
     if (needs.edge) {
-      k_.edge_row(band.Xyb(*this, 0, c, n) + x0, mu1, band.Xyb(*this, 1, c, n) + x0, mu2, width,
+      const float* xyb1 = cached_difference ? cached_strip(cached->difference).Row(n)
+                                            : band.Xyb(*this, 0, c, n) + x0;
+      k_.edge_row(xyb1, mu1, band.Xyb(*this, 1, c, n) + x0, mu2, width,
                   edge_map_[band.map_buffer][c].data() + map_offset);
     }
   }
@@ -373,11 +404,17 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
   const bool maps = mode != Mode::kPrepare;
   if (mode == Mode::kPrepare) {
     ScaleReference& ref = cache->scales[s];
-    ref.xyb.Resize(w, h);
     for (int c = 0; c < kNumChannels; ++c) {
-      if (!plan_.needs[s][c].ssim) continue;
-      ref.mu.plane[c].Resize(w, h);
-      ref.sigma.plane[c].Resize(w, h);
+      // A plane a channel does not need is never allocated (the plan is
+      // the scorer's, the same for every reference).
+      const ChannelNeeds& needs = plan_.needs[s][c];
+      if (needs.ssim) {
+        ref.xyb.plane[c].Resize(w, h);
+        ResizeStrips(w, h, &ref.mu.plane[c]);
+        ResizeStrips(w, h, &ref.sigma.plane[c]);
+      } else if (needs.edge) {
+        ResizeStrips(w, h, &ref.difference.plane[c]);
+      }
     }
   }
 

@@ -33,10 +33,18 @@ namespace cpu {
 // What one scale of the metric needs from the reference image alone.
 // Channels whose only weighted maps are the edge maps keep just
 // |xyb - blur(xyb)|, the one value of the reference those maps read.
+//
+// The planes that only the vertical pass's column strips read are stored
+// in strips: the 64 columns of a strip task per row, all rows of a strip,
+// then the next strip (StripOf in pipeline.cpp), so that a strip task reads one
+// contiguous run of memory instead of a few cache lines per row of a whole
+// plane. Against a cached reference these reads are what a pair does not
+// have, and the hardware prefetchers follow a contiguous run.
 struct ScaleReference {
-  Image3 xyb;    // positive XYB, or |xyb - mu| for channels without SSIM
-  Image3 mu;     // blur(xyb), channels whose SSIM map has weight
-  Image3 sigma;  // blur(xyb * xyb), the same channels
+  Image3 xyb;         // positive XYB in rows, channels whose SSIM map has weight
+  Image3 mu;          // blur(xyb) in strips, the same channels
+  Image3 sigma;       // blur(xyb * xyb) in strips, the same channels
+  Image3 difference;  // |xyb - blur(xyb)| in strips, channels with edge maps only
 };
 
 struct ReferenceCache {
@@ -46,7 +54,20 @@ struct ReferenceCache {
 
 class Pipeline {
  public:
-  Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels);
+  // Band heights a caller may ask for (SSIM2_CPU_BAND_ROWS); see BandRows.
+  static constexpr int kMinBandRows = 2;
+  static constexpr int kMaxBandRows = 1024;
+
+  // Rows per band: with `requested` <= 0 the default for `threads` and an
+  // image `height` rows tall; otherwise `requested` rounded down to an even
+  // number (a row group's 2x2 downsampling reads pairs of its own rows) and
+  // kept within [kMinBandRows, kMaxBandRows] and no taller than the image.
+  // The scores do not depend on it, only speed and memory do.
+  static int BandRows(int requested, int threads, int height);
+
+  // `band_rows` as `requested` of BandRows.
+  Pipeline(const MetricPlan& plan, ThreadPool* pool, const KernelTable& kernels,
+           int band_rows = 0);
 
   // The images must have passed CheckConvertible and have the plan's size;
   // `alpha_background` as for ToLinearRgb.
@@ -60,6 +81,7 @@ class Pipeline {
                    float alpha_background, Result* result);
 
   std::size_t memory_bytes() const;
+  int band_rows() const { return band_rows_; }
 
  private:
   enum class Mode { kPair, kPrepare, kCached };

@@ -82,6 +82,9 @@ run() {
   echo "$rc $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') $scored $(echo "$cpu" | awk '{printf "%.1f", $1 + $2}')"
 }
 
+# The first gst-launch of a fresh machine builds the plugin registry: not
+# part of any measurement.
+gst-inspect-1.0 ssim2compare >/dev/null 2>&1
 read -r rc_s wall_s _ cpu_s <<<"$(run sources "$(sources_only)")"
 read -r rc_1 wall_1 scored_1 cpu_1 <<<"$(run one-element "$(one_element)")"
 read -r rc_4 wall_4 scored_4 cpu_4 <<<"$(run four-elements "$(tee_elements)")"

@@ -6,6 +6,7 @@
 // function is called at once. It checks logic and indexing, not timing or
 // stream ordering (compute-sanitizer on the device does that).
 #include "cuda_emulation.h"
+#include "emulated_runtime.h"
 // clang-format off
 #include "gpu/kernels_device.cuh"
 // clang-format on
@@ -64,6 +65,13 @@ std::mutex g_mutex;
 std::map<void*, std::size_t> g_device;  // live "device" allocations
 std::map<void*, std::size_t> g_pinned;  // live cudaMallocHost allocations
 constexpr std::size_t kFakeDeviceMemory = std::size_t(64) << 30;
+std::size_t g_device_limit = ~std::size_t(0);  // of the live allocations' sum
+
+std::size_t LiveDeviceBytes() {
+  std::size_t sum = 0;
+  for (const auto& a : g_device) sum += a.second;
+  return sum;
+}
 int g_fake_context;  // its address is "the" CUcontext
 
 int FakeCtxPush(void*) { return 0; }
@@ -85,10 +93,21 @@ struct FakeStream {
 
 }  // namespace
 
+void emu::SetDeviceMemoryHeadroom(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_device_limit = bytes == ~std::size_t(0) ? bytes : LiveDeviceBytes() + bytes;
+}
+
 extern "C" {
 
 cudaError_t cudaMalloc(void** p, size_t bytes) {
   if (bytes > kFakeDeviceMemory) return cudaErrorMemoryAllocation;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_device_limit != ~std::size_t(0) && LiveDeviceBytes() + bytes > g_device_limit) {
+      return cudaErrorMemoryAllocation;
+    }
+  }
   *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!*p) return cudaErrorMemoryAllocation;
   // Not zeroed: uninitialised memory, as on a device.

@@ -16,7 +16,9 @@
 #include "alpha_rule.h"
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
+#include "emulated_runtime.h"
 #include "gpu/layout.h"
+#include "ssim2/cuda_engine.h"
 #include "gpu/passes.h"
 #include "gpu_test_util.h"
 #include "yuv_spec.h"
@@ -295,4 +297,54 @@ TEST(GpuEmulation, YCbCrInputs) {
   YuvTest(PixelFormat::kY444, YuvMatrix::kBT2020, YuvRange::kLimited, 29, 37);
   YuvTest(PixelFormat::kI420_10LE, YuvMatrix::kBT2020, YuvRange::kLimited, 37, 29);
   YuvTest(PixelFormat::kP010_10LE, YuvMatrix::kBT709, YuvRange::kFull, 37, 29);
+}
+
+// A batch whose lanes cannot all get device memory still scores every image,
+// on the streams it could get, with the same results.
+TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
+  constexpr int kW = 16, kH = 16;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> byte(0, 255);
+  auto image = [&]() {
+    std::vector<unsigned char> rgb(3 * kW * kH);
+    for (unsigned char& v : rgb) v = static_cast<unsigned char>(byte(rng));
+    return rgb;
+  };
+  const std::vector<unsigned char> ref = image();
+  std::vector<std::vector<unsigned char>> dists;
+  std::vector<ImageView> views;
+  for (int i = 0; i < 4; ++i) dists.push_back(image());
+  for (const auto& d : dists) views.push_back(ImageView::Packed(PixelFormat::kRGB8, kW, kH, d.data(), 3 * kW));
+  const ImageView ref_view = ImageView::Packed(PixelFormat::kRGB8, kW, kH, ref.data(), 3 * kW);
+
+  Engine engine;
+  ASSERT_TRUE(Engine::Create(kW, kH, EngineOptions(), &engine).ok());
+  std::vector<Result> expected(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    ASSERT_TRUE(engine.Compute(ref_view, views[i], &expected[i]).ok());
+  }
+  const std::size_t one_engine = engine.memory_bytes();
+  // Room for one lane (of the default three), not two.
+  emu::SetDeviceMemoryHeadroom(one_engine + one_engine / 2);
+  ASSERT_TRUE(engine.SetReference(ref_view).ok());
+  std::vector<Result> batch(views.size());
+  const Status s = engine.ComputeBatch(views.data(), views.size(), batch.data());
+  emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(engine.batch_lanes(), 1);
+  EXPECT_EQ(engine.memory_bytes(), 2 * one_engine);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
+  }
+  // With batch_streams = 1 there are no lanes at all.
+  EngineOptions one_stream;
+  one_stream.batch_streams = 1;
+  Engine serial;
+  ASSERT_TRUE(Engine::Create(kW, kH, one_stream, &serial).ok());
+  ASSERT_TRUE(serial.SetReference(ref_view).ok());
+  ASSERT_TRUE(serial.ComputeBatch(views.data(), views.size(), batch.data()).ok());
+  EXPECT_EQ(serial.batch_lanes(), 0);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
+  }
 }

@@ -18,6 +18,7 @@
 
 #include "../assertions.h"
 #include "../testdata.h"
+#include "../testdata_images.h"
 #include "image_io.h"
 #include "ssim2/ssim2.h"
 
@@ -25,7 +26,7 @@ namespace ssim2 {
 namespace {
 
 using testing::BitIdentical;
-using testing::TestDataPath;
+using testing::LoadTestImage;
 
 constexpr const char* kBandRowsVariable = "SSIM2_CPU_BAND_ROWS";
 
@@ -53,18 +54,6 @@ class BandRowsSetting {
  private:
   std::optional<std::string> saved_;
 };
-
-const io::Image& Load(const std::string& relative) {
-  static std::map<std::string, io::Image> cache;
-  auto it = cache.find(relative);
-  if (it == cache.end()) {
-    io::Image image;
-    const Status s = io::LoadImage(TestDataPath(relative), &image);
-    EXPECT_TRUE(s.ok()) << relative << ": " << s.message();
-    it = cache.emplace(relative, std::move(image)).first;
-  }
-  return it->second;
-}
 
 std::unique_ptr<Scorer> NewCpuScorer(int width, int height, int threads, bool all_features,
                                      const std::optional<std::string>& band_rows) {
@@ -104,8 +93,8 @@ void ExpectSameResultsForEveryBandHeight(bool all_features, int pairs) {
   int compared = 0;
   for (int p = 0; p < pairs; ++p) {
     const auto& pair = kPairs[p];
-    const io::Image& ref = Load(pair[0]);
-    const io::Image& dist = Load(pair[1]);
+    const io::Image& ref = LoadTestImage(pair[0]);
+    const io::Image& dist = LoadTestImage(pair[1]);
     ASSERT_GT(ref.width(), 0) << pair[0];
     ASSERT_GT(dist.width(), 0) << pair[1];
     const int w = ref.width(), h = ref.height();

@@ -20,6 +20,7 @@
 
 #include "../assertions.h"
 #include "../testdata.h"
+#include "../testdata_images.h"
 #include "image_io.h"
 #include "ssim2/ssim2.h"
 
@@ -29,20 +30,8 @@ namespace {
 using testing::BitIdentical;
 using testing::ReadCsv;
 using testing::RelativeDiff;
+using testing::LoadTestImage;
 using testing::TestDataPath;
-
-// Images are decoded once for all tests.
-const io::Image& Load(const std::string& relative) {
-  static std::map<std::string, io::Image> cache;
-  auto it = cache.find(relative);
-  if (it == cache.end()) {
-    io::Image image;
-    const Status s = io::LoadImage(TestDataPath(relative), &image);
-    EXPECT_TRUE(s.ok()) << relative << ": " << s.message();
-    it = cache.emplace(relative, std::move(image)).first;
-  }
-  return it->second;
-}
 
 // The CPU path replays the reference bit for bit; the CUDA engine sums the
 // error maps in float64 in another order, so its sub-scores may differ in
@@ -93,8 +82,8 @@ TEST_P(Parity, ScoresOfAllPairsMatchTheReference) {
   int same_print = 0;
   for (const auto& row : rows) {
     ASSERT_EQ(row.size(), 5u);
-    const io::Image& ref = Load(row[0]);
-    const io::Image& dist = Load(row[1]);
+    const io::Image& ref = LoadTestImage(row[0]);
+    const io::Image& dist = LoadTestImage(row[1]);
     if (HasFailure()) return;
     EXPECT_EQ(ref.width(), std::atoi(row[2].c_str())) << row[0];
     EXPECT_EQ(ref.height(), std::atoi(row[3].c_str())) << row[0];
@@ -119,8 +108,8 @@ TEST_P(Parity, IdenticalPairsScoreExactly100) {
   int checked = 0;
   for (const auto& row : ReadCsv("scores.csv")) {
     if (row[1].find("identical") == std::string::npos && row[0] != row[1]) continue;
-    const io::Image& ref = Load(row[0]);
-    const io::Image& dist = Load(row[1]);
+    const io::Image& ref = LoadTestImage(row[0]);
+    const io::Image& dist = LoadTestImage(row[1]);
     if (HasFailure()) return;
     EXPECT_EQ(Score(ref, dist, false).score, 100.0) << row[1];
     ++checked;
@@ -151,8 +140,8 @@ TEST_P(Parity, AllSubScoresEqualTheReference) {
   std::size_t compared = 0, unequal = 0;
   for (const auto& entry : by_pair) {
     const auto& first = *entry.second.front();
-    const io::Image& ref = Load(first[0]);
-    const io::Image& dist = Load(first[1]);
+    const io::Image& ref = LoadTestImage(first[0]);
+    const io::Image& dist = LoadTestImage(first[1]);
     if (HasFailure()) return;
     const Result r = Score(ref, dist, /*all_features=*/true);
     // One row per channel, scale and norm: 3 * scales * 2.
@@ -189,8 +178,8 @@ TEST_P(Parity, ScoresMatchTheCpuPath) {
   if (GetParam() == Backend::kCpu) GTEST_SKIP() << "the CPU path is the baseline";
   double worst = 0.0;
   for (const auto& row : ReadCsv("scores.csv")) {
-    const io::Image& ref = Load(row[0]);
-    const io::Image& dist = Load(row[1]);
+    const io::Image& ref = LoadTestImage(row[0]);
+    const io::Image& dist = LoadTestImage(row[1]);
     if (HasFailure()) return;
     const Result cpu = Score(ref, dist, true, Backend::kCpu);
     const Result got = Score(ref, dist, true);
@@ -208,12 +197,12 @@ TEST_P(Parity, CachedReferenceAndBatchesEqualCompute) {
   for (const auto& row : ReadCsv("scores.csv")) by_ref[row[0]].push_back(row[1]);
   ASSERT_EQ(by_ref.size(), 9u);
   for (const auto& [ref_path, dist_paths] : by_ref) {
-    const io::Image& ref = Load(ref_path);
+    const io::Image& ref = LoadTestImage(ref_path);
     std::vector<ImageView> views;
     std::vector<Result> one_shot;
     for (const std::string& d : dist_paths) {
-      views.push_back(Load(d).view());
-      one_shot.push_back(Score(ref, Load(d), true));
+      views.push_back(LoadTestImage(d).view());
+      one_shot.push_back(Score(ref, LoadTestImage(d), true));
     }
     if (HasFailure()) return;
     std::unique_ptr<Scorer> scorer = NewScorer(ref.width(), ref.height(), true, GetParam());
@@ -272,8 +261,8 @@ class DeviceImage {
 TEST_P(Parity, DeviceInputsEqualHostInputs) {
   if (GetParam() != Backend::kCuda) GTEST_SKIP() << "device memory is read by CUDA only";
   for (const auto& row : ReadCsv("scores.csv")) {
-    const io::Image& ref = Load(row[0]);
-    const io::Image& dist = Load(row[1]);
+    const io::Image& ref = LoadTestImage(row[0]);
+    const io::Image& dist = LoadTestImage(row[1]);
     if (HasFailure()) return;
     const Result host = Score(ref, dist, true);
     DeviceImage dref(ref), ddist(dist);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "ssim2/ssim2.h"
 
@@ -48,6 +49,16 @@ inline ::testing::AssertionResult BitIdentical(const Result& a, const Result& b)
           }
         }
   return ::testing::AssertionSuccess();
+}
+
+// A scorer of the given size and options; a failure to create it fails the
+// test (and returns null).
+inline std::unique_ptr<Scorer> NewScorerOrFail(int width, int height,
+                                               const ScorerOptions& options) {
+  std::unique_ptr<Scorer> scorer;
+  const Status s = Scorer::Create(width, height, options, &scorer);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return scorer;
 }
 
 }  // namespace testing

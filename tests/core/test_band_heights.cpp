@@ -62,10 +62,7 @@ std::unique_ptr<Scorer> NewCpuScorer(int width, int height, int threads, bool al
   options.backend = Backend::kCpu;
   options.cpu_threads = threads;
   options.all_features = all_features;
-  std::unique_ptr<Scorer> scorer;
-  const Status s = Scorer::Create(width, height, options, &scorer);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return scorer;
+  return testing::NewScorerOrFail(width, height, options);
 }
 
 // Every source size of the test data, from 8x8 to 1920x1080 (odd widths and

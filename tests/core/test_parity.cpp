@@ -54,10 +54,7 @@ class Parity : public ::testing::TestWithParam<Backend> {
     ScorerOptions options;
     options.backend = backend;
     options.all_features = all_features;
-    std::unique_ptr<Scorer> scorer;
-    const Status s = Scorer::Create(width, height, options, &scorer);
-    EXPECT_TRUE(s.ok()) << s.message();
-    return scorer;
+    return testing::NewScorerOrFail(width, height, options);
   }
 
   Result Score(const io::Image& ref, const io::Image& dist, bool all_features,

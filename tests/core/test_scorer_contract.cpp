@@ -115,9 +115,7 @@ class ScorerContract : public ::testing::TestWithParam<Backend> {
     ScorerOptions options;
     options.backend = GetParam();
     options.cpu_threads = 2;
-    std::unique_ptr<Scorer> scorer;
-    const Status s = Scorer::Create(width, height, options, &scorer);
-    EXPECT_TRUE(s.ok()) << s.message();
+    std::unique_ptr<Scorer> scorer = testing::NewScorerOrFail(width, height, options);
     if (scorer) {
       EXPECT_EQ(scorer->backend(), GetParam());
     }

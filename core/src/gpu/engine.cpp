@@ -180,21 +180,23 @@ Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
 int Engine::width() const { return impl_ ? impl_->width : 0; }
 int Engine::height() const { return impl_ ? impl_->height : 0; }
 int Engine::num_scales() const { return impl_ ? impl_->layout.plan.num_scales : 0; }
+// `bytes(impl)` summed over an engine and its batch lanes.
+template <typename EngineImpl, typename Bytes>
+static std::size_t WithLanes(const EngineImpl* impl, Bytes bytes) {
+  if (!impl) return 0;
+  std::size_t sum = bytes(*impl);
+  for (const auto& lane : impl->lanes) sum += bytes(*lane);
+  return sum;
+}
 std::size_t Engine::memory_bytes() const {
-  if (!impl_) return 0;
-  std::size_t bytes = 0;
-  auto add = [&](const Impl& e) { bytes += e.res->memory.bytes() + e.res->saved_reference.bytes(); };
-  add(*impl_);
-  for (const auto& lane : impl_->lanes) add(*lane);
-  return bytes;
+  return WithLanes(impl_.get(), [](const Impl& e) {
+    return e.res->memory.bytes() + e.res->saved_reference.bytes();
+  });
 }
 std::size_t Engine::pinned_bytes() const {
-  if (!impl_) return 0;
-  std::size_t bytes = 0;
-  auto add = [&](const Impl& e) { bytes += e.res->results.bytes() + e.res->uploads.pinned_bytes(); };
-  add(*impl_);
-  for (const auto& lane : impl_->lanes) add(*lane);
-  return bytes;
+  return WithLanes(impl_.get(), [](const Impl& e) {
+    return e.res->results.bytes() + e.res->uploads.pinned_bytes();
+  });
 }
 int Engine::batch_lanes() const { return impl_ ? static_cast<int>(impl_->lanes.size()) : 0; }
 std::string Engine::device_name() const { return impl_ ? impl_->device_name : std::string(); }

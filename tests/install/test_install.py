@@ -66,6 +66,10 @@ def check_library(libdir, soname):
     leaked = [n for n in names
               if not n.startswith("SSIM2_") and (not public.match(n) or internal.match(n))]
     check(not leaked, f"{lib} exports non-public symbols: {leaked[:10]}")
+    # The engine's state is private to the library, although the class
+    # Engine that holds it is public (in CUDA builds).
+    impl = [n for n in names if "::Impl::" in n or "::Impl()" in n]
+    check(not impl, f"{lib} exports members of a private Impl: {impl[:5]}")
     check(any(n.startswith("ssim2::Scorer::Create(") for n in names),
           f"{lib} does not export ssim2::Scorer::Create")
     check(all(n.endswith("@@SSIM2_0") or n.startswith("SSIM2_") for n in names),

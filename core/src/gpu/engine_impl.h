@@ -18,7 +18,8 @@
 namespace ssim2 {
 namespace cuda {
 
-struct Engine::Impl {
+// Hidden: the class Engine is exported, and a nested class would be too.
+struct __attribute__((visibility("hidden"))) Engine::Impl {
   int width = 0;
   int height = 0;
   EngineOptions options;

@@ -39,8 +39,28 @@ class CudaScorer final : public Scorer {
                     Result* results) override {
     return engine_.ComputeBatch(reference, distorted.data(), distorted.size(), results);
   }
+  // A batch the engine cannot take at once (more images than its tickets,
+  // or tickets held by batches in flight) is scored here and now.
+  Status StartBatch(const std::vector<ImageView>& distorted, Result* results,
+                    std::uint64_t* token, bool* pending) override {
+    *pending = false;
+    if (distorted.size() <= kAsyncBatchLimit) {
+      const Status s = engine_.ComputeBatchAsync(distorted.data(), distorted.size(), token);
+      if (s.ok()) {
+        *pending = true;
+        return s;
+      }
+      if (s.code() != StatusCode::kInvalidArgument) return s;
+    }
+    return engine_.ComputeBatch(distorted.data(), distorted.size(), results);
+  }
+  Status FinishBatch(std::uint64_t token, Result* results) override {
+    return engine_.WaitBatch(token, results);
+  }
 
  private:
+  // The engine's max_batch (EngineOptions' default).
+  static constexpr std::size_t kAsyncBatchLimit = 8;
   cuda::Engine engine_;
 };
 

@@ -44,7 +44,8 @@ class CudaScorer final : public Scorer {
   Status StartBatch(const std::vector<ImageView>& distorted, Result* results,
                     std::uint64_t* token, bool* pending) override {
     *pending = false;
-    if (distorted.size() <= kAsyncBatchLimit) {
+    // CreateCudaScorer keeps the engine's default max_batch.
+    if (distorted.size() <= static_cast<std::size_t>(cuda::EngineOptions().max_batch)) {
       const Status s = engine_.ComputeBatchAsync(distorted.data(), distorted.size(), token);
       if (s.ok()) {
         *pending = true;
@@ -59,8 +60,6 @@ class CudaScorer final : public Scorer {
   }
 
  private:
-  // The engine's max_batch (EngineOptions' default).
-  static constexpr std::size_t kAsyncBatchLimit = 8;
   cuda::Engine engine_;
 };
 

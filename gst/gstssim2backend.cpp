@@ -319,6 +319,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
       width, height, scorer->description ().c_str (), scorer->memory_bytes ());
   priv->scorer = std::move (scorer);
   priv->scorer_ref = GST_CLOCK_TIME_NONE;
+  priv->scorer_serial++;
   return GST_FLOW_OK;
 }
 
@@ -429,48 +430,55 @@ gst_ssim2_compare_score_pair (GstSsim2Compare * self, GstBuffer * ref,
 }
 
 bool
-gst_ssim2_compare_score_batch (GstSsim2Compare * self,
-    const std::vector < ssim2gst::PendingPair * >&pairs)
+gst_ssim2_compare_submit_group (GstSsim2Compare * self,
+    std::vector < ssim2gst::PendingPair > &pairs, ssim2gst::ScoringGroup & g)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  if (pairs.empty ())
-    return true;
+  g.submitted = false;
+  if (g.members.empty ())
+    return false;
   const GstVideoInfo & ri = priv->ref.fmt.info;
   if (ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
           GST_VIDEO_INFO_HEIGHT (&ri)) != GST_FLOW_OK)
     return false;
 
-  const guint64 ref_seq = pairs.front ()->ref_seq;
+  const ssim2gst::PendingPair & first = pairs[g.members.front ()];
+  const guint64 ref_seq = first.ref_seq;
   const bool set_reference = priv->scorer_ref != ref_seq;
   std::string why;
-  ssim2gst::MappedFrame rf;
-  /* One mapping per rendition; each pad has a reader of its own. */
-  std::vector < ssim2gst::MappedFrame > frames (pairs.size ());
-  std::vector < ssim2::ImageView > views;
-  if (set_reference && !map_frame (self, priv->ref, pairs.front ()->ref, &rf,
-          &why))
+  auto release = [&g]() {
+    g.ref_frame.reset ();
+    g.frames.clear ();
     return false;
-  for (size_t i = 0; i < pairs.size (); ++i) {
-    if (!map_frame (self, pairs[i]->rendition->st, pairs[i]->dist, &frames[i],
-            &why))
-      return false;
-    views.push_back (frames[i].view ());
+  };
+  if (set_reference) {
+    g.ref_frame = std::make_unique < ssim2gst::MappedFrame > ();
+    if (!map_frame (self, priv->ref, first.ref, g.ref_frame.get (), &why))
+      return release ();
+  }
+  /* One mapping per rendition; each pad has a reader of its own. */
+  std::vector < ssim2::ImageView > views;
+  for (size_t i : g.members) {
+    g.frames.push_back (std::make_unique < ssim2gst::MappedFrame > ());
+    if (!map_frame (self, pairs[i].rendition->st, pairs[i].dist,
+            g.frames.back ().get (), &why))
+      return release ();
+    views.push_back (g.frames.back ()->view ());
   }
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda && !gst_cuda_context_push (priv->context))
-    return false;
+    return release ();
 #endif
   ssim2::Status s;
-  std::vector < ssim2::Result > results;
   try {
     if (set_reference) {
       priv->scorer_ref = GST_CLOCK_TIME_NONE;
-      s = priv->scorer->SetReference (rf.view ());
+      s = priv->scorer->SetReference (g.ref_frame->view ());
       if (s.ok ())
         priv->scorer_ref = ref_seq;
     }
     if (s.ok ())
-      s = priv->scorer->ComputeWithReference (views, &results);
+      s = priv->scorer->SubmitWithReference (views, &g.handle);
   } catch (const std::bad_alloc &) {
     s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
         "a host allocation failed");
@@ -480,16 +488,63 @@ gst_ssim2_compare_score_batch (GstSsim2Compare * self,
     gst_cuda_context_pop (nullptr);
 #endif
   if (!s.ok ()) {
-    GST_DEBUG_OBJECT (self, "scoring %" G_GSIZE_FORMAT " renditions together "
-        "failed (%s); scoring them one by one", pairs.size (),
+    GST_DEBUG_OBJECT (self, "submitting %" G_GSIZE_FORMAT " pairs of ref "
+        "frame %" G_GUINT64_FORMAT " failed (%s); scoring them one by one",
+        g.members.size (), ref_seq, s.message ().c_str ());
+    return release ();
+  }
+  GST_LOG_OBJECT (self, "ref frame %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
+      " pairs submitted together", ref_seq, g.members.size ());
+  g.scorer_serial = priv->scorer_serial;
+  g.submitted = true;
+  return true;
+}
+
+bool
+gst_ssim2_compare_collect_group (GstSsim2Compare * self,
+    std::vector < ssim2gst::PendingPair > &pairs, ssim2gst::ScoringGroup & g)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!g.submitted)
+    return false;
+  g.submitted = false;
+  ssim2::Status s (ssim2::StatusCode::kInternal,
+      "the scorer that held the batch is gone");
+  std::vector < ssim2::Result > results;
+  if (priv->scorer && priv->scorer_serial == g.scorer_serial) {
+#ifdef HAVE_GST_CUDA
+    if (priv->use_cuda && !gst_cuda_context_push (priv->context))
+      s = ssim2::Status (ssim2::StatusCode::kCudaError,
+          "the CUDA context could not be made current");
+    else
+#endif
+    {
+      try {
+        s = priv->scorer->CollectBatch (g.handle, &results);
+      } catch (const std::bad_alloc &) {
+        s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+            "a host allocation failed");
+      }
+#ifdef HAVE_GST_CUDA
+      if (priv->use_cuda)
+        gst_cuda_context_pop (nullptr);
+#endif
+    }
+  }
+  /* The scorer has read them. */
+  g.ref_frame.reset ();
+  g.frames.clear ();
+  if (s.ok () && results.size () != g.members.size ())
+    s = ssim2::Status (ssim2::StatusCode::kInternal, "wrong number of results");
+  if (!s.ok ()) {
+    GST_DEBUG_OBJECT (self, "collecting %" G_GSIZE_FORMAT " pairs failed "
+        "(%s); scoring them one by one", g.members.size (),
         s.message ().c_str ());
     return false;
   }
-  GST_LOG_OBJECT (self, "ref frame %" G_GUINT64_FORMAT ": %" G_GSIZE_FORMAT
-      " renditions scored together", ref_seq, pairs.size ());
-  for (size_t i = 0; i < pairs.size (); ++i) {
-    pairs[i]->score = results[i].score;
-    pairs[i]->scored = true;
+  for (size_t k = 0; k < g.members.size (); ++k) {
+    pairs[g.members[k]].score = results[k].score;
+    pairs[g.members[k]].scored = true;
   }
   return true;
 }

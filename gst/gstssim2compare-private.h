@@ -143,13 +143,15 @@ struct Rendition {
   }
 };
 
-/* A pair taken in this aggregate pass, its score still to be computed: the
- * pairs of one ref frame from several renditions are scored together. */
+/* A pair taken in an aggregate pass, its score still to be computed: the
+ * pairs of one ref frame from several renditions are scored together. Its
+ * dist buffer has left the rendition's pad already (so that the next pass
+ * can step the rendition while this pair is scored); push_dist sends it on. */
 struct PendingPair {
   Rendition *rendition = nullptr;
   GstBuffer *ref = nullptr;  /* owned */
   guint64 ref_seq = 0;
-  GstBuffer *dist = nullptr;  /* owned: the peeked head of the rendition's pad */
+  GstBuffer *dist = nullptr;  /* owned: popped from the rendition's pad */
   guint64 index = 0;  /* the rendition's pair index */
   double score = 0.0;
   bool scored = false;
@@ -179,6 +181,27 @@ struct PendingPair {
   }
 };
 
+/* The pairs of one ref frame in a ScoringBatch, handed to the scorer in one
+ * call (Scorer::SubmitWithReference) and collected later. Its frames stay
+ * mapped until then: the scorer reads them (on the GPU) meanwhile. */
+struct ScoringGroup {
+  std::vector<size_t> members;  /* indexes into ScoringBatch::pairs */
+  bool submitted = false;  /* false: its pairs are scored one by one */
+  ssim2::Scorer::BatchHandle handle = 0;
+  guint64 scorer_serial = 0;  /* of the scorer that holds the handle */
+  std::unique_ptr<ssim2gst::MappedFrame> ref_frame;  /* if it set the reference */
+  std::vector<std::unique_ptr<ssim2gst::MappedFrame>> frames;
+};
+
+/* The pairs taken in one aggregate pass, in the order they were taken, from
+ * their submission to the scorer until they are pushed on. */
+struct ScoringBatch {
+  std::vector<PendingPair> pairs;
+  std::vector<ScoringGroup> groups;
+  /* Their renditions, alive until the pairs are pushed. */
+  std::vector<std::shared_ptr<Rendition>> renditions;
+};
+
 /* The element's properties. */
 struct Settings {
   GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
@@ -206,6 +229,12 @@ struct GstSsim2ComparePrivate {
   /* Sequence number of the ref frame the scorer holds as its reference
    * (SetReference); GST_CLOCK_TIME_NONE: none. */
   guint64 scorer_ref = GST_CLOCK_TIME_NONE;
+  /* Counts the scorers made: a batch handle belongs to one of them. */
+  guint64 scorer_serial = 0;
+  /* Batches submitted to the scorer and not pushed on yet, oldest first:
+   * in a non-live pipeline the pass that takes the next pairs submits them
+   * before it collects and pushes these (at most one left in flight). */
+  std::deque<std::unique_ptr<ssim2gst::ScoringBatch>> scoring;
   bool use_cuda = false;
   bool finished = false;  /* every rendition finished: EOS sent */
   guint64 seeks = 0;  /* flushing seeks since start */
@@ -266,11 +295,21 @@ GstFlowReturn gst_ssim2_compare_score_pair (GstSsim2Compare * self,
     GstBuffer * ref, guint64 ref_seq, ssim2gst::Rendition & rendition,
     GstBuffer * dist, double *score);
 
-/* Scores @pairs, frames of several renditions paired with the same ref
- * frame, in one call of the scorer (Scorer::ComputeWithReference of all of
- * them; the CUDA engine scores them concurrently against one preparation of
- * the reference), and marks them scored. Returns false, having posted
- * nothing, when that did not work: the caller then scores them one by one
- * with gst_ssim2_compare_score_pair, which reports what failed. */
-bool gst_ssim2_compare_score_batch (GstSsim2Compare * self,
-    const std::vector < ssim2gst::PendingPair * >&pairs);
+/* Starts scoring the pairs of @group (frames of several renditions paired
+ * with one ref frame; indexes into @pairs) in one call of the scorer
+ * (Scorer::SubmitWithReference, after SetReference when the scorer does not
+ * hold that ref frame yet; the CUDA engine scores them concurrently against
+ * one preparation of the reference while the caller goes on) and keeps
+ * their frames mapped in @group. Returns false, having posted nothing and
+ * mapped nothing, when that did not work: the caller then scores them one
+ * by one with gst_ssim2_compare_score_pair, which reports what failed. */
+bool gst_ssim2_compare_submit_group (GstSsim2Compare * self,
+    std::vector < ssim2gst::PendingPair > &pairs,
+    ssim2gst::ScoringGroup & group);
+
+/* Waits for the scores of a submitted @group and marks its pairs scored;
+ * releases its frames. Returns false, having posted nothing, when the
+ * scores could not be had (the pairs are then scored one by one). */
+bool gst_ssim2_compare_collect_group (GstSsim2Compare * self,
+    std::vector < ssim2gst::PendingPair > &pairs,
+    ssim2gst::ScoringGroup & group);

@@ -23,7 +23,10 @@
  * `dist_%u`; the always `dist` pad is the first rendition. Each rendition is
  * paired with `ref` on its own (rules below) and has its own measurement and
  * summary; each ref frame is prepared once and every rendition frame paired
- * with it is scored against that preparation. `src` carries the `dist`
+ * with it is scored against that preparation (on CUDA concurrently). In a
+ * non-live pipeline scoring is pipelined: the element submits the next ref
+ * frame's pairs before it pushes the frames of the last one, so one frame
+ * per pad is in flight (never in a live pipeline). `src` carries the `dist`
  * buffers only; those of the request pads are consumed. Every message and
  * warning about a rendition has a `pad` field. A rendition must have the
  * reference's size (upscale it first: the scaler is part of what is
@@ -940,6 +943,9 @@ measurement_started (const Rendition & r)
   return r.ref_frames > 0 || r.st.frames > 0;
 }
 
+static GstFlowReturn complete_scoring (GstSsim2Compare * self, size_t keep);
+static void drop_scoring (GstSsim2Compare * self);
+
 static gboolean
 gst_ssim2_compare_start (GstAggregator * agg)
 {
@@ -982,6 +988,8 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
+  /* Pairs in flight are dropped, not pushed: the element stops. */
+  drop_scoring (self);
   /* Stopped before EOS: still leave a well-formed file. */
   stats_close (self);
   gst_ssim2_compare_close_backend (self);
@@ -1004,6 +1012,9 @@ gst_ssim2_compare_flush (GstAggregator * agg)
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
+  /* The pairs in flight are flushed like the frames still queued on the
+   * pads: they are not pushed, and the measurement ends before them. */
+  drop_scoring (self);
   bool ended = false;
   for (const RenditionPtr & r:renditions_snapshot (self)) {
     if (r->finished || !measurement_started (*r))
@@ -1186,6 +1197,16 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
 
+  /* Serialized events come in stream order, in the aggregator's thread: the
+   * frames in flight left the pads before this event and are pushed with
+   * the caps and segment they came with. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS ||
+      GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
+    GstFlowReturn ret = complete_scoring (self, 0);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "pushing the pairs in flight before %s: %s",
+          GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
+  }
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_CAPS:{
       GstCaps *caps;
@@ -1494,18 +1515,17 @@ window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
     r.window_skipped++;
 }
 
-/* Takes the head buffer of @r's pad, scored (score != NULL), skipped for
- * lateness (@skipped) or unscored: pushes it on src for the `dist` pad,
- * drops it for the other renditions. */
+/* Sends on @buf (owned), a frame of @r's pad, scored (score != NULL),
+ * skipped for lateness (@skipped) or unscored: pushes it on src for the
+ * `dist` pad, drops it for the other renditions. Its times are read from
+ * the pad's segment, which has not changed since the frame left the pad
+ * (a segment or caps event first completes the batches in flight). */
 static GstFlowReturn
-push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
-    guint64 index, bool skipped)
+push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
+    const double *score, guint64 index, bool skipped)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   GstAggregator *agg = GST_AGGREGATOR (self);
-  GstBuffer *buf = gst_aggregator_pad_pop_buffer (r.pad);
-  if (!buf)
-    return GST_FLOW_OK;
   r.st.frames++;
 
   GstClockTime pts = GST_BUFFER_PTS (buf);
@@ -1594,6 +1614,17 @@ push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
   gst_aggregator_selected_samples (agg, pts, GST_BUFFER_DTS (buf), duration,
       NULL);
   return gst_aggregator_finish_buffer (agg, buf);
+}
+
+/* Takes the head of @r's pad and sends it on (push_dist_buffer). */
+static GstFlowReturn
+push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
+    guint64 index, bool skipped)
+{
+  GstBuffer *buf = gst_aggregator_pad_pop_buffer (r.pad);
+  if (!buf)
+    return GST_FLOW_OK;
+  return push_dist_buffer (self, r, buf, score, index, skipped);
 }
 
 /* GstAggregator queues a GAP event as an empty buffer flagged GAP. The one
@@ -1949,7 +1980,7 @@ same_size (GstSsim2Compare * self, Rendition & r)
 
 /* Takes the ref frame at @r's head and the head of its pad as a pair: into
  * @pending, to be scored with the other renditions' pairs of this pass
- * (score_pending), or unscored at once under frame-step or when too late.
+ * (submit_pass), or unscored at once under frame-step or when too late.
  * Owns @dist, the peeked buffer of @r's pad. */
 static GstFlowReturn
 take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
@@ -1969,15 +2000,24 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
   }
   const guint64 index = r.pair_index++;
   const guint step = MAX (priv->run.frame_step, 1u);
-  if (index % step != 0) {
+  const bool unscored = index % step != 0;
+  const bool late = !unscored && too_late (self, r, dist);
+  if (unscored || late) {
     gst_buffer_unref (dist);
-    return push_dist (self, r, nullptr, index, false);
+    /* The pairs in flight leave first. */
+    GstFlowReturn ret = complete_scoring (self, 0);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    if (late)
+      r.skipped++;
+    return push_dist (self, r, nullptr, index, late);
   }
-  if (too_late (self, r, dist)) {
-    gst_buffer_unref (dist);
-    r.skipped++;
-    return push_dist (self, r, nullptr, index, true);
-  }
+  /* The frame leaves the pad now: the next pass steps @r while this pair
+   * is scored. */
+  gst_buffer_unref (dist);
+  dist = gst_aggregator_pad_pop_buffer (r.pad);
+  if (!dist)
+    return GST_FLOW_OK;
   PendingPair p;
   p.rendition = &r;
   p.ref = gst_buffer_ref (ref->buf);
@@ -1988,43 +2028,112 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
   return GST_FLOW_OK;
 }
 
-/* Scores the pairs taken in this pass and pushes them on, in the order they
- * were taken. The pairs of one ref frame go to the scorer together (one
- * preparation of the reference; on the GPU the renditions are scored
- * concurrently); when that fails they are scored one by one, which reports
- * the failure. */
-static GstFlowReturn
-score_pending (GstSsim2Compare * self, std::vector < PendingPair > &pending)
+/* Hands the pairs taken in this pass to the scorer without waiting for
+ * their scores: the pairs of one ref frame in one call (one preparation of
+ * the reference; on the GPU the renditions are scored concurrently). A
+ * group that cannot be submitted is scored one by one when the batch
+ * completes. */
+static void
+submit_pass (GstSsim2Compare * self, std::vector < PendingPair > &pending)
 {
-  for (size_t first = 0; first < pending.size (); ++first) {
-    if (pending[first].scored)
-      continue;
-    std::vector < PendingPair * >group;
-    for (size_t i = first; i < pending.size (); ++i) {
-      if (!pending[i].scored && pending[i].ref_seq == pending[first].ref_seq)
-        group.push_back (&pending[i]);
+  GstSsim2ComparePrivate *priv = self->priv;
+  auto batch = std::make_unique < ssim2gst::ScoringBatch > ();
+  batch->pairs = std::move (pending);
+  pending.clear ();
+  for (size_t i = 0; i < batch->pairs.size (); ++i) {
+    const PendingPair & p = batch->pairs[i];
+    auto g = std::find_if (batch->groups.begin (), batch->groups.end (),
+        [&](const ssim2gst::ScoringGroup & group) {
+          return batch->pairs[group.members.front ()].ref_seq == p.ref_seq;
+        });
+    if (g == batch->groups.end ()) {
+      batch->groups.emplace_back ();
+      g = batch->groups.end () - 1;
     }
-    if (group.size () > 1 && gst_ssim2_compare_score_batch (self, group))
-      continue;
-    for (PendingPair * p:group) {
-      GstFlowReturn ret = gst_ssim2_compare_score_pair (self, p->ref,
-          p->ref_seq, *p->rendition, p->dist, &p->score);
+    g->members.push_back (i);
+  }
+  for (const RenditionPtr & r:renditions_snapshot (self)) {
+    for (const PendingPair & p:batch->pairs) {
+      if (p.rendition == r.get ()) {
+        batch->renditions.push_back (r);
+        break;
+      }
+    }
+  }
+  for (ssim2gst::ScoringGroup & g:batch->groups)
+    gst_ssim2_compare_submit_group (self, batch->pairs, g);
+  priv->scoring.push_back (std::move (batch));
+}
+
+/* Completes the batches in flight but the @keep newest, oldest first: waits
+ * for their scores, scores one by one the pairs that did not get one (which
+ * reports what failed) and pushes them on in the order they were taken.
+ * Scoring one by one may switch the backend, so nothing stays in flight
+ * then. */
+static GstFlowReturn
+complete_scoring (GstSsim2Compare * self, size_t keep)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  auto & scoring = priv->scoring;
+  size_t n = scoring.size () > keep ? scoring.size () - keep : 0;
+  bool all_scored = true;
+  auto collect = [&](ssim2gst::ScoringBatch & b) {
+    for (ssim2gst::ScoringGroup & g:b.groups) {
+      if (!gst_ssim2_compare_collect_group (self, b.pairs, g))
+        all_scored = false;
+    }
+  };
+  for (size_t i = 0; i < n; ++i)
+    collect (*scoring[i]);
+  if (!all_scored) {
+    for (size_t i = n; i < scoring.size (); ++i)
+      collect (*scoring[i]);
+    n = scoring.size ();
+  }
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (; n > 0 && ret == GST_FLOW_OK; --n) {
+    std::unique_ptr < ssim2gst::ScoringBatch > b =
+        std::move (scoring.front ());
+    scoring.pop_front ();
+    for (PendingPair & p:b->pairs) {
+      if (p.scored)
+        continue;
+      ret = gst_ssim2_compare_score_pair (self, p.ref, p.ref_seq,
+          *p.rendition, p.dist, &p.score);
       if (ret != GST_FLOW_OK)
-        return ret;
-      p->scored = true;
+        break;
+      p.scored = true;
+    }
+    for (PendingPair & p:b->pairs) {
+      if (ret != GST_FLOW_OK)
+        break;
+      GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
+          p.rendition->name.c_str (), p.index, p.score);
+      ret = push_dist_buffer (self, *p.rendition,
+          (GstBuffer *) g_steal_pointer (&p.dist), &p.score, p.index, false);
     }
   }
-  for (PendingPair & p:pending) {
-    /* Release our peeked reference before push_dist makes it writable. */
-    gst_clear_buffer (&p.dist);
-    GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
-        p.rendition->name.c_str (), p.index, p.score);
-    GstFlowReturn ret = push_dist (self, *p.rendition, &p.score, p.index,
-        false);
-    if (ret != GST_FLOW_OK)
-      return ret;
+  if (ret != GST_FLOW_OK) {
+    /* The pipeline stops: what is still in flight is dropped. */
+    while (!scoring.empty ()) {
+      collect (*scoring.front ());
+      scoring.pop_front ();
+    }
   }
-  return GST_FLOW_OK;
+  return ret;
+}
+
+/* Waits for the batches in flight and drops them with their frames, not
+ * pushed: flushing, stopping. */
+static void
+drop_scoring (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  for (auto & b:priv->scoring) {
+    for (ssim2gst::ScoringGroup & g:b->groups)
+      gst_ssim2_compare_collect_group (self, b->pairs, g);
+  }
+  priv->scoring.clear ();
 }
 
 static ssim2gst::Alignment
@@ -2076,8 +2185,13 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
   GstSsim2ComparePrivate *priv = self->priv;
   if (r.ref_pos == GST_CLOCK_TIME_NONE)
     r.ref_pos = priv->ref_base;         /* requested since the last pass */
-  if (r.failed)
+  if (r.failed) {
+    /* Its pairs in flight leave before its unscored frames. */
+    GstFlowReturn ret = complete_scoring (self, 0);
+    if (ret != GST_FLOW_OK)
+      return ret;
     return take_unscored (self, r, progressed);
+  }
 
   g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (r.pad);
   ssim2gst::PairingInput in;
@@ -2097,6 +2211,15 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
 
   const ssim2gst::PairingDecision decision = ssim2gst::DecidePairing (in);
   *progressed = decision.action != ssim2gst::PairingAction::kNeedData;
+  /* Pushing or ending: the pairs in flight leave first, so that every
+   * pad's frames, messages and stats rows keep their order. */
+  if (decision.action == ssim2gst::PairingAction::kPassDist ||
+      decision.action == ssim2gst::PairingAction::kPassGap ||
+      decision.action == ssim2gst::PairingAction::kFinish) {
+    GstFlowReturn ret = complete_scoring (self, 0);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
   switch (decision.action) {
     case ssim2gst::PairingAction::kPair:
       return take_pair (self, r, (GstBuffer *) g_steal_pointer (&dist),
@@ -2149,7 +2272,11 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   bool all_finished = true;
   for (const RenditionPtr & r:list) {
     if (r->released) {
-      /* Its measurement ends where the pad was released. */
+      /* Its measurement ends where the pad was released, after its pairs
+       * in flight. */
+      GstFlowReturn ret = complete_scoring (self, 0);
+      if (ret != GST_FLOW_OK)
+        return ret;
       if (!r->finished) {
         r->finished = true;
         r->summary_due = true;
@@ -2170,9 +2297,21 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
       return ret;
     all_finished = all_finished && r->finished;
   }
-  GstFlowReturn scored = score_pending (self, pending);
+  /* Pipelined scoring: this pass's pairs go to the scorer before the
+   * previous pass's are collected and pushed, so that the scorer (the GPU)
+   * works while this thread pushes, maps and steps. A live pipeline gets
+   * its scores in the same pass (no added latency); so do the last pairs,
+   * and a pass that took none does not leave any waiting for more data. */
+  const bool submitted = !pending.empty ();
+  if (submitted)
+    submit_pass (self, pending);
+  const bool live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
+  const size_t in_flight = priv->scoring.size ();
+  const size_t keep = submitted && !live && !all_finished ? 1 : 0;
+  GstFlowReturn scored = complete_scoring (self, keep);
   if (scored != GST_FLOW_OK)
     return scored;
+  progressed = progressed || in_flight > priv->scoring.size ();
   ref_queue_trim (self, list);
 
   /* The stats file is complete before the last summary is posted. */

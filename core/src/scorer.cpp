@@ -1,5 +1,6 @@
 // ssim2::Scorer: picks the backend and enforces the contract both backends
 // share (checks, the cached-reference rules; see ssim2.h).
+#include <algorithm>
 #include <new>
 #include <string>
 
@@ -103,6 +104,62 @@ Status Scorer::ComputeWithReference(const std::vector<ImageView>& distorted,
   return WithoutExceptions(width_, height_, [&] {
     return ScoreBatchAgainstReference(distorted, results->data());
   });
+}
+
+Status Scorer::SubmitWithReference(const std::vector<ImageView>& distorted,
+                                   BatchHandle* handle) {
+  if (!handle) return Status(StatusCode::kInvalidArgument, "SubmitWithReference: handle is null");
+  if (!has_reference_) {
+    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+  }
+  for (const ImageView& d : distorted) {
+    if (Status s = ValidateImage(d); !s.ok()) return s;
+    if (Status s = ValidateSize(d, width_, height_); !s.ok()) return s;
+  }
+  return WithoutExceptions(width_, height_, [&] {
+    Submitted batch;
+    batch.results.assign(distorted.size(), Result());
+    if (Status s = StartBatch(distorted, batch.results.data(), &batch.token, &batch.pending);
+        !s.ok()) {
+      return s;
+    }
+    batch.handle = next_handle_++;
+    *handle = batch.handle;
+    submitted_.push_back(std::move(batch));
+    return Status::Ok();
+  });
+}
+
+Status Scorer::CollectBatch(BatchHandle handle, std::vector<Result>* results) {
+  if (!results) return Status(StatusCode::kInvalidArgument, "CollectBatch: results is null");
+  auto it = std::find_if(submitted_.begin(), submitted_.end(),
+                         [&](const Submitted& b) { return b.handle == handle; });
+  if (it == submitted_.end()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "unknown batch handle " + std::to_string(handle) + " (already collected?)");
+  }
+  Submitted batch = std::move(*it);
+  submitted_.erase(it);
+  if (batch.pending) {
+    if (Status s = WithoutExceptions(
+            width_, height_, [&] { return FinishBatch(batch.token, batch.results.data()); });
+        !s.ok()) {
+      return s;
+    }
+  }
+  *results = std::move(batch.results);
+  return Status::Ok();
+}
+
+Status Scorer::StartBatch(const std::vector<ImageView>& distorted, Result* results,
+                          std::uint64_t* token, bool* pending) {
+  *token = 0;
+  *pending = false;
+  return ScoreBatchAgainstReference(distorted, results);
+}
+
+Status Scorer::FinishBatch(std::uint64_t, Result*) {
+  return Status(StatusCode::kInternal, "this backend has no batches pending");
 }
 
 Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,

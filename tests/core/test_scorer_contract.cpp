@@ -294,6 +294,79 @@ TEST_P(ScorerContract, BatchAgainstTheCachedReference) {
   }
 }
 
+// Two batches in flight against two different references: submit A against
+// ref1, SetReference(ref2), submit B, collect A, collect B gives what the
+// synchronous calls give, bit for bit; handles are collected once; a submit
+// with a wrong image fails before anything changes.
+TEST_P(ScorerContract, BatchesInFlightKeepTheirReference) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  Scorer::BatchHandle handle = 0;
+  const TestImage probe = MakeImage(PixelFormat::kRGB8, kW, kH, 9);
+  EXPECT_EQ(scorer->SubmitWithReference({probe.view}, &handle).code(),
+            StatusCode::kInvalidArgument)
+      << "no reference yet";
+  for (PixelFormat format : {PixelFormat::kRGB8, PixelFormat::kRGBA8}) {
+    SCOPED_TRACE(PixelFormatName(format));
+    const TestImage ref1 = MakeImage(format, kW, kH, 101);
+    const TestImage ref2 = MakeImage(format, kW, kH, 102, 0.4);
+    std::vector<TestImage> dists;
+    std::vector<ImageView> views_a, views_b;
+    for (unsigned i = 0; i < 5; ++i) dists.push_back(MakeImage(format, kW, kH, 200 + i, 0.1 * i));
+    for (unsigned i = 0; i < 5; ++i) views_a.push_back(dists[i].view);
+    for (unsigned i = 0; i < 3; ++i) views_b.push_back(dists[4 - i].view);
+    std::vector<Result> expected_a, expected_b;
+    ASSERT_OK(scorer->SetReference(ref1.view));
+    ASSERT_OK(scorer->ComputeWithReference(views_a, &expected_a));
+    ASSERT_OK(scorer->SetReference(ref2.view));
+    ASSERT_OK(scorer->ComputeWithReference(views_b, &expected_b));
+    ASSERT_FALSE(BitIdentical(expected_a[4], expected_b[0])) << "the references differ";
+
+    ASSERT_OK(scorer->SetReference(ref1.view));
+    Scorer::BatchHandle a = 0, b = 0;
+    ASSERT_OK(scorer->SubmitWithReference(views_a, &a));
+    ASSERT_OK(scorer->SetReference(ref2.view));
+    ASSERT_OK(scorer->SubmitWithReference(views_b, &b));
+    EXPECT_NE(a, b);
+    EXPECT_EQ(scorer->batches_in_flight(), 2u);
+    std::vector<Result> got_a, got_b;
+    ASSERT_OK(scorer->CollectBatch(a, &got_a));
+    ASSERT_OK(scorer->CollectBatch(b, &got_b));
+    ASSERT_EQ(got_a.size(), views_a.size());
+    ASSERT_EQ(got_b.size(), views_b.size());
+    for (std::size_t i = 0; i < got_a.size(); ++i) {
+      EXPECT_TRUE(BitIdentical(got_a[i], expected_a[i])) << "batch A, image " << i;
+    }
+    for (std::size_t i = 0; i < got_b.size(); ++i) {
+      EXPECT_TRUE(BitIdentical(got_b[i], expected_b[i])) << "batch B, image " << i;
+    }
+    EXPECT_EQ(scorer->batches_in_flight(), 0u);
+
+    // Collected handles, and handles never given, are refused.
+    std::vector<Result> again;
+    EXPECT_EQ(scorer->CollectBatch(a, &again).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(scorer->CollectBatch(b + 100, &again).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(scorer->CollectBatch(b, nullptr).code(), StatusCode::kInvalidArgument);
+
+    // A wrong image fails the submit before anything is started; the cached
+    // reference and a batch already in flight are untouched.
+    const TestImage small = MakeImage(format, kW - 1, kH, 5);
+    ASSERT_OK(scorer->SubmitWithReference(views_b, &b));
+    Scorer::BatchHandle bad = 0;
+    EXPECT_EQ(scorer->SubmitWithReference({views_b[0], small.view}, &bad).code(),
+              StatusCode::kSizeMismatch);
+    EXPECT_EQ(scorer->SubmitWithReference(views_b, nullptr).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(scorer->batches_in_flight(), 1u);
+    ASSERT_OK(scorer->CollectBatch(b, &got_b));
+    for (std::size_t i = 0; i < got_b.size(); ++i) {
+      EXPECT_TRUE(BitIdentical(got_b[i], expected_b[i])) << "after a failed submit, image " << i;
+    }
+    Result r;
+    ASSERT_OK(scorer->ComputeWithReference(views_b[0], &r));
+    EXPECT_TRUE(BitIdentical(r, expected_b[0]));
+  }
+}
+
 TEST_P(ScorerContract, TooSmall) {
   ScorerOptions options;
   options.backend = GetParam();

@@ -233,6 +233,63 @@ TEST(GpuStages, EveryStageEqualsTheReplay) {
   for (const Size& s : sizes) StageTest(s.w, s.h, seed += 10);
 }
 
+// ComputeBatchAsync / WaitBatch: two batches in flight against two cached
+// references give ComputeBatch's results bit for bit; the limits (max_batch
+// images, free tickets) refuse a submit before anything is enqueued.
+TEST(GpuStages, BatchesInFlight) {
+  SSIM2_REQUIRE_DEVICE();
+  const int w = 17, h = 33;
+  cpu::Image3 ref, dist, other;
+  RandomLinear(w, h, 3, &ref);
+  Perturb(ref, 4, &dist);
+  Perturb(ref, 5, &other);
+  cuda::EngineOptions opt;
+  opt.max_batch = 4;
+  cuda::Engine engine;
+  EXPECT_OK(cuda::Engine::Create(w, h, opt, &engine));
+  if (!engine.valid()) return;
+  ImageView dists[3] = {PlanarView(dist), PlanarView(other), PlanarView(ref)};
+  Result expected_ref[3], expected_dist[3];
+  EXPECT_OK(engine.ComputeBatch(PlanarView(ref), dists, 3, expected_ref));
+  EXPECT_OK(engine.ComputeBatch(PlanarView(dist), dists, 3, expected_dist));
+
+  cuda::Engine::BatchTicket a = 0, b = 0, c = 0;
+  Result got_a[3], got_b[3];
+  EXPECT_OK(engine.SetReference(PlanarView(ref)));
+  EXPECT_OK(engine.ComputeBatchAsync(dists, 3, &a));
+  EXPECT_OK(engine.SetReference(PlanarView(dist)));
+  EXPECT_OK(engine.ComputeBatchAsync(dists, 3, &b));
+  EXPECT_TRUE(a != b);
+  EXPECT_OK(engine.WaitBatch(a, got_a));
+  EXPECT_OK(engine.WaitBatch(b, got_b));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(BitIdentical(got_a[i], expected_ref[i])) << "batch a, image " << i;
+    EXPECT_TRUE(BitIdentical(got_b[i], expected_dist[i])) << "batch b, image " << i;
+  }
+  EXPECT_TRUE(got_a[2].score == 100.0 && got_b[0].score == 100.0);
+  EXPECT_EQ(engine.WaitBatch(a, got_a).code(), StatusCode::kInvalidArgument);
+
+  // More than max_batch images at once are refused.
+  ImageView many[5] = {dists[0], dists[1], dists[2], dists[0], dists[1]};
+  EXPECT_EQ(engine.ComputeBatchAsync(many, 5, &c).code(), StatusCode::kInvalidArgument);
+  // On one stream, four tickets: a batch of 4 in flight leaves none.
+  cuda::EngineOptions single = opt;
+  single.batch_streams = 1;
+  cuda::Engine one;
+  EXPECT_OK(cuda::Engine::Create(w, h, single, &one));
+  if (!one.valid()) return;
+  EXPECT_OK(one.SetReference(PlanarView(ref)));
+  EXPECT_OK(one.ComputeBatchAsync(many, 4, &a));
+  EXPECT_EQ(one.ComputeBatchAsync(many, 1, &b).code(), StatusCode::kInvalidArgument);
+  Result four[4], sync[1];
+  EXPECT_EQ(one.ComputeBatch(many, 1, sync).code(), StatusCode::kInvalidArgument);
+  EXPECT_OK(one.WaitBatch(a, four));
+  EXPECT_TRUE(BitIdentical(four[3], expected_ref[0]));
+  EXPECT_OK(one.ComputeBatchAsync(many, 1, &b));
+  EXPECT_OK(one.WaitBatch(b, sync));
+  EXPECT_TRUE(BitIdentical(sync[0], expected_ref[0]));
+}
+
 TEST(GpuStages, SkippedMapsChangeNoScore) {
   SSIM2_REQUIRE_DEVICE();
   SkipTest(64, 64, 5);

@@ -15,6 +15,8 @@
 //   engine.Compute(dist_view, &result);                   // distorted only
 //   engine.ComputeBatch(ref_view, dists, n, results);     // encoder search
 //   engine.ComputeBatch(dists, n, results);               // ... cached reference
+//   engine.ComputeBatchAsync(dists, n, &batch);           // ... without waiting
+//   engine.WaitBatch(batch, results);
 //   engine.ComputeAsync(dist_view, &ticket, callback, user);  // non-blocking
 //
 // Threading: an Engine is not thread-safe; use one per thread (or lock).
@@ -116,6 +118,30 @@ class Engine {
   Status ComputeBatch(const ImageView* distorted, std::size_t count, Result* results);
   // Lanes made so far for batches (at most batch_streams - 1).
   int batch_lanes() const;
+
+  // ComputeBatch(distorted, count, results) in two halves, so that the
+  // caller can prepare the next batch while this one runs: the images are
+  // enqueued against the cached reference, spread over the streams exactly
+  // as by ComputeBatch, and WaitBatch(ticket, results) blocks until they are
+  // done and fills results[i] for distorted[i] (bit for bit
+  // Compute(distorted[i])); afterwards the ticket is unknown. Every image is
+  // checked before anything is enqueued.
+  // The cached reference may be replaced (SetReference) while a batch is in
+  // flight: the new reference is prepared on the engine's stream after every
+  // stream has finished reading the old one, so each batch is scored against
+  // the reference cached when it was submitted.
+  // Input device memory, and pinned host memory, must stay valid and
+  // unchanged until WaitBatch returns (pageable host memory is copied before
+  // ComputeBatchAsync returns).
+  // Limits: count <= max_batch (kInvalidArgument beyond), and a batch's
+  // images take tickets of the streams they run on, shared with
+  // ComputeAsync: a submit that does not find enough free tickets fails with
+  // kInvalidArgument having enqueued nothing. With the defaults (8 tickets,
+  // 4 streams) two batches of up to 8 images, or up to 4 on a single
+  // stream, may be in flight together.
+  using BatchTicket = std::uint64_t;
+  Status ComputeBatchAsync(const ImageView* distorted, std::size_t count, BatchTicket* ticket);
+  Status WaitBatch(BatchTicket ticket, Result* results);
 
   // Non-blocking: enqueues the work on the stream and returns a ticket.
   // Input device memory must stay valid and unchanged until the work is done,

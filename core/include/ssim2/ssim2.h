@@ -208,6 +208,17 @@ struct ScorerOptions {
 //   ComputeWithReference of several images gives each image's result of
 //   ComputeWithReference, bit for bit; the CUDA backend scores them
 //   concurrently (on up to 4 streams against one prepared reference).
+// - SubmitWithReference / CollectBatch split ComputeWithReference(vector)
+//   in two: the images are checked and handed to the backend against the
+//   cached reference, and CollectBatch(handle) returns their results, each
+//   bit for bit what ComputeWithReference gives. The reference may be
+//   replaced (SetReference) and other batches submitted in between: each
+//   batch is scored against the reference cached when it was submitted. The
+//   CUDA backend scores the batch while the caller goes on (at least two
+//   batches may be in flight; a batch larger than the engine takes at once
+//   is scored at submit); the CPU backend scores it at submit. The images'
+//   memory must stay valid and unchanged until the batch is collected. A
+//   handle is collected once; an unknown one fails with kInvalidArgument.
 // - Alpha, as the reference tool: a reference with alpha is scored against
 //   grey 0.1 and 0.9 backgrounds and the lower score is reported; without
 //   alpha on the reference a distorted alpha is blended against 0.5.
@@ -239,6 +250,16 @@ class Scorer {
   // Scores several distorted images against one reference.
   Status ComputeBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                       std::vector<Result>* results);
+  // ComputeWithReference(distorted, results) without waiting: starts the
+  // batch against the cached reference and hands out its handle. Checks as
+  // ComputeWithReference (a failed submit leaves nothing outstanding).
+  using BatchHandle = std::uint64_t;
+  Status SubmitWithReference(const std::vector<ImageView>& distorted, BatchHandle* handle);
+  // Waits for a submitted batch: (*results)[i] for its distorted[i]. The
+  // handle is unknown afterwards, also when the batch failed.
+  Status CollectBatch(BatchHandle handle, std::vector<Result>* results);
+  // Batches submitted and not yet collected.
+  std::size_t batches_in_flight() const { return submitted_.size(); }
 
  protected:
   Scorer(int width, int height) : width_(width), height_(height) {}
@@ -257,11 +278,27 @@ class Scorer {
                                             Result* results);
   virtual Status ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
                             Result* results);
+  // The backend's half of SubmitWithReference: either scores the images at
+  // once into `results` (sized for them) and sets *pending = false (what
+  // this default does), or starts them, sets *pending = true and *token
+  // (its own name for the batch); FinishBatch(token, results) then waits.
+  virtual Status StartBatch(const std::vector<ImageView>& distorted, Result* results,
+                            std::uint64_t* token, bool* pending);
+  virtual Status FinishBatch(std::uint64_t token, Result* results);
 
  private:
+  struct Submitted {
+    BatchHandle handle = 0;
+    bool pending = false;
+    std::uint64_t token = 0;
+    std::vector<Result> results;
+  };
+
   int width_;
   int height_;
   bool has_reference_ = false;
+  std::vector<Submitted> submitted_;
+  BatchHandle next_handle_ = 1;
 };
 
 // True when the CUDA engine is compiled in and a device can be used.

@@ -120,9 +120,7 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
   return Status::Ok();
 }
 
-Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
-                                Result* results) {
-  if (count == 0) return Status::Ok();
+Status Engine::Impl::LanesFor(std::size_t count, std::size_t* used) {
   const std::size_t executors =
       std::min<std::size_t>(static_cast<std::size_t>(options.batch_streams), count);
   if (executors > 1) {
@@ -130,7 +128,25 @@ Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
     // Without the memory for lanes the batch still runs, on this stream.
     if (!made.ok() && made.code() != StatusCode::kOutOfMemory) return made;
   }
-  const std::size_t used = std::min(executors - 1, lanes.size());
+  *used = executors == 0 ? 0 : std::min(executors - 1, lanes.size());
+  return Status::Ok();
+}
+
+Status Engine::Impl::SubmitBatch(const ImageView* distorted, std::size_t count,
+                                 BatchTicket* ticket) {
+  std::size_t used = 0;
+  SSIM2_RETURN_IF_ERROR(LanesFor(count, &used));
+  const std::size_t executors = used + 1;
+  auto executor = [&](std::size_t e) { return e == 0 ? this : lanes[e - 1].get(); };
+  // Image i runs on executor i % executors: each takes its share of tickets.
+  for (std::size_t e = 0; e < executors && e < count; ++e) {
+    const std::size_t share = (count - e + executors - 1) / executors;
+    if (executor(e)->res->tickets.FreeInOrder() < share) {
+      return Status(StatusCode::kInvalidArgument,
+                    "not enough free tickets for a batch of " + std::to_string(count) +
+                        " images: wait for earlier batches or tickets first");
+    }
+  }
   if (used > 0) {
     SSIM2_CUDA_CHECK(cudaEventRecord(res->fork.get(), stream()));
     for (std::size_t l = 0; l < used; ++l) {
@@ -141,40 +157,76 @@ Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
       lane.reference_raw = reference_raw;
     }
   }
-  // This engine may write the cache again only after every lane has read it.
-  auto join = [&]() -> Status {
-    for (std::size_t l = 0; l < used; ++l) {
-      Impl& lane = *lanes[l];
-      SSIM2_CUDA_CHECK(cudaEventRecord(lane.res->join.get(), lane.stream()));
-      SSIM2_CUDA_CHECK(cudaStreamWaitEvent(stream(), lane.res->join.get(), 0));
-    }
-    return Status::Ok();
-  };
-  const std::size_t per_round = (used + 1) * res->tickets.size();
-  struct InFlight {
-    Impl* engine;
-    Ticket ticket;
-    std::size_t index;
-  };
-  std::vector<InFlight> in_flight;
+  SubmittedBatch batch;
+  batch.id = next_batch++;
   Status status;
-  for (std::size_t first = 0; first < count && status.ok(); first += per_round) {
-    const std::size_t n = std::min(per_round, count - first);
-    in_flight.clear();
-    for (std::size_t i = 0; i < n && status.ok(); ++i) {
-      const std::size_t e = i % (used + 1);
-      Impl* engine = e == 0 ? this : lanes[e - 1].get();
-      Ticket t = 0;
-      status = engine->Enqueue(nullptr, distorted[first + i], &t, nullptr, nullptr);
-      if (status.ok()) in_flight.push_back({engine, t, first + i});
-    }
-    for (const InFlight& f : in_flight) {
-      const Status w = f.engine->res->tickets.Wait(f.ticket, &results[f.index]);
-      if (status.ok() && !w.ok()) status = w;
+  for (std::size_t i = 0; i < count && status.ok(); ++i) {
+    Impl* engine = executor(i % executors);
+    Ticket t = 0;
+    status = engine->Enqueue(nullptr, distorted[i], &t, nullptr, nullptr);
+    if (status.ok()) batch.parts.push_back({engine, t, i});
+  }
+  // This engine may write the cache again only after every lane has read it:
+  // its stream waits for the lanes' work so far.
+  for (std::size_t l = 0; l < used; ++l) {
+    Impl& lane = *lanes[l];
+    const cudaError_t recorded = cudaEventRecord(lane.res->join.get(), lane.stream());
+    const cudaError_t waited = recorded == cudaSuccess
+                                   ? cudaStreamWaitEvent(stream(), lane.res->join.get(), 0)
+                                   : recorded;
+    if (waited != cudaSuccess && status.ok()) {
+      status = CudaStatus(waited, "joining a batch lane", __FILE__, __LINE__);
     }
   }
-  const Status joined = join();
-  return status.ok() ? joined : status;
+  if (!status.ok()) {
+    // Nothing of a failed submit stays outstanding.
+    for (const BatchPart& p : batch.parts) p.engine->res->tickets.Wait(p.ticket, nullptr);
+    return status;
+  }
+  *ticket = batch.id;
+  batches.push_back(std::move(batch));
+  return Status::Ok();
+}
+
+Status Engine::Impl::WaitBatch(BatchTicket ticket, Result* results) {
+  auto it = std::find_if(batches.begin(), batches.end(),
+                         [&](const SubmittedBatch& b) { return b.id == ticket; });
+  if (it == batches.end()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "unknown batch ticket " + std::to_string(ticket) + " (already waited for?)");
+  }
+  const SubmittedBatch batch = std::move(*it);
+  batches.erase(it);
+  Status status;
+  for (const BatchPart& p : batch.parts) {
+    const Status w = p.engine->res->tickets.Wait(p.ticket, results ? &results[p.index] : nullptr);
+    if (status.ok() && !w.ok()) status = w;
+  }
+  return status;
+}
+
+Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
+                                Result* results) {
+  if (count == 0) return Status::Ok();
+  std::size_t used = 0;
+  SSIM2_RETURN_IF_ERROR(LanesFor(count, &used));
+  // Rounds as large as the tickets of every stream hold.
+  std::size_t per_executor = res->tickets.FreeInOrder();
+  for (std::size_t l = 0; l < used; ++l) {
+    per_executor = std::min(per_executor, lanes[l]->res->tickets.FreeInOrder());
+  }
+  if (per_executor == 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  "every ticket is outstanding: wait for earlier batches or tickets first");
+  }
+  const std::size_t per_round = (used + 1) * per_executor;
+  for (std::size_t first = 0; first < count; first += per_round) {
+    const std::size_t n = std::min(per_round, count - first);
+    BatchTicket t = 0;
+    SSIM2_RETURN_IF_ERROR(SubmitBatch(distorted + first, n, &t));
+    SSIM2_RETURN_IF_ERROR(WaitBatch(t, results + first));
+  }
+  return Status::Ok();
 }
 
 int Engine::width() const { return impl_ ? impl_->width : 0; }
@@ -256,6 +308,31 @@ Status Engine::ComputeBatch(const ImageView* distorted, std::size_t count, Resul
   SSIM2_GUARD();
   for (std::size_t i = 0; i < count; ++i) SSIM2_RETURN_IF_ERROR(impl_->CheckImage(distorted[i]));
   return impl_->ScoreBatch(distorted, count, results);
+}
+
+Status Engine::ComputeBatchAsync(const ImageView* distorted, std::size_t count,
+                                 BatchTicket* ticket) {
+  SSIM2_NEED_IMPL();
+  if (!ticket || (count > 0 && !distorted)) {
+    return Status(StatusCode::kInvalidArgument, "ComputeBatchAsync: null argument");
+  }
+  if (count > static_cast<std::size_t>(impl_->options.max_batch)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "ComputeBatchAsync: " + std::to_string(count) + " images, more than max_batch (" +
+                      std::to_string(impl_->options.max_batch) + ")");
+  }
+  if (!impl_->has_reference) {
+    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+  }
+  SSIM2_GUARD();
+  for (std::size_t i = 0; i < count; ++i) SSIM2_RETURN_IF_ERROR(impl_->CheckImage(distorted[i]));
+  return impl_->SubmitBatch(distorted, count, ticket);
+}
+
+Status Engine::WaitBatch(BatchTicket ticket, Result* results) {
+  SSIM2_NEED_IMPL();
+  SSIM2_GUARD();
+  return impl_->WaitBatch(ticket, results);
 }
 
 Status Engine::ComputeAsync(const ImageView& reference, const ImageView& distorted,

@@ -74,8 +74,29 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   Status Enqueue(const ImageView* reference, const ImageView& distorted, Ticket* ticket,
                  ResultCallback callback, void* user_data);
   // Scores `count` checked images against the cached reference, spread over
-  // this engine and its lanes, and waits for their results.
+  // this engine and its lanes, and waits for their results: SubmitBatch and
+  // WaitBatch of rounds that fit the tickets.
   Status ScoreBatch(const ImageView* distorted, std::size_t count, Result* results);
+  // Enqueues `count` checked images against the cached reference, spread
+  // over this engine and its lanes (fork after the reference, each lane's
+  // join back into this stream, so that a later SetReference waits for the
+  // lanes' reads). Fails with kInvalidArgument, having enqueued nothing,
+  // when an executor lacks free tickets for its share.
+  Status SubmitBatch(const ImageView* distorted, std::size_t count, BatchTicket* ticket);
+  Status WaitBatch(BatchTicket ticket, Result* results);
+
+  // The images of one submitted batch: which executor scores which.
+  struct BatchPart {
+    Impl* engine;
+    Ticket ticket;
+    std::size_t index;
+  };
+  struct SubmittedBatch {
+    BatchTicket id = 0;
+    std::vector<BatchPart> parts;
+  };
+  std::vector<SubmittedBatch> batches;  // submitted, not yet waited for
+  BatchTicket next_batch = 1;
 
  private:
   Status EnqueuePass(cuda::PassMode mode, const cuda::InputDesc* ref, const cuda::InputDesc* dist,
@@ -87,6 +108,9 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   Status RestoreCachedReference();
   // Makes sure `count` lanes exist.
   Status EnsureLanes(std::size_t count);
+  // The lanes a batch of `count` images uses beside this engine (made if
+  // needed; fewer when their memory is not there).
+  Status LanesFor(std::size_t count, std::size_t* used);
 
  public:
   // Allocates the state of an engine for width x height; `cache_owner`:

@@ -47,6 +47,15 @@ Status TicketRing::NextSlot(int* index) {
   return Status::Ok();
 }
 
+std::size_t TicketRing::FreeInOrder() const {
+  std::size_t n = 0;
+  while (n < slots_.size() &&
+         !slots_[(next_ticket_ + n) % slots_.size()].busy.load(std::memory_order_acquire)) {
+    ++n;
+  }
+  return n;
+}
+
 Status TicketRing::Publish(int index, int passes, const MetricPlan* plan, const double* sums,
                            ResultCallback callback, void* user_data, cudaStream_t stream,
                            Ticket* ticket) {

@@ -16,6 +16,7 @@ namespace ssim2 {
 namespace cuda {
 
 using Ticket = Engine::Ticket;
+using BatchTicket = Engine::BatchTicket;
 
 struct Slot {
   // Set by Publish; cleared by Wait/Query, or for tickets with a callback by
@@ -44,6 +45,10 @@ class TicketRing {
   Status Publish(int index, int passes, const MetricPlan* plan, const double* sums,
                  ResultCallback callback, void* user_data, cudaStream_t stream,
                  Ticket* ticket);
+
+  // How many tickets can be handed out before one must be waited for (the
+  // ring is used in order).
+  std::size_t FreeInOrder() const;
 
   Status Wait(Ticket ticket, Result* result);
   Status Query(Ticket ticket, bool* done, Result* result);

@@ -78,6 +78,7 @@ typedef struct
   GstClockTime running_time;
   gdouble score;
   gint64 received_us;           /* monotonic time the test got the message */
+  guint measurement;            /* summaries of its pad posted before it */
 } Score;
 
 /* One ssim2-interval message. */
@@ -93,7 +94,9 @@ typedef struct
   GArray *scores;               /* Score, in the order posted */
   GArray *windows;              /* Window, in the order posted */
   guint summaries;
+  guint64 first_summary_frames; /* of the first summary */
   guint64 summary_frames;       /* of the last summary */
+  guint scores_at_summary;      /* scores posted before the last summary */
   guint64 summary_skipped;
   guint64 summary_unmatched_dist;
   gchar *failure;               /* of the last summary */
@@ -107,6 +110,12 @@ typedef struct
   GHashTable *pads;             /* pad name -> PadResult */
   GPtrArray *warnings;          /* "pad|message" of each warning */
   gchar *error;                 /* NULL: EOS */
+  /* A flushing seek to seek_to once seek_after scores (of any pad) came;
+   * 0: none. */
+  guint seek_after;
+  GstClockTime seek_to;
+  guint scores_seen;
+  gboolean seeked;
 } Run;
 
 static void
@@ -126,6 +135,10 @@ run_init (Run * run)
       pad_result_free);
   run->warnings = g_ptr_array_new_with_free_func (g_free);
   run->error = NULL;
+  run->seek_after = 0;
+  run->seek_to = 0;
+  run->scores_seen = 0;
+  run->seeked = FALSE;
 }
 
 static void
@@ -194,12 +207,23 @@ collect (GstElement * pipe, Run * run)
               &sc.running_time));
       fail_unless (gst_structure_get_double (s, "score", &sc.score));
       sc.received_us = g_get_monotonic_time ();
+      sc.measurement = run_pad (run, pad)->summaries;
       g_array_append_val (run_pad (run, pad)->scores, sc);
+      if (run->seek_after && !run->seeked &&
+          ++run->scores_seen == run->seek_after) {
+        run->seeked = TRUE;
+        fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
+                (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
+                run->seek_to));
+      }
     } else if (gst_structure_has_name (s, "ssim2-summary")) {
       fail_unless (pad != NULL, "ssim2-summary without pad");
       PadResult *r = run_pad (run, pad);
       r->summaries++;
       fail_unless (gst_structure_get_uint64 (s, "frames", &r->summary_frames));
+      if (r->summaries == 1)
+        r->first_summary_frames = r->summary_frames;
+      r->scores_at_summary = r->scores->len;
       fail_unless (gst_structure_get_uint64 (s, "skipped",
               &r->summary_skipped));
       fail_unless (gst_structure_get_uint64 (s, "unmatched-dist",
@@ -253,6 +277,16 @@ make_pipeline (const gchar ** paths, const gchar ** pads, guint n,
   fail_unless (pipe != NULL, "%s: %s", desc->str, err ? err->message : "?");
   g_string_free (desc, TRUE);
   return pipe;
+}
+
+/* Runs @pipe to its end; @run was set up by run_init. */
+static void
+run_initialised (GstElement * pipe, Run * run)
+{
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  collect (pipe, run);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
 }
 
 static void
@@ -380,6 +414,7 @@ GST_START_TEST (test_ladder_pad_released_mid_stream)
       gone->summary_frames <= RELEASE_AT, "%" G_GUINT64_FORMAT,
       gone->summary_frames);
   fail_unless_equals_int (gone->scores->len, (guint) gone->summary_frames);
+  fail_unless_equals_int (gone->scores_at_summary, gone->scores->len);
   Run alone;
   run_alone (1, &alone);
   check_same_scores (run_pad (&alone, "dist"), gone, gone->scores->len,
@@ -755,6 +790,121 @@ GST_START_TEST (test_not_live_no_skipping)
 
 GST_END_TEST;
 
+/* The element scores a pass's pairs while the next pass steps the
+ * renditions (pipelined scoring). A rendition that ends early gets its
+ * last scores before its summary, and the others are scored to the end,
+ * each frame as in its one-to-one run. */
+#define SHORT_FRAMES 20
+
+GST_START_TEST (test_ladder_rendition_ends_early)
+{
+  gchar *short_path = g_build_filename (tmp_dir, "short.mkv", NULL);
+  make_x264_clip (short_path, SHORT_FRAMES, "bitrate=150");
+  const gchar *paths[] = { rendition_paths[0], short_path,
+    rendition_paths[2]
+  };
+  Run ladder;
+  run_pipeline (make_pipeline (paths, pad_names, RENDITIONS, NULL), &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+
+  for (guint i = 0; i < RENDITIONS; i++) {
+    const guint frames = i == 1 ? SHORT_FRAMES : CLIP_FRAMES;
+    Run alone;
+    const gchar *one[] = { paths[i] };
+    const gchar *dist[] = { "dist" };
+    run_pipeline (make_pipeline (one, dist, 1, NULL), &alone);
+    fail_unless (alone.error == NULL, "%s", alone.error);
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (r->summaries, 1);
+    fail_unless_equals_uint64 (r->summary_frames, frames);
+    fail_unless_equals_int (r->scores->len, frames);
+    /* No score after the summary: the pairs in flight went first. */
+    fail_unless_equals_int (r->scores_at_summary, frames);
+    check_same_scores (run_pad (&alone, "dist"), r, frames, pad_names[i]);
+    run_clear (&alone);
+  }
+  /* The warning that it ended first counts the pairs in flight too. */
+  gchar *counts = g_strdup_printf ("dist %u frames, %u pairs scored",
+      SHORT_FRAMES, SHORT_FRAMES);
+  guint reported = 0;
+  for (guint i = 0; i < ladder.warnings->len; i++) {
+    const gchar *w = (const gchar *) g_ptr_array_index (ladder.warnings, i);
+    fail_unless (g_str_has_prefix (w, "dist_1|"), "unexpected warning %s", w);
+    fail_unless (strstr (w, counts) != NULL, "%s, not %s", w, counts);
+    reported++;
+  }
+  fail_unless_equals_int (reported, 1);
+  g_free (counts);
+  run_clear (&ladder);
+  g_unlink (short_path);
+  g_free (short_path);
+}
+
+GST_END_TEST;
+
+/* A flushing seek while pairs are in flight: they are flushed with the
+ * queued frames. Each rendition's first summary counts exactly the scores
+ * posted before it, the second one the frames from the seek position on,
+ * and every score is its frame's score in the one-to-one run. */
+#define SEEK_TO (GST_SECOND / 2)
+
+GST_START_TEST (test_ladder_flushing_seek)
+{
+  const gchar *paths[RENDITIONS];
+  for (guint i = 0; i < RENDITIONS; i++)
+    paths[i] = rendition_paths[i];
+  Run ladder;
+  run_init (&ladder);
+  ladder.seek_after = 4 * RENDITIONS;
+  ladder.seek_to = SEEK_TO;
+  run_initialised (make_pipeline (paths, pad_names, RENDITIONS, NULL),
+      &ladder);
+  fail_unless (ladder.error == NULL, "%s", ladder.error);
+  fail_unless (ladder.seeked);
+
+  /* Timestamps are in milliseconds in the files. */
+  const guint after_seek = CLIP_FRAMES -
+      (guint) ((SEEK_TO + GST_MSECOND) * 30 / GST_SECOND);
+  for (guint i = 0; i < RENDITIONS; i++) {
+    Run alone;
+    run_alone (i, &alone);
+    const PadResult *want = run_pad (&alone, "dist");
+    const PadResult *r = run_pad (&ladder, pad_names[i]);
+    fail_unless_equals_int (r->summaries, 2);
+    guint before = 0, after = 0;
+    for (guint k = 0; k < r->scores->len; k++) {
+      const Score *g = &g_array_index (r->scores, Score, k);
+      fail_unless (g->measurement <= 1, "%s: a score after the last summary",
+          pad_names[i]);
+      if (g->measurement == 0) {
+        before++;
+      } else {
+        after++;
+        fail_unless (g->timestamp + GST_MSECOND >= SEEK_TO);
+      }
+      gboolean found = FALSE;
+      for (guint j = 0; j < want->scores->len && !found; j++) {
+        const Score *w = &g_array_index (want->scores, Score, j);
+        if (w->timestamp != g->timestamp)
+          continue;
+        found = TRUE;
+        fail_unless (w->score == g->score, "%s frame at %" GST_TIME_FORMAT
+            ": %.10f in the ladder, %.10f alone", pad_names[i],
+            GST_TIME_ARGS (g->timestamp), g->score, w->score);
+      }
+      fail_unless (found, "%s: no frame at %" GST_TIME_FORMAT " alone",
+          pad_names[i], GST_TIME_ARGS (g->timestamp));
+    }
+    fail_unless_equals_uint64 (r->first_summary_frames, before);
+    fail_unless_equals_uint64 (r->summary_frames, after);
+    fail_unless_equals_int (after, after_seek);
+    run_clear (&alone);
+  }
+  run_clear (&ladder);
+}
+
+GST_END_TEST;
+
 static Suite *
 ssim2compare_ladder_suite (void)
 {
@@ -762,6 +912,8 @@ ssim2compare_ladder_suite (void)
   TCase *tc = clip_tcase (s, "ladder", clips_setup, clips_teardown);
   tcase_add_test (tc, test_ladder_equals_separate_runs);
   tcase_add_test (tc, test_ladder_pad_released_mid_stream);
+  tcase_add_test (tc, test_ladder_rendition_ends_early);
+  tcase_add_test (tc, test_ladder_flushing_seek);
   tcase_add_test (tc, test_ladder_pad_requested_while_playing);
   tcase_add_test (tc, test_ladder_wrong_size_rendition);
   tcase_add_test (tc, test_ladder_bad_caps_on_dist);

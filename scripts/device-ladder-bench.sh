@@ -34,18 +34,33 @@ fi
 SIZES=(1920x1080 1920x1080 1280x720 960x540)
 PADS=(dist dist_1 dist_2 dist_3)
 
+# One frame per source repeated by imagefreeze: videotestsrc draws only ~275
+# 1080p frames/s on the device's CPU, which would bound every pipeline. By
+# default the frame is uploaded (and scaled) once and imagefreeze repeats the
+# CUDA buffer, so that the sources cost next to nothing and the pipelines
+# measure the scoring; UPLOAD_EACH=1 repeats it in system memory and uploads
+# every frame (cudaupload then bounds the sources at ~2,500-3,500 rendition
+# frames/s). The caps after cudaupload keep the frames in CUDA memory: without
+# them cudaupload passes system memory through (the element accepts both) and
+# the element uploads each frame itself.
+freeze="imagefreeze num-buffers=$FRAMES"
 src() {  # src WxH: a rendition in CUDA memory at 1080p
   local w=${1%x*} h=${1#*x}
-  # One frame repeated by imagefreeze: videotestsrc draws only ~275 1080p
-  # frames/s on the device's CPU, which would bound every pipeline.
-  local s="videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! imagefreeze num-buffers=$FRAMES ! $UPLOAD"
-  # The caps after cudaupload keep the frames in CUDA memory: without them
-  # cudaupload passes system memory through (the element accepts both) and
-  # the element uploads each frame itself.
-  [ "$1" = 1920x1080 ] || s="$s ! $SCALE"
-  echo "$s ! $MEM_1080"
+  local up="$UPLOAD"
+  [ "$1" = 1920x1080 ] || up="$up ! $SCALE"
+  if [ "${UPLOAD_EACH:-0}" = 1 ]; then
+    echo "videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! $freeze ! $up ! $MEM_1080"
+  else
+    echo "videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! $up ! $MEM_1080 ! $freeze"
+  fi
 }
-ref_src() { echo "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS ! imagefreeze num-buffers=$FRAMES ! $UPLOAD ! $MEM_1080"; }
+ref_src() {
+  if [ "${UPLOAD_EACH:-0}" = 1 ]; then
+    echo "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS ! $freeze ! $UPLOAD ! $MEM_1080"
+  else
+    echo "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS ! $UPLOAD ! $MEM_1080 ! $freeze"
+  fi
+}
 
 one_element() {
   local p="ssim2compare name=c backend=$BACKEND post-messages=false ! fakesink sync=false $(ref_src) ! queue ! c.ref"
@@ -91,7 +106,7 @@ read -r rc_4 wall_4 scored_4 cpu_4 <<<"$(run four-elements "$(tee_elements)")"
 
 want=$((4 * FRAMES))
 rate() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.1f", n / t}'; }
-printf '| %-40s | %6s | %8s | %12s | %6s |\n' "1080p ref + 4 renditions, backend=$BACKEND" "frames" "wall s" "rend. fps" "CPU s"
+printf '| %-40s | %6s | %8s | %12s | %6s |\n' "1080p ref + 4, $BACKEND, upload each=${UPLOAD_EACH:-0}" "frames" "wall s" "rend. fps" "CPU s"
 printf '| %-40s | %6s | %8s | %12s | %6s |\n' "----" "----" "----" "----" "----"
 printf '| %-40s | %6s | %8.2f | %12s | %6s |\n' "sources only (rc $rc_s)" "$want" "$wall_s" "$(rate $want "$wall_s")" "$cpu_s"
 printf '| %-40s | %6s | %8.2f | %12s | %6s |\n' "one element, 4 rendition pads (rc $rc_1)" "$scored_1" "$wall_1" "$(rate "$scored_1" "$wall_1")" "$cpu_1"

@@ -4,11 +4,19 @@
 //   ssim2-bench [--seconds S] [--sizes 1280x720,1920x1080,3840x2160]
 //               [--engines 1,4] [--batch-streams N] [--no-cpu]
 //   ssim2-bench --profile-passes [--sizes WxH]
+//   ssim2-bench --ladder [--sizes WxH] [--seconds S]
 //
 // --profile-passes is for a profiler (scripts/device-kernel-profile.sh): on
 // device-resident inputs of the first size it runs two pair passes, one
 // SetReference and two passes against the cached reference, in that order,
 // and exits.
+// --ladder measures a ladder on the engine alone (device-resident inputs of
+// the first size, rendition frames/s): per frame a reference and four
+// distorted images, (a) on one engine, SetReference then ComputeBatchAsync of
+// the four, the next frame submitted before the previous one is waited for
+// (what ssim2compare does with four rendition pads), (b) the same blocking
+// (ComputeBatch), and (c) four threads with an engine each, SetReference then
+// Compute(distorted) (four elements behind a tee); then exits.
 //
 // For every size and every engine count T of --engines, T threads each drive
 // an engine of their own (its own stream and device memory) on shared,
@@ -201,7 +209,7 @@ int main(int argc, char** argv) {
   bool run_cpu = true;
   std::vector<std::pair<int, int>> sizes = {{1280, 720}, {1920, 1080}, {3840, 2160}};
   std::vector<int> engine_counts = {1, 4};
-  bool sizes_given = false, engines_given = false, profile_passes = false;
+  bool sizes_given = false, engines_given = false, profile_passes = false, ladder = false;
   cuda::EngineOptions opt;
   opt.max_batch = 8;
   for (int i = 1; i < argc; ++i) {
@@ -214,6 +222,8 @@ int main(int argc, char** argv) {
       ok = opt.batch_streams >= 1 && opt.batch_streams <= cuda::kMaxBatchStreams;
     } else if (!std::strcmp(argv[i], "--profile-passes")) {
       profile_passes = true;
+    } else if (!std::strcmp(argv[i], "--ladder")) {
+      ladder = true;
     } else if (!std::strcmp(argv[i], "--no-cpu")) {
       run_cpu = false;
     } else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
@@ -266,6 +276,40 @@ int main(int argc, char** argv) {
     }
     std::vector<ImageView> batch;
     for (int i = 0; i < 8; ++i) batch.push_back(dev_view(ddist[i].p));
+    if (ladder) {
+      const ImageView rv = dev_view(dref.p);
+      std::vector<cuda::Engine> engines(4);
+      for (cuda::Engine& e : engines) {
+        if (!Ok(cuda::Engine::Create(w, h, opt, &e), "Engine::Create")) return 1;
+      }
+      Result results[4];
+      cuda::Engine::BatchTicket previous = 0;
+      bool in_flight = false;
+      const double pipelined = 4 * MeasureParallel(1, seconds, 1, [&](int) {
+        cuda::Engine::BatchTicket t = 0;
+        if (!Ok(engines[0].SetReference(rv), "SetReference") ||
+            !Ok(engines[0].ComputeBatchAsync(batch.data(), 4, &t), "ComputeBatchAsync")) {
+          return false;
+        }
+        const bool ok = !in_flight || Ok(engines[0].WaitBatch(previous, results), "WaitBatch");
+        previous = t;
+        in_flight = true;
+        return ok;
+      });
+      if (in_flight && !Ok(engines[0].WaitBatch(previous, results), "WaitBatch")) return 1;
+      const double blocking = 4 * MeasureParallel(1, seconds, 1, [&](int) {
+        return Ok(engines[0].ComputeBatch(rv, batch.data(), 4, results), "ComputeBatch");
+      });
+      const double four = MeasureParallel(4, seconds, 1, [&](int t) {
+        return Ok(engines[t].SetReference(rv), "SetReference") &&
+               Ok(engines[t].Compute(batch[t], &results[t]), "Compute");
+      });
+      std::printf("| %s ladder, rendition frames/s | one engine, 4 per batch, pipelined | "
+                  "the same, blocking | 4 engines, reference each |\n|---|---|---|---|\n"
+                  "| | %.0f (%.2fx) | %.0f (%.2fx) | %.0f |\n",
+                  size.c_str(), pipelined, pipelined / four, blocking, blocking / four, four);
+      return 0;
+    }
     if (profile_passes) {
       cuda::Engine e;
       Result r;

@@ -323,6 +323,31 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   return GST_FLOW_OK;
 }
 
+/* Caches @ref as the scorer's reference (ref frame @ref_seq) unless it is
+ * null (the scorer holds it already), then runs @score. Nothing throws: a
+ * failed host allocation (the CPU scorer allocates its planes as it first
+ * scores) is kOutOfMemory. */
+template < typename Score > static ssim2::Status
+score_against (GstSsim2ComparePrivate * priv, const ssim2::ImageView * ref,
+    guint64 ref_seq, Score score)
+{
+  ssim2::Status s;
+  try {
+    if (ref) {
+      priv->scorer_ref = GST_CLOCK_TIME_NONE;
+      s = priv->scorer->SetReference (*ref);
+      if (s.ok ())
+        priv->scorer_ref = ref_seq;
+    }
+    if (s.ok ())
+      s = score ();
+  } catch (const std::bad_alloc &) {
+    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+        "a host allocation failed");
+  }
+  return s;
+}
+
 /* One attempt at scoring the pair on the current backend. */
 static GstFlowReturn
 try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
@@ -357,20 +382,10 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
     }
 #endif
     else {
-      try {
-        if (set_reference) {
-          priv->scorer_ref = GST_CLOCK_TIME_NONE;
-          s = priv->scorer->SetReference (rf.view ());
-          if (s.ok ())
-            priv->scorer_ref = ref_seq;
-        }
-        if (s.ok ())
-          s = priv->scorer->ComputeWithReference (df.view (), &result);
-      } catch (const std::bad_alloc &) {
-        /* The CPU scorer allocates its planes as it first scores. */
-        s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
-            "a host allocation failed");
-      }
+      s = score_against (priv, set_reference ? &rf.view () : nullptr, ref_seq,
+          [&]() {
+            return priv->scorer->ComputeWithReference (df.view (), &result);
+          });
 #ifdef HAVE_GST_CUDA
       if (priv->use_cuda)
         gst_cuda_context_pop (nullptr);
@@ -453,14 +468,14 @@ gst_ssim2_compare_submit_group (GstSsim2Compare * self,
   };
   if (set_reference) {
     g.ref_frame = std::make_unique < ssim2gst::MappedFrame > ();
-    if (!map_frame (self, priv->ref, first.ref, g.ref_frame.get (), &why))
+    if (!map_frame (self, priv->ref, first.ref.get (), g.ref_frame.get (), &why))
       return release ();
   }
   /* One mapping per rendition; each pad has a reader of its own. */
   std::vector < ssim2::ImageView > views;
   for (size_t i : g.members) {
     g.frames.push_back (std::make_unique < ssim2gst::MappedFrame > ());
-    if (!map_frame (self, pairs[i].rendition->st, pairs[i].dist,
+    if (!map_frame (self, pairs[i].rendition->st, pairs[i].dist.get (),
             g.frames.back ().get (), &why))
       return release ();
     views.push_back (g.frames.back ()->view ());
@@ -469,20 +484,10 @@ gst_ssim2_compare_submit_group (GstSsim2Compare * self,
   if (priv->use_cuda && !gst_cuda_context_push (priv->context))
     return release ();
 #endif
-  ssim2::Status s;
-  try {
-    if (set_reference) {
-      priv->scorer_ref = GST_CLOCK_TIME_NONE;
-      s = priv->scorer->SetReference (g.ref_frame->view ());
-      if (s.ok ())
-        priv->scorer_ref = ref_seq;
-    }
-    if (s.ok ())
-      s = priv->scorer->SubmitWithReference (views, &g.handle);
-  } catch (const std::bad_alloc &) {
-    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
-        "a host allocation failed");
-  }
+  const ssim2::Status s = score_against (priv,
+      set_reference ? &g.ref_frame->view () : nullptr, ref_seq, [&]() {
+        return priv->scorer->SubmitWithReference (views, &g.handle);
+      });
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda)
     gst_cuda_context_pop (nullptr);

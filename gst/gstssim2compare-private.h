@@ -143,42 +143,27 @@ struct Rendition {
   }
 };
 
+/* An owned buffer reference. */
+struct BufferUnref {
+  void operator() (GstBuffer * buf) const
+  {
+    gst_buffer_unref (buf);
+  }
+};
+using BufferPtr = std::unique_ptr<GstBuffer, BufferUnref>;
+
 /* A pair taken in an aggregate pass, its score still to be computed: the
  * pairs of one ref frame from several renditions are scored together. Its
  * dist buffer has left the rendition's pad already (so that the next pass
  * can step the rendition while this pair is scored); push_dist sends it on. */
 struct PendingPair {
   Rendition *rendition = nullptr;
-  GstBuffer *ref = nullptr;  /* owned */
+  BufferPtr ref;
   guint64 ref_seq = 0;
-  GstBuffer *dist = nullptr;  /* owned: popped from the rendition's pad */
+  BufferPtr dist;  /* popped from the rendition's pad */
   guint64 index = 0;  /* the rendition's pair index */
   double score = 0.0;
   bool scored = false;
-
-  PendingPair () = default;
-  PendingPair (const PendingPair &) = delete;
-  PendingPair & operator= (const PendingPair &) = delete;
-  PendingPair (PendingPair && o) noexcept
-  {
-    *this = std::move (o);
-  }
-  PendingPair & operator= (PendingPair && o) noexcept
-  {
-    std::swap (rendition, o.rendition);
-    std::swap (ref, o.ref);
-    std::swap (ref_seq, o.ref_seq);
-    std::swap (dist, o.dist);
-    std::swap (index, o.index);
-    std::swap (score, o.score);
-    std::swap (scored, o.scored);
-    return *this;
-  }
-  ~PendingPair ()
-  {
-    gst_clear_buffer (&ref);
-    gst_clear_buffer (&dist);
-  }
 };
 
 /* The pairs of one ref frame in a ScoringBatch, handed to the scorer in one

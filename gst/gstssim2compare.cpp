@@ -2020,9 +2020,9 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
     return GST_FLOW_OK;
   PendingPair p;
   p.rendition = &r;
-  p.ref = gst_buffer_ref (ref->buf);
+  p.ref.reset (gst_buffer_ref (ref->buf));
   p.ref_seq = ref_seq;
-  p.dist = dist;
+  p.dist.reset (dist);
   p.index = index;
   pending.push_back (std::move (p));
   return GST_FLOW_OK;
@@ -2098,8 +2098,8 @@ complete_scoring (GstSsim2Compare * self, size_t keep)
     for (PendingPair & p:b->pairs) {
       if (p.scored)
         continue;
-      ret = gst_ssim2_compare_score_pair (self, p.ref, p.ref_seq,
-          *p.rendition, p.dist, &p.score);
+      ret = gst_ssim2_compare_score_pair (self, p.ref.get (), p.ref_seq,
+          *p.rendition, p.dist.get (), &p.score);
       if (ret != GST_FLOW_OK)
         break;
       p.scored = true;
@@ -2110,7 +2110,7 @@ complete_scoring (GstSsim2Compare * self, size_t keep)
       GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
           p.rendition->name.c_str (), p.index, p.score);
       ret = push_dist_buffer (self, *p.rendition,
-          (GstBuffer *) g_steal_pointer (&p.dist), &p.score, p.index, false);
+          p.dist.release (), &p.score, p.index, false);
     }
   }
   if (ret != GST_FLOW_OK) {

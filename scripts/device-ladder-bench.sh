@@ -44,23 +44,16 @@ PADS=(dist dist_1 dist_2 dist_3)
 # them cudaupload passes system memory through (the element accepts both) and
 # the element uploads each frame itself.
 freeze="imagefreeze num-buffers=$FRAMES"
+# frame SOURCE UPLOAD: one frame from SOURCE, uploaded by UPLOAD, repeated.
+frame() {
+  if [ "${UPLOAD_EACH:-0}" = 1 ]; then echo "$1 ! $freeze ! $2"; else echo "$1 ! $2 ! $freeze"; fi
+}
 src() {  # src WxH: a rendition in CUDA memory at 1080p
-  local w=${1%x*} h=${1#*x}
-  local up="$UPLOAD"
+  local w=${1%x*} h=${1#*x} up="$UPLOAD"
   [ "$1" = 1920x1080 ] || up="$up ! $SCALE"
-  if [ "${UPLOAD_EACH:-0}" = 1 ]; then
-    echo "videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! $freeze ! $up ! $MEM_1080"
-  else
-    echo "videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! $up ! $MEM_1080 ! $freeze"
-  fi
+  frame "videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1" "$up ! $MEM_1080"
 }
-ref_src() {
-  if [ "${UPLOAD_EACH:-0}" = 1 ]; then
-    echo "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS ! $freeze ! $UPLOAD ! $MEM_1080"
-  else
-    echo "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS ! $UPLOAD ! $MEM_1080 ! $freeze"
-  fi
-}
+ref_src() { frame "videotestsrc num-buffers=1 pattern=pinwheel ! $REF_CAPS" "$UPLOAD ! $MEM_1080"; }
 
 one_element() {
   local p="ssim2compare name=c backend=$BACKEND post-messages=false ! fakesink sync=false $(ref_src) ! queue ! c.ref"

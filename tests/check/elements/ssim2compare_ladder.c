@@ -299,14 +299,16 @@ run_pipeline (GstElement * pipe, Run * run)
   gst_object_unref (pipe);
 }
 
-/* The one-to-one run of rendition @i (on the dist pad). */
-static void
+/* The one-to-one run of rendition @i (on the dist pad); returns its pad's
+ * results. */
+static const PadResult *
 run_alone (guint i, Run * run)
 {
   const gchar *paths[] = { rendition_paths[i] };
   const gchar *pads[] = { "dist" };
   run_pipeline (make_pipeline (paths, pads, 1, NULL), run);
   fail_unless (run->error == NULL, "%s", run->error);
+  return run_pad (run, "dist");
 }
 
 /* The first @n scores of @got are those of @want, in order, timestamps
@@ -338,8 +340,7 @@ GST_START_TEST (test_ladder_equals_separate_runs)
   gdouble previous_first = 0.0;
   for (guint i = 0; i < RENDITIONS; i++) {
     Run alone;
-    run_alone (i, &alone);
-    const PadResult *want = run_pad (&alone, "dist");
+    const PadResult *want = run_alone (i, &alone);
     const PadResult *got = run_pad (&ladder, pad_names[i]);
     fail_unless_equals_int (got->summaries, 1);
     fail_unless_equals_uint64 (got->summary_frames, CLIP_FRAMES);
@@ -416,9 +417,7 @@ GST_START_TEST (test_ladder_pad_released_mid_stream)
   fail_unless_equals_int (gone->scores->len, (guint) gone->summary_frames);
   fail_unless_equals_int (gone->scores_at_summary, gone->scores->len);
   Run alone;
-  run_alone (1, &alone);
-  check_same_scores (run_pad (&alone, "dist"), gone, gone->scores->len,
-      "dist_1");
+  check_same_scores (run_alone (1, &alone), gone, gone->scores->len, "dist_1");
   run_clear (&alone);
 
   /* The others go on to the end. */
@@ -550,11 +549,11 @@ GST_START_TEST (test_ladder_wrong_size_rendition)
   fail_unless_equals_uint64 (bad->summary_frames, 0);
   for (guint i = 0; i < 2; i++) {
     Run alone;
-    run_alone (i * 2, &alone);
+    const PadResult *want = run_alone (i * 2, &alone);
     const PadResult *r = run_pad (&ladder, pads[i]);
     fail_unless_equals_int (r->summaries, 1);
     fail_unless_equals_uint64 (r->summary_frames, CLIP_FRAMES);
-    check_same_scores (run_pad (&alone, "dist"), r, CLIP_FRAMES, pads[i]);
+    check_same_scores (want, r, CLIP_FRAMES, pads[i]);
     run_clear (&alone);
   }
   run_clear (&ladder);
@@ -867,8 +866,7 @@ GST_START_TEST (test_ladder_flushing_seek)
       (guint) ((SEEK_TO + GST_MSECOND) * 30 / GST_SECOND);
   for (guint i = 0; i < RENDITIONS; i++) {
     Run alone;
-    run_alone (i, &alone);
-    const PadResult *want = run_pad (&alone, "dist");
+    const PadResult *want = run_alone (i, &alone);
     const PadResult *r = run_pad (&ladder, pad_names[i]);
     fail_unless_equals_int (r->summaries, 2);
     guint before = 0, after = 0;

@@ -347,41 +347,24 @@ inline double NonNegative(double v) {
 #endif
 }
 
-// The reference's sums, one pixel after the other in row-major order; the
-// SSIM and edge series are independent and interleave freely. This is the
-// sequential part of the pipeline: the sums live in registers, so each
-// series costs one floating-point add latency per pixel.
-void Pipeline::SumRows(const Band& band, int c) {
-  const ChannelNeeds& needs = plan_.needs[band.scale][c];
-  const int w = band.width;
-  const int rows = band.n1 - band.first_output();
-  double s0 = sums_[c][0], s1 = sums_[c][1], s2 = sums_[c][2], s3 = sums_[c][3],
-         s4 = sums_[c][4], s5 = sums_[c][5];
-  // A map this channel does not need was never allocated: its data() is
-  // null, and even an offset from null is undefined, so it gets none.
-  const double* ssim_rows = needs.ssim ? ssim_map_[band.map_buffer][c].data() : nullptr;
-  const double* edge_rows = needs.edge ? edge_map_[band.map_buffer][c].data() : nullptr;
+namespace {
+
+// `rows` rows of the maps into the six running sums s[], pixel after pixel;
+// one loop body whatever maps the channel has (the flags are compile-time so
+// that each variant keeps only its own chains of adds).
+template <bool kSsim, bool kEdge>
+void SumMapRows(const double* ssim_rows, const double* edge_rows, std::ptrdiff_t stride, int rows,
+                int w, double s[6]) {
+  double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3], s4 = s[4], s5 = s[5];
   for (int r = 0; r < rows; ++r) {
-    const double* ssim = needs.ssim ? ssim_rows + band.map_stride * r : nullptr;
-    const double* edge = needs.edge ? edge_rows + band.map_stride * r : nullptr;
-    if (needs.ssim && needs.edge) {
-      for (int x = 0; x < w; ++x) {
-        s0 += ssim[x];
-        s1 += arith::ToThe4th(ssim[x]);
-        const double a = NonNegative(edge[x]);
-        const double d = NonNegative(-edge[x]);
-        s2 += a;
-        s3 += arith::ToThe4th(a);
-        s4 += d;
-        s5 += arith::ToThe4th(d);
-      }
-    } else if (needs.ssim) {
-      for (int x = 0; x < w; ++x) {
+    const double* ssim = kSsim ? ssim_rows + stride * r : nullptr;
+    const double* edge = kEdge ? edge_rows + stride * r : nullptr;
+    for (int x = 0; x < w; ++x) {
+      if constexpr (kSsim) {
         s0 += ssim[x];
         s1 += arith::ToThe4th(ssim[x]);
       }
-    } else if (needs.edge) {
-      for (int x = 0; x < w; ++x) {
+      if constexpr (kEdge) {
         const double a = NonNegative(edge[x]);
         const double d = NonNegative(-edge[x]);
         s2 += a;
@@ -392,7 +375,30 @@ void Pipeline::SumRows(const Band& band, int c) {
     }
   }
   const double out[6] = {s0, s1, s2, s3, s4, s5};
-  std::copy(out, out + 6, sums_[c]);
+  std::copy(out, out + 6, s);
+}
+
+}  // namespace
+
+// The reference's sums, one pixel after the other in row-major order; the
+// SSIM and edge series are independent and interleave freely. This is the
+// sequential part of the pipeline: the sums live in registers, so each
+// series costs one floating-point add latency per pixel.
+void Pipeline::SumRows(const Band& band, int c) {
+  const ChannelNeeds& needs = plan_.needs[band.scale][c];
+  const int rows = band.n1 - band.first_output();
+  // A map this channel does not need was never allocated: its data() is
+  // null, and even an offset from null is undefined, so it gets none.
+  const double* ssim = needs.ssim ? ssim_map_[band.map_buffer][c].data() : nullptr;
+  const double* edge = needs.edge ? edge_map_[band.map_buffer][c].data() : nullptr;
+  const std::ptrdiff_t stride = band.map_stride;
+  if (needs.ssim && needs.edge) {
+    SumMapRows<true, true>(ssim, edge, stride, rows, band.width, sums_[c]);
+  } else if (needs.ssim) {
+    SumMapRows<true, false>(ssim, edge, stride, rows, band.width, sums_[c]);
+  } else if (needs.edge) {
+    SumMapRows<false, true>(ssim, edge, stride, rows, band.width, sums_[c]);
+  }
 }
 
 void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],

@@ -313,6 +313,14 @@ video_info (GstVideoInfo * info, const gchar * caps_str)
 
 #define CAPS64(fmt) "video/x-raw,format=" fmt ",width=64,height=48,framerate=30/1"
 
+/* The default element with 64x48 I420 on both pads; @info describes them. */
+static void
+fixture_init_i420 (Fixture * f, GstVideoInfo * info)
+{
+  video_info (info, CAPS64 ("I420"));
+  fixture_init (f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Caps */
 
@@ -662,8 +670,7 @@ GST_START_TEST (test_error_out_of_memory)
   gchar *dbg = NULL;
   GstVideoInfo info;
   g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "oom", TRUE);
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  fixture_init_i420 (&f, &info);
   run_feeds (&f, frames_range (&info, 0, 2, 0, 0), frames_range (&info, 0, 2,
           0, 0), TRUE);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
@@ -779,8 +786,7 @@ GST_START_TEST (test_pairing_running_time)
    * right pairs score 100. */
   Fixture f;
   GstVideoInfo info;
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  fixture_init_i420 (&f, &info);
   const gint dist_idx[] = { 3, 4, 5, 6, 8, 9, 10, 11 };
   run_feeds (&f, frames_range (&info, 0, 12, 0, 0), frames_at (&info, dist_idx,
           G_N_ELEMENTS (dist_idx), 0, 0), FALSE);
@@ -841,8 +847,7 @@ GST_START_TEST (test_pairing_segment_offset)
    * times as ref, so the frames pair. */
   Fixture f;
   GstVideoInfo info;
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  fixture_init_i420 (&f, &info);
   GstSegment seg;
   gst_segment_init (&seg, GST_FORMAT_TIME);
   seg.start = 10 * GST_SECOND;
@@ -938,8 +943,7 @@ GST_START_TEST (test_ref_ends_first)
   Fixture f;
   GError *err = NULL;
   GstVideoInfo info;
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  fixture_init_i420 (&f, &info);
   run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 5,
           0, 0), FALSE);
   /* All 5 dist frames leave, the last 2 unscored. */
@@ -1102,8 +1106,7 @@ GST_START_TEST (test_gap_on_dist_forwarded)
    * never as an empty buffer, and counts as unscored dist time. */
   Fixture f;
   GstVideoInfo info;
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+  fixture_init_i420 (&f, &info);
   GPtrArray *d = g_ptr_array_new ();
   for (guint k = 0; k < 5; k++) {
     if (k == 2)

@@ -2065,6 +2065,28 @@ submit_pass (GstSsim2Compare * self, std::vector < PendingPair > &pending)
   priv->scoring.push_back (std::move (batch));
 }
 
+/* Waits for every group of @b the scorer took; false when one of them
+ * could not be collected (its pairs are then scored one by one). */
+static bool
+collect_batch (GstSsim2Compare * self, ssim2gst::ScoringBatch & b)
+{
+  bool all = true;
+  for (ssim2gst::ScoringGroup & g:b.groups)
+    all = gst_ssim2_compare_collect_group (self, b.pairs, g) && all;
+  return all;
+}
+
+/* Waits for the batches in flight and drops them with their frames, not
+ * pushed: flushing, stopping. */
+static void
+drop_scoring (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  for (auto & b:priv->scoring)
+    collect_batch (self, *b);
+  priv->scoring.clear ();
+}
+
 /* Completes the batches in flight but the @keep newest, oldest first: waits
  * for their scores, scores one by one the pairs that did not get one (which
  * reports what failed) and pushes them on in the order they were taken.
@@ -2077,17 +2099,11 @@ complete_scoring (GstSsim2Compare * self, size_t keep)
   auto & scoring = priv->scoring;
   size_t n = scoring.size () > keep ? scoring.size () - keep : 0;
   bool all_scored = true;
-  auto collect = [&](ssim2gst::ScoringBatch & b) {
-    for (ssim2gst::ScoringGroup & g:b.groups) {
-      if (!gst_ssim2_compare_collect_group (self, b.pairs, g))
-        all_scored = false;
-    }
-  };
   for (size_t i = 0; i < n; ++i)
-    collect (*scoring[i]);
+    all_scored = collect_batch (self, *scoring[i]) && all_scored;
   if (!all_scored) {
     for (size_t i = n; i < scoring.size (); ++i)
-      collect (*scoring[i]);
+      collect_batch (self, *scoring[i]);
     n = scoring.size ();
   }
   GstFlowReturn ret = GST_FLOW_OK;
@@ -2113,27 +2129,9 @@ complete_scoring (GstSsim2Compare * self, size_t keep)
           p.dist.release (), &p.score, p.index, false);
     }
   }
-  if (ret != GST_FLOW_OK) {
-    /* The pipeline stops: what is still in flight is dropped. */
-    while (!scoring.empty ()) {
-      collect (*scoring.front ());
-      scoring.pop_front ();
-    }
-  }
+  if (ret != GST_FLOW_OK)
+    drop_scoring (self);        /* the pipeline stops */
   return ret;
-}
-
-/* Waits for the batches in flight and drops them with their frames, not
- * pushed: flushing, stopping. */
-static void
-drop_scoring (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  for (auto & b:priv->scoring) {
-    for (ssim2gst::ScoringGroup & g:b->groups)
-      gst_ssim2_compare_collect_group (self, b->pairs, g);
-  }
-  priv->scoring.clear ();
 }
 
 static ssim2gst::Alignment

@@ -77,13 +77,20 @@ Status Scorer::SetReference(const ImageView& reference) {
   return Status::Ok();
 }
 
-Status Scorer::ComputeWithReference(const ImageView& distorted, Result* result) {
-  if (!result) return Status(StatusCode::kInvalidArgument, "ComputeWithReference: result is null");
+Status Scorer::CheckAgainstReference(const ImageView* distorted, std::size_t count) const {
   if (!has_reference_) {
     return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
   }
-  if (Status s = ValidateImage(distorted); !s.ok()) return s;
-  if (Status s = ValidateSize(distorted, width_, height_); !s.ok()) return s;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (Status s = ValidateImage(distorted[i]); !s.ok()) return s;
+    if (Status s = ValidateSize(distorted[i], width_, height_); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Scorer::ComputeWithReference(const ImageView& distorted, Result* result) {
+  if (!result) return Status(StatusCode::kInvalidArgument, "ComputeWithReference: result is null");
+  if (Status s = CheckAgainstReference(&distorted, 1); !s.ok()) return s;
   return WithoutExceptions(width_, height_,
                            [&] { return ScoreAgainstReference(distorted, result); });
 }
@@ -93,13 +100,7 @@ Status Scorer::ComputeWithReference(const std::vector<ImageView>& distorted,
   if (!results) {
     return Status(StatusCode::kInvalidArgument, "ComputeWithReference: results is null");
   }
-  if (!has_reference_) {
-    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
-  }
-  for (const ImageView& d : distorted) {
-    if (Status s = ValidateImage(d); !s.ok()) return s;
-    if (Status s = ValidateSize(d, width_, height_); !s.ok()) return s;
-  }
+  if (Status s = CheckAgainstReference(distorted.data(), distorted.size()); !s.ok()) return s;
   results->assign(distorted.size(), Result());
   return WithoutExceptions(width_, height_, [&] {
     return ScoreBatchAgainstReference(distorted, results->data());
@@ -109,13 +110,7 @@ Status Scorer::ComputeWithReference(const std::vector<ImageView>& distorted,
 Status Scorer::SubmitWithReference(const std::vector<ImageView>& distorted,
                                    BatchHandle* handle) {
   if (!handle) return Status(StatusCode::kInvalidArgument, "SubmitWithReference: handle is null");
-  if (!has_reference_) {
-    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
-  }
-  for (const ImageView& d : distorted) {
-    if (Status s = ValidateImage(d); !s.ok()) return s;
-    if (Status s = ValidateSize(d, width_, height_); !s.ok()) return s;
-  }
+  if (Status s = CheckAgainstReference(distorted.data(), distorted.size()); !s.ok()) return s;
   return WithoutExceptions(width_, height_, [&] {
     Submitted batch;
     batch.results.assign(distorted.size(), Result());

@@ -76,7 +76,9 @@ Result CpuScore(const ImageView& a, const ImageView& b) {
   std::unique_ptr<Scorer> s;
   Result r;
   EXPECT_OK(Scorer::Create(a.width, a.height, o, &s));
-  if (s) EXPECT_OK(s->Compute(a, b, &r));
+  if (s) {
+    EXPECT_OK(s->Compute(a, b, &r));
+  }
   return r;
 }
 

@@ -287,6 +287,10 @@ class Scorer {
   virtual Status FinishBatch(std::uint64_t token, Result* results);
 
  private:
+  // A reference is cached and the distorted images are valid views of the
+  // scorer's size.
+  Status CheckAgainstReference(const ImageView* distorted, std::size_t count) const;
+
   struct Submitted {
     BatchHandle handle = 0;
     bool pending = false;

@@ -302,11 +302,8 @@ Status Engine::ComputeBatch(const ImageView* distorted, std::size_t count, Resul
   if (count > 0 && (!distorted || !results)) {
     return Status(StatusCode::kInvalidArgument, "ComputeBatch: null array");
   }
-  if (!impl_->has_reference) {
-    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
-  }
   SSIM2_GUARD();
-  for (std::size_t i = 0; i < count; ++i) SSIM2_RETURN_IF_ERROR(impl_->CheckImage(distorted[i]));
+  SSIM2_RETURN_IF_ERROR(impl_->CheckAgainstReference(distorted, count));
   return impl_->ScoreBatch(distorted, count, results);
 }
 
@@ -321,11 +318,8 @@ Status Engine::ComputeBatchAsync(const ImageView* distorted, std::size_t count,
                   "ComputeBatchAsync: " + std::to_string(count) + " images, more than max_batch (" +
                       std::to_string(impl_->options.max_batch) + ")");
   }
-  if (!impl_->has_reference) {
-    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
-  }
   SSIM2_GUARD();
-  for (std::size_t i = 0; i < count; ++i) SSIM2_RETURN_IF_ERROR(impl_->CheckImage(distorted[i]));
+  SSIM2_RETURN_IF_ERROR(impl_->CheckAgainstReference(distorted, count));
   return impl_->SubmitBatch(distorted, count, ticket);
 }
 

@@ -68,6 +68,8 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
 
   // passes.cpp
   Status CheckImage(const ImageView& image) const;
+  // A reference is cached and the images are valid for this engine.
+  Status CheckAgainstReference(const ImageView* distorted, std::size_t count) const;
   Status SetReference(const ImageView& reference);
   // Scores `distorted` against `reference`, or against the cached reference
   // when `reference` is null, and hands out a ticket for the result.

@@ -27,6 +27,14 @@ Status LaunchPass(const PassLaunches& pass, cudaStream_t stream) {
   return Status::Ok();
 }
 
+Status Engine::Impl::CheckAgainstReference(const ImageView* distorted, std::size_t count) const {
+  if (!has_reference) {
+    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+  }
+  for (std::size_t i = 0; i < count; ++i) SSIM2_RETURN_IF_ERROR(CheckImage(distorted[i]));
+  return Status::Ok();
+}
+
 Status Engine::Impl::CheckImage(const ImageView& v) const {
   SSIM2_RETURN_IF_ERROR(ValidateImage(v));
   SSIM2_RETURN_IF_ERROR(ValidateSize(v, width, height));
@@ -138,10 +146,10 @@ Status Engine::Impl::Enqueue(const ImageView* ref, const ImageView& dist, Ticket
   if (ref) {
     SSIM2_RETURN_IF_ERROR(ValidatePair(*ref, dist));
     SSIM2_RETURN_IF_ERROR(CheckImage(*ref));
-  } else if (!has_reference) {
-    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+    SSIM2_RETURN_IF_ERROR(CheckImage(dist));
+  } else {
+    SSIM2_RETURN_IF_ERROR(CheckAgainstReference(&dist, 1));
   }
-  SSIM2_RETURN_IF_ERROR(CheckImage(dist));
   InputDesc dd;
   Upload dist_upload;
   SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(dist, res->uploads.NextDistortedStaging(),

@@ -365,6 +365,23 @@ TEST_P(ScorerContract, BatchesInFlightKeepTheirReference) {
     ASSERT_OK(scorer->ComputeWithReference(views_b[0], &r));
     EXPECT_TRUE(BitIdentical(r, expected_b[0]));
   }
+  // More images than the CUDA engine takes in one asynchronous batch (its
+  // max_batch, 8): scored at submit instead, with the same results.
+  const TestImage ref = MakeImage(PixelFormat::kRGB8, kW, kH, 103);
+  std::vector<TestImage> many;
+  std::vector<ImageView> views;
+  for (unsigned i = 0; i < 9; ++i) many.push_back(MakeImage(PixelFormat::kRGB8, kW, kH, 300 + i));
+  for (const TestImage& d : many) views.push_back(d.view);
+  ASSERT_OK(scorer->SetReference(ref.view));
+  std::vector<Result> expected, got;
+  ASSERT_OK(scorer->ComputeWithReference(views, &expected));
+  Scorer::BatchHandle large = 0;
+  ASSERT_OK(scorer->SubmitWithReference(views, &large));
+  ASSERT_OK(scorer->CollectBatch(large, &got));
+  ASSERT_EQ(got.size(), views.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(BitIdentical(got[i], expected[i])) << "large batch, image " << i;
+  }
 }
 
 TEST_P(ScorerContract, TooSmall) {

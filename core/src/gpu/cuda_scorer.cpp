@@ -39,20 +39,14 @@ class CudaScorer final : public Scorer {
                     Result* results) override {
     return engine_.ComputeBatch(reference, distorted.data(), distorted.size(), results);
   }
-  // A batch the engine cannot take at once (more images than its tickets,
-  // or tickets held by batches in flight) is scored here and now.
+  // A batch the engine cannot take at once (more images than max_batch, or
+  // tickets held by batches in flight: kInvalidArgument, the images being
+  // checked already) is scored here and now.
   Status StartBatch(const std::vector<ImageView>& distorted, Result* results,
                     std::uint64_t* token, bool* pending) override {
-    *pending = false;
-    // CreateCudaScorer keeps the engine's default max_batch.
-    if (distorted.size() <= static_cast<std::size_t>(cuda::EngineOptions().max_batch)) {
-      const Status s = engine_.ComputeBatchAsync(distorted.data(), distorted.size(), token);
-      if (s.ok()) {
-        *pending = true;
-        return s;
-      }
-      if (s.code() != StatusCode::kInvalidArgument) return s;
-    }
+    const Status s = engine_.ComputeBatchAsync(distorted.data(), distorted.size(), token);
+    *pending = s.ok();
+    if (s.code() != StatusCode::kInvalidArgument) return s;
     return engine_.ComputeBatch(distorted.data(), distorted.size(), results);
   }
   Status FinishBatch(std::uint64_t token, Result* results) override {

@@ -15,7 +15,9 @@
 // distorted images, (a) on one engine, SetReference then ComputeBatchAsync of
 // the four, the next frame submitted before the previous one is waited for
 // (what ssim2compare does with four rendition pads), (b) the same blocking
-// (ComputeBatch), and (c) four threads with an engine each, SetReference then
+// (ComputeBatch), (c) the same as (a) through the Scorer (SetReference,
+// SubmitWithReference, CollectBatch: the next reference on its second
+// engine), and (d) four threads with an engine each, SetReference then
 // Compute(distorted) (four elements behind a tee); then exits.
 //
 // For every size and every engine count T of --engines, T threads each drive
@@ -297,6 +299,31 @@ int main(int argc, char** argv) {
         return ok;
       });
       if (in_flight && !Ok(engines[0].WaitBatch(previous, results), "WaitBatch")) return 1;
+      // (d) The Scorer, pipelined as in (a): it prepares the next frame's
+      // reference on a second engine while the frame in flight is scored.
+      ScorerOptions so;
+      so.backend = Backend::kCuda;
+      std::unique_ptr<Scorer> scorer;
+      if (!Ok(Scorer::Create(w, h, so, &scorer), "Scorer::Create")) return 1;
+      const std::vector<ImageView> renditions(batch.begin(), batch.begin() + 4);
+      std::vector<Result> collected;
+      Scorer::BatchHandle previous_handle = 0;
+      bool handle_in_flight = false;
+      const double scorer_rate = 4 * MeasureParallel(1, seconds, 1, [&](int) {
+        Scorer::BatchHandle handle = 0;
+        if (!Ok(scorer->SetReference(rv), "SetReference") ||
+            !Ok(scorer->SubmitWithReference(renditions, &handle), "SubmitWithReference")) {
+          return false;
+        }
+        const bool ok = !handle_in_flight ||
+                        Ok(scorer->CollectBatch(previous_handle, &collected), "CollectBatch");
+        previous_handle = handle;
+        handle_in_flight = true;
+        return ok;
+      });
+      if (handle_in_flight && !Ok(scorer->CollectBatch(previous_handle, &collected), "CollectBatch")) {
+        return 1;
+      }
       const double blocking = 4 * MeasureParallel(1, seconds, 1, [&](int) {
         return Ok(engines[0].ComputeBatch(rv, batch.data(), 4, results), "ComputeBatch");
       });
@@ -304,10 +331,13 @@ int main(int argc, char** argv) {
         return Ok(engines[t].SetReference(rv), "SetReference") &&
                Ok(engines[t].Compute(batch[t], &results[t]), "Compute");
       });
+      std::printf("MEM %s ladder: one engine %zu bytes, the Scorer %zu bytes\n", size.c_str(),
+                  engines[0].memory_bytes(), scorer->memory_bytes());
       std::printf("| %s ladder, rendition frames/s | one engine, 4 per batch, pipelined | "
-                  "the same, blocking | 4 engines, reference each |\n|---|---|---|---|\n"
-                  "| | %.0f (%.2fx) | %.0f (%.2fx) | %.0f |\n",
-                  size.c_str(), pipelined, pipelined / four, blocking, blocking / four, four);
+                  "the same, blocking | Scorer, pipelined | 4 engines, reference each |\n"
+                  "|---|---|---|---|---|\n| | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f |\n",
+                  size.c_str(), pipelined, pipelined / four, blocking, blocking / four,
+                  scorer_rate, scorer_rate / four, four);
       return 0;
     }
     if (profile_passes) {

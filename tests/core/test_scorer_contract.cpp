@@ -384,6 +384,83 @@ TEST_P(ScorerContract, BatchesInFlightKeepTheirReference) {
   }
 }
 
+// What ssim2compare does with a ladder: per frame SetReference, submit that
+// frame's images, then collect the previous frame's batch, so that a new
+// reference is set while a batch is in flight every time (the CUDA backend
+// then prepares it on its second engine). Then three batches in flight
+// against three references, collected out of order. Every result is the
+// synchronous call's, bit for bit.
+TEST_P(ScorerContract, ReferencesSetWhileBatchesAreInFlight) {
+  std::unique_ptr<Scorer> scorer = NewScorer();
+  ASSERT_TRUE(scorer);
+  constexpr int kFrames = 5;
+  constexpr int kRenditions = 3;
+  std::vector<TestImage> refs, dists;
+  for (int t = 0; t < kFrames; ++t) {
+    refs.push_back(MakeImage(PixelFormat::kRGB8, kW, kH, 400 + t, 0.3 * t));
+    for (int r = 0; r < kRenditions; ++r) {
+      dists.push_back(MakeImage(PixelFormat::kRGB8, kW, kH, 500 + 10 * t + r, 0.3 * t + 0.05 * r));
+    }
+  }
+  auto frame_views = [&](int t) {
+    std::vector<ImageView> v;
+    for (int r = 0; r < kRenditions; ++r) v.push_back(dists[t * kRenditions + r].view);
+    return v;
+  };
+  std::vector<std::vector<Result>> expected(kFrames);
+  for (int t = 0; t < kFrames; ++t) {
+    ASSERT_OK(scorer->SetReference(refs[t].view));
+    ASSERT_OK(scorer->ComputeWithReference(frame_views(t), &expected[t]));
+  }
+  ASSERT_FALSE(BitIdentical(expected[0][0], expected[1][0])) << "the frames differ";
+  auto expect_frame = [&](const std::vector<Result>& got, int t, const char* what) {
+    ASSERT_EQ(got.size(), static_cast<std::size_t>(kRenditions));
+    for (int r = 0; r < kRenditions; ++r) {
+      EXPECT_TRUE(BitIdentical(got[r], expected[t][r])) << what << ", frame " << t << ", image " << r;
+    }
+  };
+
+  const std::size_t memory_before = scorer->memory_bytes();
+  Scorer::BatchHandle previous = 0;
+  for (int t = 0; t < kFrames; ++t) {
+    ASSERT_OK(scorer->SetReference(refs[t].view));
+    Scorer::BatchHandle handle = 0;
+    ASSERT_OK(scorer->SubmitWithReference(frame_views(t), &handle));
+    if (t > 0) {
+      std::vector<Result> got;
+      ASSERT_OK(scorer->CollectBatch(previous, &got));
+      expect_frame(got, t - 1, "pipelined");
+    }
+    previous = handle;
+  }
+  std::vector<Result> got;
+  ASSERT_OK(scorer->CollectBatch(previous, &got));
+  expect_frame(got, kFrames - 1, "pipelined");
+  if (GetParam() == Backend::kCuda) {
+    EXPECT_GT(scorer->memory_bytes(), memory_before) << "a second engine for the next reference";
+  }
+
+  // Three in flight: the third reference goes back to an engine whose batch
+  // has not been collected yet.
+  Scorer::BatchHandle h[3] = {0, 0, 0};
+  for (int t = 0; t < 3; ++t) {
+    ASSERT_OK(scorer->SetReference(refs[t].view));
+    ASSERT_OK(scorer->SubmitWithReference(frame_views(t), &h[t]));
+  }
+  EXPECT_EQ(scorer->batches_in_flight(), 3u);
+  for (int t : {2, 0, 1}) {
+    ASSERT_OK(scorer->CollectBatch(h[t], &got));
+    expect_frame(got, t, "three in flight");
+  }
+  // The cached reference is the last one set, whichever engine holds it.
+  Result r;
+  ASSERT_OK(scorer->ComputeWithReference(dists[2 * kRenditions].view, &r));
+  EXPECT_TRUE(BitIdentical(r, expected[2][0]));
+  ASSERT_OK(scorer->Compute(refs[4].view, dists[0].view, &r));
+  ASSERT_OK(scorer->ComputeWithReference(dists[2 * kRenditions + 1].view, &r));
+  EXPECT_TRUE(BitIdentical(r, expected[2][1])) << "a pair left the cached reference alone";
+}
+
 TEST_P(ScorerContract, TooSmall) {
   ScorerOptions options;
   options.backend = GetParam();

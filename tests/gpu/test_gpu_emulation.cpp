@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -346,5 +347,70 @@ TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
   EXPECT_EQ(serial.batch_lanes(), 0);
   for (std::size_t i = 0; i < views.size(); ++i) {
     EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
+  }
+}
+
+// The CUDA scorer prepares a reference set while a batch is in flight on a
+// second engine. When that engine cannot get its memory, the first engine
+// does everything, in order, with the same results and no error.
+TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
+  constexpr int kW = 16, kH = 16;
+  std::mt19937 rng(6);
+  std::uniform_int_distribution<int> byte(0, 255);
+  auto image = [&]() {
+    std::vector<unsigned char> rgb(3 * kW * kH);
+    for (unsigned char& v : rgb) v = static_cast<unsigned char>(byte(rng));
+    return rgb;
+  };
+  auto view = [&](const std::vector<unsigned char>& rgb) {
+    return ImageView::Packed(PixelFormat::kRGB8, kW, kH, rgb.data(), 3 * kW);
+  };
+  const std::vector<std::vector<unsigned char>> refs = {image(), image(), image()};
+  const std::vector<std::vector<unsigned char>> dists = {image(), image()};
+  const std::vector<ImageView> batch = {view(dists[0]), view(dists[1])};
+
+  ScorerOptions options;
+  options.backend = Backend::kCuda;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::Create(kW, kH, options, &scorer).ok());
+  std::vector<std::vector<Result>> expected(refs.size());
+  for (std::size_t t = 0; t < refs.size(); ++t) {
+    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
+    ASSERT_TRUE(scorer->ComputeWithReference(batch, &expected[t]).ok());
+  }
+  const std::size_t memory = scorer->memory_bytes();
+  emu::SetDeviceMemoryHeadroom(0);
+  std::vector<Scorer::BatchHandle> handles(refs.size());
+  Status s;
+  for (std::size_t t = 0; t < refs.size() && s.ok(); ++t) {
+    s = scorer->SetReference(view(refs[t]));
+    if (s.ok()) s = scorer->SubmitWithReference(batch, &handles[t]);
+  }
+  emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(scorer->memory_bytes(), memory) << "no second engine";
+  for (std::size_t t = 0; t < refs.size(); ++t) {
+    std::vector<Result> got;
+    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
+    ASSERT_EQ(got.size(), batch.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
+          << "frame " << t << ", image " << i;
+    }
+  }
+  // Memory back: the next reference set with a batch in flight gets its engine.
+  handles.assign(2, 0);
+  for (std::size_t t = 0; t < 2; ++t) {
+    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
+    ASSERT_TRUE(scorer->SubmitWithReference(batch, &handles[t]).ok());
+  }
+  EXPECT_GT(scorer->memory_bytes(), memory);
+  for (std::size_t t = 0; t < 2; ++t) {
+    std::vector<Result> got;
+    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
+          << "second engine, frame " << t << ", image " << i;
+    }
   }
 }

@@ -216,7 +216,10 @@ struct ScorerOptions {
 //   batch is scored against the reference cached when it was submitted. The
 //   CUDA backend scores the batch while the caller goes on (at least two
 //   batches may be in flight; a batch larger than the engine takes at once
-//   is scored at submit); the CPU backend scores it at submit. The images'
+//   is scored at submit), and a reference set while a batch is in flight is
+//   prepared beside it on a second engine, made then (memory_bytes()
+//   doubles; without the memory the first engine goes on alone); the CPU
+//   backend scores it at submit. The images'
 //   memory must stay valid and unchanged until the batch is collected. A
 //   handle is collected once; an unknown one fails with kInvalidArgument.
 // - Alpha, as the reference tool: a reference with alpha is scored against

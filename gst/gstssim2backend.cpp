@@ -484,10 +484,12 @@ gst_ssim2_compare_submit_group (GstSsim2Compare * self,
   if (priv->use_cuda && !gst_cuda_context_push (priv->context))
     return release ();
 #endif
+  const gint64 start = g_get_monotonic_time ();
   const ssim2::Status s = score_against (priv,
       set_reference ? &g.ref_frame->view () : nullptr, ref_seq, [&]() {
         return priv->scorer->SubmitWithReference (views, &g.handle);
       });
+  priv->timing.submit_us += g_get_monotonic_time () - start;
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda)
     gst_cuda_context_pop (nullptr);
@@ -524,12 +526,14 @@ gst_ssim2_compare_collect_group (GstSsim2Compare * self,
     else
 #endif
     {
+      const gint64 start = g_get_monotonic_time ();
       try {
         s = priv->scorer->CollectBatch (g.handle, &results);
       } catch (const std::bad_alloc &) {
         s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
             "a host allocation failed");
       }
+      priv->timing.collect_us += g_get_monotonic_time () - start;
 #ifdef HAVE_GST_CUDA
       if (priv->use_cuda)
         gst_cuda_context_pop (nullptr);

@@ -218,8 +218,16 @@ struct GstSsim2ComparePrivate {
   guint64 scorer_serial = 0;
   /* Batches submitted to the scorer and not pushed on yet, oldest first:
    * in a non-live pipeline the pass that takes the next pairs submits them
-   * before it collects and pushes these (at most one left in flight). */
+   * before it collects and pushes these (kPassesInFlight left in flight). */
   std::deque<std::unique_ptr<ssim2gst::ScoringBatch>> scoring;
+  /* Where the aggregator thread's time went (monotonic microseconds), for
+   * the INFO line at the end: all of aggregate(), and within it handing
+   * batches to the scorer and waiting for their scores. */
+  struct {
+    gint64 aggregate_us = 0;
+    gint64 submit_us = 0;
+    gint64 collect_us = 0;
+  } timing;
   bool use_cuda = false;
   bool finished = false;  /* every rendition finished: EOS sent */
   guint64 seeks = 0;  /* flushing seeks since start */

@@ -943,6 +943,14 @@ measurement_started (const Rendition & r)
   return r.ref_frames > 0 || r.st.frames > 0;
 }
 
+/* Passes whose pairs stay in flight (submitted, not yet collected) in a
+ * non-live pipeline. Two, not one: on CUDA the scorer prepares each ref
+ * frame on the engine that is not scoring the previous one (cuda_scorer.cpp),
+ * so consecutive passes run side by side and end together; with one left in
+ * flight the GPU would idle while this thread collects, pushes and steps,
+ * with two it has the next pass's work queued meanwhile. */
+static const size_t kPassesInFlight = 2;
+
 static GstFlowReturn complete_scoring (GstSsim2Compare * self, size_t keep);
 static void drop_scoring (GstSsim2Compare * self);
 
@@ -971,6 +979,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
   priv->ref_next = 0;
   measurement_reset (self);
   priv->seeks = 0;
+  priv->timing = {};
   priv->ref_end = GST_CLOCK_TIME_NONE;
 
   if (!gst_ssim2_compare_open_backend (self))
@@ -2256,13 +2265,10 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
  * renditions go through the ref frames together and each ref frame is
  * prepared once for all of them. */
 static GstFlowReturn
-gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
+aggregate_pass (GstAggregator * agg, gboolean timeout)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
-
-  if (priv->finished)
-    return GST_FLOW_EOS;
 
   std::vector < RenditionPtr > list = renditions_snapshot (self);
   std::vector < PendingPair > pending;
@@ -2305,7 +2311,7 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
     submit_pass (self, pending);
   const bool live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
   const size_t in_flight = priv->scoring.size ();
-  const size_t keep = submitted && !live && !all_finished ? 1 : 0;
+  const size_t keep = submitted && !live && !all_finished ? kPassesInFlight : 0;
   GstFlowReturn scored = complete_scoring (self, keep);
   if (scored != GST_FLOW_OK)
     return scored;
@@ -2324,4 +2330,29 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   if (all_finished)
     return GST_FLOW_EOS;
   return progressed ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
+}
+
+/* One pass, timed: at the end the INFO log says how much of the
+ * aggregator thread's time went to handing pairs to the scorer and to
+ * waiting for scores (most of it when the scorer is the bottleneck, little
+ * when the thread itself is). */
+static GstFlowReturn
+gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  GstSsim2ComparePrivate *priv = self->priv;
+
+  if (priv->finished)
+    return GST_FLOW_EOS;
+  const gint64 start = g_get_monotonic_time ();
+  const GstFlowReturn ret = aggregate_pass (agg, timeout);
+  priv->timing.aggregate_us += g_get_monotonic_time () - start;
+  if (priv->finished) {
+    GST_INFO_OBJECT (self, "aggregator thread: %.3f s in passes, %.3f s "
+        "submitting pairs, %.3f s waiting for scores; scorer memory %"
+        G_GSIZE_FORMAT " bytes", priv->timing.aggregate_us / 1e6,
+        priv->timing.submit_us / 1e6, priv->timing.collect_us / 1e6,
+        priv->scorer ? priv->scorer->memory_bytes () : (gsize) 0);
+  }
+  return ret;
 }

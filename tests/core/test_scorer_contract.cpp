@@ -289,8 +289,9 @@ TEST_P(ScorerContract, BatchAgainstTheCachedReference) {
     }
   }
   if (GetParam() == Backend::kCuda) {
-    // Three lanes beside the engine's own stream, each about one engine.
-    EXPECT_GE(scorer->memory_bytes(), 4 * memory_before);
+    // Three lanes beside the engine's own stream, each most of an engine
+    // (no cache of their own).
+    EXPECT_GE(scorer->memory_bytes(), 3 * memory_before);
   }
 }
 

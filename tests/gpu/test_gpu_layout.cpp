@@ -110,6 +110,52 @@ TEST(GpuLayout, RegionsUploadsAndJobTables) {
   }
 }
 
+// A batch lane's memory has no cache of its own: its regions stay disjoint,
+// it is smaller by the mu1 and sigma11 planes, it has no kRef tables, and
+// its kCached tables read the owner's XYB pyramid, mu1 and sigma11 while
+// writing only its own memory.
+TEST(GpuLayout, LaneReadsItsOwnersCache) {
+  for (bool all : {false, true}) {
+    const Layout owner = MakeLayout(1921, 1081, all, 16);
+    const Layout lane = MakeLayout(1921, 1081, all, 16, /*with_cache=*/false);
+    EXPECT_FALSE(lane.has_cache);
+    std::size_t cache_bytes = 0;
+    for (int s = 0; s < owner.plan.num_scales; ++s) cache_bytes += 2 * 3 * owner.geom[s].plane_bytes;
+    EXPECT_LE(lane.total_bytes, owner.total_bytes - cache_bytes);
+    EXPECT_EQ(lane.mu1[0], Layout::kNoPlane);
+    EXPECT_EQ(lane.raw_ref_bytes, 0u);
+    EXPECT_EQ(lane.xyb[0][0], owner.xyb[0][0]);
+
+    char* owner_base = reinterpret_cast<char*>(0x100000000ull);
+    char* lane_base = reinterpret_cast<char*>(0x900000000ull);
+    const LaunchTables t = MakeTables(lane, lane_base, owner_base, &owner);
+    const int ref = static_cast<int>(PassMode::kRef);
+    const int cached = static_cast<int>(PassMode::kCached);
+    EXPECT_TRUE(t.h[ref][0].empty() && t.v[ref][0].empty()) << "a lane never prepares a reference";
+    auto in = [](const void* p, char* base, std::size_t bytes) {
+      const char* c = static_cast<const char*>(p);
+      return c >= base && c < base + bytes;
+    };
+    for (const VJob& v : t.v[cached][0]) {
+      EXPECT_TRUE(in(v.img1, owner_base, owner.total_bytes)) << "reference XYB from the owner";
+      EXPECT_TRUE(in(v.img2, lane_base, lane.total_bytes)) << "distorted XYB of the lane";
+      EXPECT_EQ(v.mode[kMapMu1], kSlotLoad);
+      EXPECT_TRUE(in(v.src[kMapMu1], owner_base, owner.total_bytes)) << "mu1 from the owner";
+      const std::size_t mu1 = reinterpret_cast<const char*>(v.src[kMapMu1]) - owner_base;
+      bool at_mu1 = false;
+      for (int s = 0; s < owner.plan.num_scales; ++s)
+        for (int c = 0; c < 3; ++c) at_mu1 = at_mu1 || mu1 == owner.mu1[s] + c * owner.geom[s].plane_bytes;
+      EXPECT_TRUE(at_mu1) << "mu1 at one of the owner's mu1 planes";
+      if (v.ssim) {
+        EXPECT_TRUE(in(v.src[kMapS11], owner_base, owner.total_bytes)) << "sigma11 from the owner";
+      }
+    }
+    for (const HJob& j : t.h[cached][0]) {
+      EXPECT_TRUE(in(j.out, lane_base, lane.total_bytes)) << "the lane writes its own temp";
+    }
+  }
+}
+
 TEST(GpuLayout, AtMost160BytesPerPixel) {
   const int video[][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
   for (const auto& s : video) {
@@ -119,6 +165,9 @@ TEST(GpuLayout, AtMost160BytesPerPixel) {
       std::printf("%dx%d%s: %zu bytes of device memory, %.1f bytes per pixel\n", s[0], s[1],
                   all ? " (all features)" : "", l.total_bytes, bpp);
       EXPECT_LE(bpp, 160.0) << s[0] << "x" << s[1];
+      const Layout lane = MakeLayout(s[0], s[1], all, 16, /*with_cache=*/false);
+      std::printf("  a batch lane: %zu bytes, %.1f bytes per pixel\n", lane.total_bytes,
+                  static_cast<double>(lane.total_bytes) / (static_cast<double>(s[0]) * s[1]));
     }
   }
 }

@@ -54,7 +54,8 @@ struct EngineOptions {
   // How many CUDA streams score the distorted images of one ComputeBatch
   // call at once (1..kMaxBatchStreams). Each stream beyond the engine's own
   // is a lane with working memory of its own (memory_bytes() grows by about
-  // one engine's worth per lane), made on the first batch that can use it;
+  // three quarters of an engine per lane: a lane reads the engine's cached
+  // reference and has none of its own), made on the first batch that can use it;
   // every lane reads the one prepared reference. 1: the images are scored
   // one after the other on the engine's stream. A lane that cannot get its
   // memory is left out (the batch runs on fewer streams).

@@ -77,13 +77,14 @@ Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
   // faster on a given machine (ssim2-bench does both).
   const char* upload_mode = std::getenv("SSIM2_CUDA_PAGEABLE_UPLOAD");
   const bool pageable_direct = upload_mode && std::string(upload_mode) == "direct";
-  impl->layout =
-      MakeLayout(width, height, options.all_features, kMaxAlphaPasses * options.max_batch);
+  impl->layout = MakeLayout(width, height, options.all_features,
+                            kMaxAlphaPasses * options.max_batch, /*with_cache=*/!cache_owner);
   impl->res = std::make_unique<Impl::Resources>();
   Impl::Resources& r = *impl->res;
   SSIM2_RETURN_IF_ERROR(r.memory.Allocate(impl->layout.total_bytes));
   impl->cache_base = cache_owner ? cache_owner->base() : r.memory.get();
-  impl->tables = MakeTables(impl->layout, r.memory.get(), impl->cache_base);
+  impl->tables = MakeTables(impl->layout, r.memory.get(), impl->cache_base,
+                            cache_owner ? &cache_owner->layout : nullptr);
   if (options.stream) {
     r.stream.Borrow(static_cast<cudaStream_t>(options.stream));
   } else {

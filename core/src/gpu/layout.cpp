@@ -39,9 +39,11 @@ std::size_t Layout::UploadOffset(int image) const {
   return temp + (image == 0 ? 0 : UploadBytes());
 }
 
-Layout MakeLayout(int width, int height, bool all_features, int result_slots) {
+Layout MakeLayout(int width, int height, bool all_features, int result_slots,
+                  bool with_cache) {
   Layout l;
   l.plan = MakePlan(width, height, all_features);
+  l.has_cache = with_cache;
   const int scales = l.plan.num_scales;
   for (int s = 0; s < scales; ++s) {
     ScaleGeom& g = l.geom[s];
@@ -59,7 +61,8 @@ Layout MakeLayout(int width, int height, bool all_features, int result_slots) {
   for (int i = 0; i < 2; ++i) {
     for (int s = 0; s < scales; ++s) l.xyb[i][s] = take(3 * l.geom[s].plane_bytes);
   }
-  for (int s = 0; s < scales; ++s) {
+  for (int s = 0; s < kMaxScales; ++s) l.mu1[s] = l.s11[s] = Layout::kNoPlane;
+  for (int s = 0; s < scales && with_cache; ++s) {
     l.mu1[s] = take(3 * l.geom[s].plane_bytes);
     l.s11[s] = take(3 * l.geom[s].plane_bytes);
   }
@@ -95,7 +98,7 @@ Layout MakeLayout(int width, int height, bool all_features, int result_slots) {
         if (temp_rel[s][c][m] != Layout::kNoPlane) l.temp_plane[s][c][m] = l.temp + temp_rel[s][c][m];
   // Alpha formats have at most 8 bytes per pixel (RGBA16); rows 16-byte
   // aligned. They live in the cache region (mu1 then s11 of all scales).
-  l.raw_ref_bytes = AlignUp(static_cast<std::size_t>(width) * 8, 16) * height;
+  l.raw_ref_bytes = with_cache ? AlignUp(static_cast<std::size_t>(width) * 8, 16) * height : 0;
   l.raw_ref = l.mu1[0];
   int partials = 0;
   for (int s = 0; s < scales; ++s) {
@@ -123,16 +126,21 @@ void FillSrgb8Table(float* table) {
   }
 }
 
-LaunchTables MakeTables(const Layout& l, char* base, char* cache_base) {
+LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Layout* cache_layout) {
   LaunchTables t;
   const MetricPlan& plan = l.plan;
   auto f = [&](std::size_t off) { return reinterpret_cast<float*>(base + off); };
   if (!cache_base) cache_base = base;
+  if (!cache_layout) cache_layout = &l;
   for (int mode_i = 0; mode_i < kNumPassModes; ++mode_i) {
     const PassMode mode = static_cast<PassMode>(mode_i);
+    // A lane never prepares a reference: it has no cache to write.
+    if (mode == PassMode::kRef && !l.has_cache) continue;
     // The reference's planes: only the kCached pass reads another
     // allocation's (kRef writes them, kFull computes them afresh).
-    char* const ref_base = mode == PassMode::kCached ? cache_base : base;
+    const bool cached = mode == PassMode::kCached;
+    char* const ref_base = cached ? cache_base : base;
+    const Layout& rl = cached ? *cache_layout : l;
     auto fr = [&](std::size_t off) { return reinterpret_cast<float*>(ref_base + off); };
     int reduce_jobs = 0;
     int partial_cursor = 0;
@@ -150,10 +158,11 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base) {
           const ChannelNeeds& needs = plan.needs[s][c];
           if (!needs.any()) continue;
           const std::size_t cp = c * g.plane_bytes;
-          float* x1 = fr(l.xyb[0][s] + cp);
+          float* x1 = fr(rl.xyb[0][s] + cp);
           float* x2 = f(l.xyb[1][s] + cp);
-          float* mu1 = fr(l.mu1[s] + cp);
-          float* s11 = fr(l.s11[s] + cp);
+          // Only kRef and kCached use them (kFull blurs into temp).
+          float* mu1 = mode == PassMode::kFull ? nullptr : fr(rl.mu1[s] + cp);
+          float* s11 = mode == PassMode::kFull ? nullptr : fr(rl.s11[s] + cp);
           auto add_h = [&](const float* a, const float* b, int source, int map) {
             HJob j{};
             j.a = a;

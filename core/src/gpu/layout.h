@@ -13,6 +13,8 @@
 //   raw_ref   input samples of an alpha reference (8 bytes), inside the
 //             mu1/s11 region (an alpha reference has no cache: it is
 //             scored with full passes)
+//   A batch lane has no mu1, s11 or raw_ref (it reads its owner's): about
+//   8 floats per pixel less.
 //   partials, sums, job tables: a few KB
 // = at most 38 floats ~ 152 bytes per pixel (all_features), ~134 with the
 // zero-weight maps skipped.
@@ -51,6 +53,10 @@ constexpr int kNumGroups = 1;
 
 struct Layout {
   MetricPlan plan;
+  // False for a batch lane's memory: it reads its owner's cache, so it has
+  // no mu1 / sigma11 / raw_ref regions of its own (offsets kNoPlane) and no
+  // kRef tables.
+  bool has_cache = true;
   ScaleGeom geom[kMaxScales];
   // Byte offsets into the allocation; an image's channel c is at
   // offset + c * geom[s].plane_bytes.
@@ -79,8 +85,10 @@ struct Layout {
 
 constexpr int kSumsPerResult = kMaxScales * kNumChannels * kNumSums;  // 108 doubles
 
-// `result_slots`: device result slots (sums of one pass each).
-Layout MakeLayout(int width, int height, bool all_features, int result_slots);
+// `result_slots`: device result slots (sums of one pass each);
+// `with_cache`: false for a batch lane (Layout::has_cache).
+Layout MakeLayout(int width, int height, bool all_features, int result_slots,
+                  bool with_cache = true);
 
 // Job tables of every (mode, group) with device pointers relative to `base`.
 struct LaunchTables {
@@ -105,10 +113,12 @@ struct LaunchTables {
   float neg_cbrt_bias = 0.0f;
 };
 
-// `cache_base`: the allocation whose reference pyramid (xyb[0]), mu1 and
-// sigma11 the kCached pass reads; null: `base`. An engine's batch lanes
-// read the cache of the engine that owns them (engine_impl.h).
-LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base = nullptr);
+// `cache_base` / `cache_layout`: the allocation whose reference pyramid
+// (xyb[0]), mu1 and sigma11 the kCached pass reads, and its layout; null:
+// `base` and `layout`. An engine's batch lanes read the cache of the engine
+// that owns them (engine_impl.h).
+LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base = nullptr,
+                        const Layout* cache_layout = nullptr);
 
 // Everything one pass launches, in launch order: a prepare per scale, then
 // per scale group one horizontal and one vertical blur, then (unless the

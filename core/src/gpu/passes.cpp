@@ -59,6 +59,9 @@ Status Engine::Impl::EnqueuePass(PassMode mode, const InputDesc* ref, const Inpu
 
 Status Engine::Impl::SetReference(const ImageView& ref) {
   has_reference = false;
+  if (!layout.has_cache) {
+    return Status(StatusCode::kInternal, "a batch lane has no cache of its own");
+  }
   SSIM2_RETURN_IF_ERROR(CheckImage(ref));
   if (HasAlpha(ref.format)) {
     // Two passes with different backgrounds follow for every distorted

@@ -25,8 +25,8 @@
  * summary; each ref frame is prepared once and every rendition frame paired
  * with it is scored against that preparation (on CUDA concurrently). In a
  * non-live pipeline scoring is pipelined: the element submits the next ref
- * frame's pairs before it pushes the frames of the last one, so one frame
- * per pad is in flight (never in a live pipeline). `src` carries the `dist`
+ * frames' pairs before it pushes the frames of the earlier ones, so two
+ * frames per pad are in flight (never in a live pipeline). `src` carries the `dist`
  * buffers only; those of the request pads are consumed. Every message and
  * warning about a rendition has a `pad` field. A rendition must have the
  * reference's size (upscale it first: the scaler is part of what is

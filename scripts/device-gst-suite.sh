@@ -202,6 +202,12 @@ frames=$(($(grep -c '^[0-9]' "$LOG/cuda1080.csv") ))
 row "1080p, 2 x nvh264dec only (3000 frames each)" "$(python3 -c "print(f'{3000/($t1-$t0):.0f} frames/s per stream')")"
 row "1080p, 2 x nvh264dec + ssim2compare cuda" "$(python3 -c "print(f'{$frames} pairs scored, {$frames/($t2-$t1):.0f} pairs/s')")"
 
+# 6. A ladder's throughput: one element with four rendition pads against
+# four elements behind a tee (scripts/device-ladder-bench.sh; the figure and
+# its history are in docs/PERFORMANCE.md). Reported, not judged.
+OUT=$LOG bash scripts/device-ladder-bench.sh "$BUILD" 3000 >"$LOG/ladder-bench.txt" 2>&1
+row "ladder 1080p + 4 throughput (exit $?)" "$(grep -o '^one element / 4 elements: [0-9.x-]*' "$LOG/ladder-bench.txt" | cut -d: -f2) while playing; rendition frames/s $(grep -E '^\| (one element, 4|4 elements)' "$LOG/ladder-bench.txt" | awk -F'|' '{gsub(/ /, "", $6); printf "%s%s", sep, $6; sep=" vs "}')"
+
 echo
 echo "## ssim2compare on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
 echo

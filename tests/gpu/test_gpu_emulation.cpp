@@ -300,17 +300,24 @@ TEST(GpuEmulation, YCbCrInputs) {
   YuvTest(PixelFormat::kP010_10LE, YuvMatrix::kBT709, YuvRange::kFull, 37, 29);
 }
 
+// 16x16 RGB8 noise, for the out-of-memory tests: their subject is what is
+// left out, not the content.
+namespace {
+constexpr int kNoiseSide = 16;
+std::vector<unsigned char> NoiseImage(std::mt19937& rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<unsigned char> rgb(3 * kNoiseSide * kNoiseSide);
+  for (unsigned char& v : rgb) v = static_cast<unsigned char>(byte(rng));
+  return rgb;
+}
+}  // namespace
+
 // A batch whose lanes cannot all get device memory still scores every image,
 // on the streams it could get, with the same results.
 TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
-  constexpr int kW = 16, kH = 16;
+  constexpr int kW = kNoiseSide, kH = kNoiseSide;
   std::mt19937 rng(5);
-  std::uniform_int_distribution<int> byte(0, 255);
-  auto image = [&]() {
-    std::vector<unsigned char> rgb(3 * kW * kH);
-    for (unsigned char& v : rgb) v = static_cast<unsigned char>(byte(rng));
-    return rgb;
-  };
+  auto image = [&]() { return NoiseImage(rng); };
   const std::vector<unsigned char> ref = image();
   std::vector<std::vector<unsigned char>> dists;
   std::vector<ImageView> views;
@@ -357,14 +364,9 @@ TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
 // second engine. When that engine cannot get its memory, the first engine
 // does everything, in order, with the same results and no error.
 TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
-  constexpr int kW = 16, kH = 16;
+  constexpr int kW = kNoiseSide, kH = kNoiseSide;
   std::mt19937 rng(6);
-  std::uniform_int_distribution<int> byte(0, 255);
-  auto image = [&]() {
-    std::vector<unsigned char> rgb(3 * kW * kH);
-    for (unsigned char& v : rgb) v = static_cast<unsigned char>(byte(rng));
-    return rgb;
-  };
+  auto image = [&]() { return NoiseImage(rng); };
   auto view = [&](const std::vector<unsigned char>& rgb) {
     return ImageView::Packed(PixelFormat::kRGB8, kW, kH, rgb.data(), 3 * kW);
   };

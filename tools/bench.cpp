@@ -175,6 +175,26 @@ double MeasureParallel(int threads, double seconds, int pairs_per_call,
   return wall > 0 ? total * pairs_per_call / wall : -1;
 }
 
+// A frame at a time on one thread, one frame in flight: `submit(&token)`
+// starts frame t, then `wait(token)` finishes frame t-1 (what ssim2compare
+// does); the last frame is finished after the clock stops. Returns frames/s,
+// or -1 when a call failed.
+double MeasurePipelined(double seconds, const std::function<bool(std::uint64_t*)>& submit,
+                        const std::function<bool(std::uint64_t)>& wait) {
+  std::uint64_t previous = 0;
+  bool in_flight = false;
+  const double rate = MeasureParallel(1, seconds, 1, [&](int) {
+    std::uint64_t token = 0;
+    if (!submit(&token)) return false;
+    const bool ok = !in_flight || wait(previous);
+    previous = token;
+    in_flight = true;
+    return ok;
+  });
+  if (in_flight && !wait(previous)) return -1;
+  return rate;
+}
+
 struct Row {
   std::string size;
   int engines;
@@ -285,45 +305,29 @@ int main(int argc, char** argv) {
         if (!Ok(cuda::Engine::Create(w, h, opt, &e), "Engine::Create")) return 1;
       }
       Result results[4];
-      cuda::Engine::BatchTicket previous = 0;
-      bool in_flight = false;
-      const double pipelined = 4 * MeasureParallel(1, seconds, 1, [&](int) {
-        cuda::Engine::BatchTicket t = 0;
-        if (!Ok(engines[0].SetReference(rv), "SetReference") ||
-            !Ok(engines[0].ComputeBatchAsync(batch.data(), 4, &t), "ComputeBatchAsync")) {
-          return false;
-        }
-        const bool ok = !in_flight || Ok(engines[0].WaitBatch(previous, results), "WaitBatch");
-        previous = t;
-        in_flight = true;
-        return ok;
-      });
-      if (in_flight && !Ok(engines[0].WaitBatch(previous, results), "WaitBatch")) return 1;
-      // (d) The Scorer, pipelined as in (a): it prepares the next frame's
-      // reference on a second engine while the frame in flight is scored.
+      std::vector<Result> collected;
+      // (c) goes through the Scorer, which prepares the next frame's
+      // reference on its second engine while the frame in flight is scored.
       ScorerOptions so;
       so.backend = Backend::kCuda;
       std::unique_ptr<Scorer> scorer;
       if (!Ok(Scorer::Create(w, h, so, &scorer), "Scorer::Create")) return 1;
       const std::vector<ImageView> renditions(batch.begin(), batch.begin() + 4);
-      std::vector<Result> collected;
-      Scorer::BatchHandle previous_handle = 0;
-      bool handle_in_flight = false;
-      const double scorer_rate = 4 * MeasureParallel(1, seconds, 1, [&](int) {
-        Scorer::BatchHandle handle = 0;
-        if (!Ok(scorer->SetReference(rv), "SetReference") ||
-            !Ok(scorer->SubmitWithReference(renditions, &handle), "SubmitWithReference")) {
-          return false;
-        }
-        const bool ok = !handle_in_flight ||
-                        Ok(scorer->CollectBatch(previous_handle, &collected), "CollectBatch");
-        previous_handle = handle;
-        handle_in_flight = true;
-        return ok;
-      });
-      if (handle_in_flight && !Ok(scorer->CollectBatch(previous_handle, &collected), "CollectBatch")) {
-        return 1;
-      }
+      const double pipelined = 4 * MeasurePipelined(
+          seconds,
+          [&](std::uint64_t* t) {
+            return Ok(engines[0].SetReference(rv), "SetReference") &&
+                   Ok(engines[0].ComputeBatchAsync(batch.data(), 4, t), "ComputeBatchAsync");
+          },
+          [&](std::uint64_t t) { return Ok(engines[0].WaitBatch(t, results), "WaitBatch"); });
+      const double scorer_rate = 4 * MeasurePipelined(
+          seconds,
+          [&](std::uint64_t* h) {
+            return Ok(scorer->SetReference(rv), "SetReference") &&
+                   Ok(scorer->SubmitWithReference(renditions, h), "SubmitWithReference");
+          },
+          [&](std::uint64_t h) { return Ok(scorer->CollectBatch(h, &collected), "CollectBatch"); });
+      if (pipelined < 0 || scorer_rate < 0) return 1;
       const double blocking = 4 * MeasureParallel(1, seconds, 1, [&](int) {
         return Ok(engines[0].ComputeBatch(rv, batch.data(), 4, results), "ComputeBatch");
       });

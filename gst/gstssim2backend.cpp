@@ -327,25 +327,50 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
  * null (the scorer holds it already), then runs @score. Nothing throws: a
  * failed host allocation (the CPU scorer allocates its planes as it first
  * scores) is kOutOfMemory. */
+/* @call's status, or kOutOfMemory when a host allocation of the element's
+ * (a vector of results) throws. */
+template < typename Call > static ssim2::Status
+without_exceptions (Call call)
+{
+  try {
+    return call ();
+  } catch (const std::bad_alloc &) {
+    return ssim2::Status (ssim2::StatusCode::kOutOfMemory,
+        "a host allocation failed");
+  }
+}
+
+/* Runs @call with the element's CUDA context current when scoring on CUDA;
+ * false, without running it, when the context cannot be made current. */
+template < typename Call > static bool
+with_cuda_context (GstSsim2ComparePrivate * priv, Call call)
+{
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda && !gst_cuda_context_push (priv->context))
+    return false;
+#endif
+  call ();
+#ifdef HAVE_GST_CUDA
+  if (priv->use_cuda)
+    gst_cuda_context_pop (nullptr);
+#endif
+  return true;
+}
+
 template < typename Score > static ssim2::Status
 score_against (GstSsim2ComparePrivate * priv, const ssim2::ImageView * ref,
     guint64 ref_seq, Score score)
 {
-  ssim2::Status s;
-  try {
-    if (ref) {
-      priv->scorer_ref = GST_CLOCK_TIME_NONE;
-      s = priv->scorer->SetReference (*ref);
-      if (s.ok ())
-        priv->scorer_ref = ref_seq;
-    }
-    if (s.ok ())
-      s = score ();
-  } catch (const std::bad_alloc &) {
-    s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
-        "a host allocation failed");
-  }
-  return s;
+  return without_exceptions ([&]() {
+        if (ref) {
+          priv->scorer_ref = GST_CLOCK_TIME_NONE;
+          const ssim2::Status s = priv->scorer->SetReference (*ref);
+          if (!s.ok ())
+            return s;
+          priv->scorer_ref = ref_seq;
+        }
+        return score ();
+      });
 }
 
 /* One attempt at scoring the pair on the current backend. */
@@ -376,20 +401,14 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
       if (read_failure.empty ())
         read_failure = "the frame could not be read";
     }
-#ifdef HAVE_GST_CUDA
-    else if (priv->use_cuda && !gst_cuda_context_push (priv->context)) {
+    else if (!with_cuda_context (priv, [&]() {
+              s = score_against (priv, set_reference ? &rf.view () : nullptr,
+                  ref_seq, [&]() {
+                    return priv->scorer->ComputeWithReference (df.view (),
+                        &result);
+                  });
+            })) {
       context_failure = "the CUDA context could not be made current";
-    }
-#endif
-    else {
-      s = score_against (priv, set_reference ? &rf.view () : nullptr, ref_seq,
-          [&]() {
-            return priv->scorer->ComputeWithReference (df.view (), &result);
-          });
-#ifdef HAVE_GST_CUDA
-      if (priv->use_cuda)
-        gst_cuda_context_pop (nullptr);
-#endif
     }
   }
   if (!read_failure.empty ()) {
@@ -480,20 +499,17 @@ gst_ssim2_compare_submit_group (GstSsim2Compare * self,
       return release ();
     views.push_back (g.frames.back ()->view ());
   }
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda && !gst_cuda_context_push (priv->context))
-    return release ();
-#endif
+  ssim2::Status s;
   const gint64 start = g_get_monotonic_time ();
-  const ssim2::Status s = score_against (priv,
-      set_reference ? &g.ref_frame->view () : nullptr, ref_seq, [&]() {
-        return priv->scorer->SubmitWithReference (views, &g.handle);
-      });
+  if (!with_cuda_context (priv, [&]() {
+            s = score_against (priv,
+                set_reference ? &g.ref_frame->view () : nullptr, ref_seq,
+                [&]() {
+                  return priv->scorer->SubmitWithReference (views, &g.handle);
+                });
+          }))
+    return release ();
   priv->timing.submit_us += g_get_monotonic_time () - start;
-#ifdef HAVE_GST_CUDA
-  if (priv->use_cuda)
-    gst_cuda_context_pop (nullptr);
-#endif
   if (!s.ok ()) {
     GST_DEBUG_OBJECT (self, "submitting %" G_GSIZE_FORMAT " pairs of ref "
         "frame %" G_GUINT64_FORMAT " failed (%s); scoring them one by one",
@@ -519,26 +535,15 @@ gst_ssim2_compare_collect_group (GstSsim2Compare * self,
       "the scorer that held the batch is gone");
   std::vector < ssim2::Result > results;
   if (priv->scorer && priv->scorer_serial == g.scorer_serial) {
-#ifdef HAVE_GST_CUDA
-    if (priv->use_cuda && !gst_cuda_context_push (priv->context))
+    const gint64 start = g_get_monotonic_time ();
+    if (!with_cuda_context (priv, [&]() {
+              s = without_exceptions ([&]() {
+                    return priv->scorer->CollectBatch (g.handle, &results);
+                  });
+            }))
       s = ssim2::Status (ssim2::StatusCode::kCudaError,
           "the CUDA context could not be made current");
-    else
-#endif
-    {
-      const gint64 start = g_get_monotonic_time ();
-      try {
-        s = priv->scorer->CollectBatch (g.handle, &results);
-      } catch (const std::bad_alloc &) {
-        s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
-            "a host allocation failed");
-      }
-      priv->timing.collect_us += g_get_monotonic_time () - start;
-#ifdef HAVE_GST_CUDA
-      if (priv->use_cuda)
-        gst_cuda_context_pop (nullptr);
-#endif
-    }
+    priv->timing.collect_us += g_get_monotonic_time () - start;
   }
   /* The scorer has read them. */
   g.ref_frame.reset ();

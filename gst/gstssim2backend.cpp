@@ -343,7 +343,7 @@ without_exceptions (Call call)
 /* Runs @call with the element's CUDA context current when scoring on CUDA;
  * false, without running it, when the context cannot be made current. */
 template < typename Call > static bool
-with_cuda_context (GstSsim2ComparePrivate * priv, Call call)
+with_cuda_context (G_GNUC_UNUSED GstSsim2ComparePrivate * priv, Call call)
 {
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda && !gst_cuda_context_push (priv->context))

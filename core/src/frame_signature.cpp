@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "pixel_format.h"
@@ -94,21 +95,23 @@ T Load(const std::uint8_t* row, int index) {
 template <typename T>
 std::vector<double> PackedCellMeans(const ImageView& image, const FormatTraits& f,
                                     const Grid& g) {
+  // A cell's row of 8-bit weighted luma fits 32 bits up to 65,000 pixels wide.
+  using RowSum = std::conditional_t<sizeof(T) == 1, std::uint32_t, std::uint64_t>;
   const double max_sample = static_cast<double>((1u << (8 * sizeof(T))) - 1u);
   const int n = f.channels;
   if (f.r == f.g && f.g == f.b) {
     const int c = f.r;
-    return CellMeans<std::uint64_t>(image, g, max_sample, [n, c](const std::uint8_t* row, int x) {
-      return static_cast<std::uint64_t>(Load<T>(row, x * n + c));
+    return CellMeans<RowSum>(image, g, max_sample, [n, c](const std::uint8_t* row, int x) {
+      return static_cast<RowSum>(Load<T>(row, x * n + c));
     });
   }
   const int r = f.r, gc = f.g, b = f.b;
-  return CellMeans<std::uint64_t>(
+  return CellMeans<RowSum>(
       image, g, max_sample * kWeightScale, [n, r, gc, b](const std::uint8_t* row, int x) {
         const int p = x * n;
-        return static_cast<std::uint64_t>(kWeightR * Load<T>(row, p + r) +
-                                          kWeightG * Load<T>(row, p + gc) +
-                                          kWeightB * Load<T>(row, p + b));
+        return static_cast<RowSum>(kWeightR * Load<T>(row, p + r) +
+                                   kWeightG * Load<T>(row, p + gc) +
+                                   kWeightB * Load<T>(row, p + b));
       });
 }
 

@@ -655,9 +655,13 @@ TEST_F(Alignment, DroppedFramesMoveTheOffset) {
   ClipPair clip;
   clip.footage = &MovingFootage();
   clip.ref_frames = MovingFootage().frames();
-  // Single drops, two in a row, three in a row, one right after a cut.
-  clip.shown = Shown(3, 270, {40, 75, 76, 140, 141, 142, 180, 181, 230});
+  // Single drops, two in a row, three in a row, and the first frame after
+  // the second cut (distorted frame 198 shows footage frame 209, the last
+  // of its shot; 199 shows 211).
+  clip.shown = Shown(3, 270, {40, 75, 76, 140, 141, 142, 180, 181, 198});
   const AlignmentRun run = Align(clip, 20);
+  ASSERT_EQ(clip.shown[198], 209);
+  ASSERT_EQ(clip.shown[199], 211);
   ExpectAligned(clip, run);
   EXPECT_EQ(run.counters.dropped, 9u);
   EXPECT_EQ(run.counters.losses, 0u) << Describe(run);
@@ -853,6 +857,46 @@ TEST_F(Alignment, MemoryIsBoundedByTheWindow) {
   // block ahead of it, and the lead; distorted: the block and the window.
   EXPECT_LE(most_held, static_cast<std::size_t>(2 * options.window + kLead + 2 * options.block + options.window));
   EXPECT_EQ(aligner->OldestReferenceNeeded(), clip.ref_frames) << "after the end, none";
+}
+
+// Random frame maps (offsets -10..+10, 4 % drops, 4 % repeats, a trimmed
+// reference, RGB or I420, either stream ahead), also over the still and
+// black footage: never a wrong pair.
+TEST_F(Alignment, RandomFrameMapsGiveNoWrongPair) {
+  for (int seed = 0; seed < 8; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    const Footage& footage = seed % 3 == 2 ? StaticFootage() : MovingFootage();
+    std::set<int> drops, repeats;
+    for (int d = 0; d < 260; ++d) {
+      const unsigned x = rng() % 100;
+      if (x < 4) {
+        drops.insert(d);
+      } else if (x < 8) {
+        repeats.insert(d);
+      }
+    }
+    ClipPair clip;
+    clip.footage = &footage;
+    clip.ref_first = seed % 4 == 0 ? 7 : 0;
+    clip.ref_frames = footage.frames() - static_cast<int>(clip.ref_first);
+    clip.shown = Shown(static_cast<int>(rng() % 21) - 10, 260, drops, repeats);
+    clip.i420 = seed % 2 == 1;
+    const AlignmentRun run = Align(clip, static_cast<int>(rng() % 200) - 100);
+    ASSERT_EQ(run.decisions.size(), clip.shown.size());
+    std::int64_t with_partner = 0, paired = 0;
+    for (std::size_t d = 0; d < clip.shown.size(); ++d) {
+      with_partner += clip.Partner(d) >= 0;
+      if (run.decisions[d].kind == DecisionKind::kPair) {
+        ++paired;
+        EXPECT_EQ(run.decisions[d].ref_index, clip.Partner(d)) << "wrong pair at " << d;
+      }
+    }
+    // Moving footage: the targets hold for random maps too.
+    if (&footage == &MovingFootage()) {
+      EXPECT_GE(paired, 0.95 * with_partner) << Describe(run);
+    }
+  }
 }
 
 }  // namespace

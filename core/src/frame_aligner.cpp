@@ -16,6 +16,10 @@ namespace ssim2 {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Each undecided distorted frame keeps 2 x window + 1 distances: a day at
+// 60 fps would be 40 MB per frame. An hour at 30 fps is more than any
+// stream's offset.
+constexpr int kMaxWindow = 108000;
 
 Status BadOption(const std::string& what) {
   return Status(StatusCode::kInvalidArgument, "alignment options: " + what);
@@ -48,7 +52,10 @@ struct Ranking {
 }  // namespace
 
 Status ValidateAlignerOptions(const AlignerOptions& o) {
-  if (o.window < 0) return BadOption("window " + std::to_string(o.window) + " is negative");
+  if (o.window < 0 || o.window > kMaxWindow) {
+    return BadOption("window " + std::to_string(o.window) + " is outside 0.." +
+                     std::to_string(kMaxWindow) + " frames");
+  }
   if (o.block < 1) return BadOption("block " + std::to_string(o.block) + " is under 1");
   if (o.track_radius < 1) {
     return BadOption("track_radius " + std::to_string(o.track_radius) + " is under 1");
@@ -66,7 +73,9 @@ Status ValidateAlignerOptions(const AlignerOptions& o) {
   return Status::Ok();
 }
 
-struct FrameAligner::Impl {
+// Hidden: the class is public, its state is not (the shared library exports
+// only the public API).
+struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
   struct Distorted {
     FrameSignature signature;
     bool flat = false;
@@ -337,7 +346,7 @@ struct FrameAligner::Impl {
   }
 };
 
-FrameAligner::FrameAligner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+FrameAligner::FrameAligner() = default;
 FrameAligner::~FrameAligner() = default;
 
 Status FrameAligner::Create(const AlignerOptions& options, std::unique_ptr<FrameAligner>* out) {
@@ -345,7 +354,8 @@ Status FrameAligner::Create(const AlignerOptions& options, std::unique_ptr<Frame
   if (Status s = ValidateAlignerOptions(options); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->opt = options;
-  out->reset(new FrameAligner(std::move(impl)));
+  out->reset(new FrameAligner());
+  (*out)->impl_ = std::move(impl);
   return Status::Ok();
 }
 

@@ -257,6 +257,7 @@ TEST(FrameAligner, OptionsAreChecked) {
     EXPECT_EQ(aligner, nullptr);
   };
   bad([](AlignerOptions& o) { o.window = -1; }, "window");
+  bad([](AlignerOptions& o) { o.window = 108001; }, "window");
   bad([](AlignerOptions& o) { o.block = 0; }, "block");
   bad([](AlignerOptions& o) { o.track_radius = 0; }, "track_radius");
   bad([](AlignerOptions& o) { o.max_distance = 0; }, "max_distance");

@@ -80,6 +80,7 @@ struct AlignerOptions {
   // Offsets searched, in frames: a distorted frame d may be paired with
   // reference frames d - window .. d + window. The element converts its
   // sync-window (running time) with the frame rate; 150 is 5 s at 30 fps.
+  // At most 108000 (an hour at 30 fps).
   int window = 150;
   // Consecutive distorted frames matched together to acquire a lock.
   int block = 10;
@@ -226,7 +227,7 @@ class FrameAligner {
 
  private:
   struct Impl;
-  explicit FrameAligner(std::unique_ptr<Impl> impl);
+  FrameAligner();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -76,16 +76,14 @@ Status ValidateAlignerOptions(const AlignerOptions& o) {
 // Hidden: the class is public, its state is not (the shared library exports
 // only the public API).
 struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
-  struct Distorted {
-    FrameSignature signature;
-    bool flat = false;
-    // Distance to reference frame index + offset, by offset + window; NaN
-    // until computed.
-    std::vector<float> distances;
-  };
   struct Reference {
     FrameSignature signature;
     bool flat = false;
+  };
+  struct Distorted : Reference {
+    // Distance to reference frame index + offset, by offset + window; NaN
+    // until computed.
+    std::vector<float> distances;
   };
 
   AlignerOptions opt;
@@ -137,6 +135,19 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
                         std::to_string(grid_width) + "x" + std::to_string(grid_height) +
                         ": the frames of both streams must have one size");
     }
+    return Status::Ok();
+  }
+
+  // A pushed frame: checked (a stream that ended takes no more; grids
+  // equal), then kept in *frame.
+  Status Admit(bool ended, const char* push, FrameSignature signature, Reference* frame) {
+    if (ended) {
+      return Status(StatusCode::kInvalidArgument,
+                    std::string(push) + " after the end of its stream");
+    }
+    if (Status s = CheckGrid(signature); !s.ok()) return s;
+    frame->flat = Flat(signature);
+    frame->signature = std::move(signature);
     return Status::Ok();
   }
 
@@ -361,13 +372,10 @@ Status FrameAligner::Create(const AlignerOptions& options, std::unique_ptr<Frame
 
 Status FrameAligner::PushReference(FrameSignature signature) {
   Impl& m = *impl_;
-  if (m.ref_ended) {
-    return Status(StatusCode::kInvalidArgument, "PushReference after EndReference");
-  }
-  if (Status s = m.CheckGrid(signature); !s.ok()) return s;
   Impl::Reference ref;
-  ref.flat = m.Flat(signature);
-  ref.signature = std::move(signature);
+  if (Status s = m.Admit(m.ref_ended, "PushReference", std::move(signature), &ref); !s.ok()) {
+    return s;
+  }
   m.refs.push_back(std::move(ref));
   ++m.ref_count;
   return Status::Ok();
@@ -375,13 +383,10 @@ Status FrameAligner::PushReference(FrameSignature signature) {
 
 Status FrameAligner::PushDistorted(FrameSignature signature) {
   Impl& m = *impl_;
-  if (m.dist_ended) {
-    return Status(StatusCode::kInvalidArgument, "PushDistorted after EndDistorted");
-  }
-  if (Status s = m.CheckGrid(signature); !s.ok()) return s;
   Impl::Distorted dist;
-  dist.flat = m.Flat(signature);
-  dist.signature = std::move(signature);
+  if (Status s = m.Admit(m.dist_ended, "PushDistorted", std::move(signature), &dist); !s.ok()) {
+    return s;
+  }
   dist.distances.assign(2 * static_cast<std::size_t>(m.opt.window) + 1,
                         std::numeric_limits<float>::quiet_NaN());
   m.pending.push_back(std::move(dist));

@@ -475,6 +475,16 @@ struct ClipPair {
   }
 };
 
+// The moving footage as the reference, whole, against distorted frames
+// showing `shown`.
+ClipPair MovingClip(std::vector<std::int64_t> shown) {
+  ClipPair clip;
+  clip.footage = &MovingFootage();
+  clip.ref_frames = MovingFootage().frames();
+  clip.shown = std::move(shown);
+  return clip;
+}
+
 // Distorted frames showing footage frames first, first+1, ... except that
 // after each dist index in `drop_after` a footage frame is skipped, and each
 // index in `repeat` shows the same frame as the one before it.
@@ -635,10 +645,7 @@ class Offsets : public ::testing::TestWithParam<int> {
 // trimmed reference: the first distorted frames have no partner.
 TEST_P(Offsets, EveryFrameWithAPartnerIsPairedRightly) {
   const int offset = GetParam();
-  ClipPair clip;
-  clip.footage = &MovingFootage();
-  clip.ref_frames = MovingFootage().frames();
-  clip.shown = Shown(offset, MovingFootage().frames() - std::max(offset, 0));
+  const ClipPair clip = MovingClip(Shown(offset, MovingFootage().frames() - std::max(offset, 0)));
   const AlignmentRun run = Align(clip);
   ExpectAligned(clip, run);
   EXPECT_EQ(run.events.size(), 1u) << "one lock, never lost:\n" << Describe(run);
@@ -653,13 +660,10 @@ class Alignment : public ::testing::Test {
 };
 
 TEST_F(Alignment, DroppedFramesMoveTheOffset) {
-  ClipPair clip;
-  clip.footage = &MovingFootage();
-  clip.ref_frames = MovingFootage().frames();
   // Single drops, two in a row, three in a row, and the first frame after
   // the second cut (distorted frame 198 shows footage frame 209, the last
   // of its shot; 199 shows 211).
-  clip.shown = Shown(3, 270, {40, 75, 76, 140, 141, 142, 180, 181, 198});
+  const ClipPair clip = MovingClip(Shown(3, 270, {40, 75, 76, 140, 141, 142, 180, 181, 198}));
   const AlignmentRun run = Align(clip, 20);
   ASSERT_EQ(clip.shown[198], 209);
   ASSERT_EQ(clip.shown[199], 211);
@@ -669,10 +673,7 @@ TEST_F(Alignment, DroppedFramesMoveTheOffset) {
 }
 
 TEST_F(Alignment, RepeatedFramesPairWithTheSameReferenceFrame) {
-  ClipPair clip;
-  clip.footage = &MovingFootage();
-  clip.ref_frames = MovingFootage().frames();
-  clip.shown = Shown(-4, 290, {}, {30, 90, 91, 150, 200, 201, 202, 260});
+  const ClipPair clip = MovingClip(Shown(-4, 290, {}, {30, 90, 91, 150, 200, 201, 202, 260}));
   const AlignmentRun run = Align(clip, -15);
   ExpectAligned(clip, run);
   EXPECT_EQ(run.counters.repeated, 8u);
@@ -696,10 +697,7 @@ TEST_F(Alignment, TrimmedReferenceWithDropsAndRepeatsInYuv) {
 // Distorted frames arriving seconds after the reference (it piles up), or
 // long before it: the decisions are the same, whatever the interleaving.
 TEST_F(Alignment, DecisionsDoNotDependOnArrivalOrder) {
-  ClipPair clip;
-  clip.footage = &MovingFootage();
-  clip.ref_frames = MovingFootage().frames();
-  clip.shown = Shown(7, 280, {50, 120}, {80, 200});
+  const ClipPair clip = MovingClip(Shown(7, 280, {50, 120}, {80, 200}));
   const AlignmentRun lockstep = Align(clip, 0);
   ExpectAligned(clip, lockstep);
   for (int lead : {-300, -40, 1, 90, 300}) {
@@ -776,10 +774,7 @@ TEST_F(Alignment, UnrelatedContentIsNeverPaired) {
 TEST_F(Alignment, GapReacquires) {
   std::vector<std::int64_t> shown = Shown(3, 100);
   for (std::int64_t t : Shown(3 + 100 + 40, 140)) shown.push_back(t);
-  ClipPair clip;
-  clip.footage = &MovingFootage();
-  clip.ref_frames = MovingFootage().frames();
-  clip.shown = shown;
+  const ClipPair clip = MovingClip(shown);
   for (bool announced : {true, false}) {
     SCOPED_TRACE(announced ? "Discontinuity()" : "unannounced");
     const AlignmentRun run = Align(clip, 10, announced ? std::set<int>{100} : std::set<int>{});
@@ -817,10 +812,7 @@ TEST_F(Alignment, GapReacquires) {
 // needed advance with the decisions, and the signatures held stay within
 // the window plus the lead.
 TEST_F(Alignment, MemoryIsBoundedByTheWindow) {
-  ClipPair clip;
-  clip.footage = &MovingFootage();
-  clip.ref_frames = MovingFootage().frames();
-  clip.shown = Shown(2, 290, {100});
+  const ClipPair clip = MovingClip(Shown(2, 290, {100}));
   AlignerOptions options;
   options.window = 30;
   auto aligner = NewAligner(options);

@@ -54,7 +54,7 @@ void PairRowWriter::Write(const PairRow& row) {
            "}";
   }
   first_row_ = false;
-  std::fputs(text.c_str(), out_);
+  std::fwrite(text.data(), 1, text.size(), out_);
 }
 
 void PairRowWriter::End(const PairsSummary& summary) {

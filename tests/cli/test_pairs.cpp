@@ -56,6 +56,68 @@ TEST(PairsList, FormatRules) {
   EXPECT_EQ(e[8].distorted, "h.jpg");
 }
 
+// Spreadsheet exports: a UTF-8 byte order mark before the header.
+TEST(PairsList, ByteOrderMarkBeforeTheHeader) {
+  const std::vector<PairEntry> e = ParsePairsList("\xEF\xBB\xBFreference,distorted\na.png,b.png\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].line, 2u);
+  EXPECT_EQ(e[0].reference, "a.png");
+  // Elsewhere the same bytes are part of a name.
+  const std::vector<PairEntry> f = ParsePairsList("a.png,b.png\n\xEF\xBB\xBF" "c.png,d.png\n");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[1].reference, "\xEF\xBB\xBF" "c.png");
+}
+
+// Old Mac line ends (a bare CR) end a line as LF and CRLF do.
+TEST(PairsList, BareCarriageReturnEndsALine) {
+  const std::vector<PairEntry> e =
+      ParsePairsList("reference,distorted\ra.png,b.png\r# note\rc.png,d.png\r\ne.png,f.png");
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].line, 2u);
+  EXPECT_EQ(e[0].distorted, "b.png");
+  EXPECT_EQ(e[1].line, 4u);
+  EXPECT_EQ(e[1].reference, "c.png");
+  EXPECT_EQ(e[1].distorted, "d.png");
+  EXPECT_EQ(e[2].line, 5u);
+  EXPECT_EQ(e[2].reference, "e.png");
+}
+
+// A NUL byte cannot be in a file name: that line is an error entry, the
+// next lines are read.
+TEST(PairsList, NulByteMakesAnErrorEntry) {
+  const char raw[] = "a.png,b.png\nc\0.png,d.png\ne.png,f.png\n";
+  const std::string text(raw, sizeof raw - 1);
+  ASSERT_EQ(text.size(), 37u);
+  const std::vector<PairEntry> e = ParsePairsList(text);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_TRUE(e[0].error.empty());
+  EXPECT_EQ(e[1].line, 2u);
+  EXPECT_NE(e[1].error.find("NUL byte"), std::string::npos) << e[1].error;
+  EXPECT_EQ(e[1].reference.find('\0'), std::string::npos);
+  EXPECT_EQ(e[2].line, 3u);
+  EXPECT_EQ(e[2].reference, "e.png");
+}
+
+// RFC 4180: a quoted field may hold line ends; the entry keeps the line
+// where it starts and the following lines are counted on.
+TEST(PairsList, QuotedFieldsHoldLineEnds) {
+  const std::vector<PairEntry> e =
+      ParsePairsList("\"two\nlines.png\",\"b\r\n.png\"\nc.png,d.png\n\"open.png,x.png\ne.png,f.png\n");
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0].line, 1u);
+  EXPECT_TRUE(e[0].error.empty()) << e[0].error;
+  EXPECT_EQ(e[0].reference, "two\nlines.png");
+  EXPECT_EQ(e[0].distorted, "b\r\n.png");
+  EXPECT_EQ(e[1].line, 4u);
+  EXPECT_EQ(e[1].reference, "c.png");
+  // A quote that never closes is an error on its line; the list goes on at
+  // the next line instead of ending in one endless field.
+  EXPECT_EQ(e[2].line, 5u);
+  EXPECT_NE(e[2].error.find("quotes"), std::string::npos);
+  EXPECT_EQ(e[3].line, 6u);
+  EXPECT_EQ(e[3].reference, "e.png");
+}
+
 TEST(PairsList, Paths) {
   EXPECT_EQ(ListDirectory("list.csv"), "");
   EXPECT_EQ(ListDirectory("data/sets/list.csv"), "data/sets");

@@ -17,19 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
-
-
-def check(condition, what):
-    if not condition:
-        FAILURES.append(what)
-        print("FAIL:", what)
-
-
-def run(exe, *args, cwd=None, stdin=None):
-    p = subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, input=stdin,
-                       timeout=240)
-    return p.returncode, p.stdout, p.stderr
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ssim2_test import check, finish, run_tool  # noqa: E402
 
 
 def rows_of(text):
@@ -38,14 +27,14 @@ def rows_of(text):
 
 def single(exe, ref, dist, cwd):
     """What the single-pair command says: (score line or None, stderr line)."""
-    rc, out, err = run(exe, ref, dist, cwd=cwd)
+    rc, out, err = run_tool(exe, ref, dist, cwd=cwd)
     return (out.strip() if rc == 0 else None), err.strip()
 
 
 def test_rows_equal_single_pair(exe, data, tmp):
     # The list is read from another folder: its relative paths resolve
     # against the list's folder, not the current one.
-    rc, out, err = run(exe, "--pairs", os.path.join(data, "scores.csv"), cwd=tmp)
+    rc, out, err = run_tool(exe, "--pairs", os.path.join(data, "scores.csv"), cwd=tmp)
     check(rc == 0, f"scores.csv: exit {rc}, stderr {err!r}")
     rows = rows_of(out)
     with open(os.path.join(data, "scores.csv"), newline="") as f:
@@ -88,7 +77,7 @@ def test_bad_lines(exe, data, tmp):
         f.write("# bad lines among good ones\n")
         f.writelines(f"{a},{b}\n" for a, b in lines)
         f.write("just-one-field.png\n")
-    rc, out, err = run(exe, "--pairs", listfile, cwd=tmp)
+    rc, out, err = run_tool(exe, "--pairs", listfile, cwd=tmp)
     rows = rows_of(out)
     check(rc == 1, f"bad lines: exit {rc}, expected 1")
     check(len(rows) == len(lines) + 1, f"bad lines: {len(rows)} rows, expected {len(lines) + 1}")
@@ -120,7 +109,7 @@ def test_stdin_json_and_files(exe, data, tmp):
             "images/coffee_8x8/reference.png,images/coffee_8x8/nope.png\n"
             "\"images/hubble_17x33/reference.png\" , images/hubble_17x33/identical.png\r\n")
     # Standard input: relative to the current folder.
-    rc, out, err = run(exe, "--pairs", "-", "--json", "-q", cwd=data, stdin=text)
+    rc, out, err = run_tool(exe, "--pairs", "-", "--json", "-q", cwd=data, stdin=text)
     check(rc == 1, f"stdin: exit {rc}")
     check(len(err.splitlines()) == 1 and err.startswith(
         "ssim2: stdin:3: Could not load distorted image: images/coffee_8x8/nope.png ("),
@@ -145,8 +134,8 @@ def test_stdin_json_and_files(exe, data, tmp):
     # --csv FILE and --json=FILE together; nothing on stdout then.
     csv_path = os.path.join(tmp, "rows.csv")
     json_path = os.path.join(tmp, "rows.json")
-    rc, out, err = run(exe, "--pairs", "-", "--csv", csv_path, f"--json={json_path}", cwd=data,
-                       stdin=text)
+    rc, out, err = run_tool(exe, "--pairs", "-", "--csv", csv_path, f"--json={json_path}", cwd=data,
+                            stdin=text)
     check(rc == 1 and out == "", f"files: exit {rc}, stdout {out!r}")
     with open(csv_path, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -155,7 +144,7 @@ def test_stdin_json_and_files(exe, data, tmp):
     check([r["score"] for r in rows] == [s0, "", "100.00000000"], f"files: csv {rows}")
     check(doc2 == doc, "files: --json=FILE differs from --json on stdout")
     # A bare --json takes the word after it as its file when --pairs leaves no other.
-    rc, out, err = run(exe, "--pairs", "-", "--json", json_path + "2", "-q", cwd=data, stdin=text)
+    rc, out, err = run_tool(exe, "--pairs", "-", "--json", json_path + "2", "-q", cwd=data, stdin=text)
     check(rc == 1 and out == "", f"--json FILE: exit {rc}, stdout {out!r}")
     with open(json_path + "2") as f:
         check(json.load(f) == doc, "--json FILE differs from --json on stdout")
@@ -163,7 +152,7 @@ def test_stdin_json_and_files(exe, data, tmp):
 
 def test_shards(exe, data, tmp):
     listfile = os.path.join(data, "scores.csv")
-    rc, out, _ = run(exe, "--pairs", listfile, "--decode-only", "-q")
+    rc, out, _ = run_tool(exe, "--pairs", listfile, "--decode-only", "-q")
     full = rows_of(out)
     check(rc == 0 and len(full) >= 60, f"decode-only: exit {rc}, {len(full)} rows")
     check(all(r["status"] == "decoded" and r["score"] == "" and r["width"] for r in full),
@@ -171,8 +160,8 @@ def test_shards(exe, data, tmp):
     for n in (1, 3, 7, len(full), len(full) + 5):
         seen = []
         for i in range(n):
-            rc, out, err = run(exe, "--pairs", listfile, "--decode-only", "-q",
-                               "--shard", f"{i}/{n}")
+            rc, out, err = run_tool(exe, "--pairs", listfile, "--decode-only", "-q",
+                                    "--shard", f"{i}/{n}")
             check(rc == 0, f"shard {i}/{n}: exit {rc} {err!r}")
             part = rows_of(out)
             check(part == full[i::n], f"shard {i}/{n}: not entries k with k mod {n} = {i}")
@@ -193,7 +182,7 @@ def test_odd_names(exe, data, tmp):
         f.write(quoted + "\n")
     score, _ = single(exe, os.path.join(tmp, names[0]), os.path.join(tmp, names[1]), tmp)
     json_path = os.path.join(tmp, "odd.json")
-    rc, out, err = run(exe, "--pairs", "odd.csv", f"--json={json_path}", "--csv", "-", cwd=tmp)
+    rc, out, err = run_tool(exe, "--pairs", "odd.csv", f"--json={json_path}", "--csv", "-", cwd=tmp)
     rows = rows_of(out) if rc == 0 else []
     check(rc == 0 and len(rows) == 1, f"odd names: exit {rc}, {err!r}")
     if rows:
@@ -230,7 +219,7 @@ def test_progress(exe, data, tmp):
         p.wait(timeout=120)
         shown = b"\r\x1b[Kssim2: " in err and b" pairs, 0 failed, " in err
         check(shown != quiet, f"progress on a terminal (quiet={quiet}): {err[-200:]!r}")
-    rc, _, err = run(exe, "--pairs", listfile, "--decode-only")
+    rc, _, err = run_tool(exe, "--pairs", listfile, "--decode-only")
     check(rc == 0 and "\r" not in err, f"progress written into a pipe: {err!r}")
 
 
@@ -249,7 +238,7 @@ def test_fatal_errors(exe, data, tmp):
         (["--device", "all", "a.png", "b.png"], "ssim2: --device all, --shard"),
     ]
     for args, start in cases:
-        rc, out, err = run(exe, *args)
+        rc, out, err = run_tool(exe, *args)
         what = "ssim2 " + " ".join(args)
         check(rc == 1, f"{what}: exit {rc}")
         check(out == "", f"{what}: stdout {out!r}")
@@ -267,10 +256,8 @@ def main():
     tests = (test_rows_equal_single_pair, test_bad_lines, test_stdin_json_and_files, test_shards,
              test_odd_names, test_progress, test_fatal_errors)
     with tempfile.TemporaryDirectory() as tmp:
-        for test in tests:
-            test(exe, data, tmp)
-    print(f"{len(FAILURES)} failure(s)" if FAILURES else "all pairs-mode checks passed")
-    return 1 if FAILURES else 0
+        return finish(lambda: [test(exe, data, tmp) for test in tests],
+                      "all pairs-mode checks passed")
 
 
 if __name__ == "__main__":

@@ -13,9 +13,12 @@ import io
 import json
 import os
 import pty
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 from ssim2_test import check, finish, run_tool  # noqa: E402
@@ -236,6 +239,12 @@ def test_fatal_errors(exe, data, tmp):
         (["--pairs", listfile, "--json", "--csv", "-"], "ssim2: --json and --csv - would both"),
         (["--shard", "0/2", "a.png", "b.png"], "ssim2: --device all, --shard, --jobs and --decode-only work with --pairs only"),
         (["--device", "all", "a.png", "b.png"], "ssim2: --device all, --shard"),
+        # An unset task variable must not mean "no shard" (every task would
+        # score the whole list).
+        (["--pairs", listfile, "--shard", ""], "ssim2: --shard: expected I/N"),
+        (["--pairs", listfile, "--shard="], "ssim2: --shard: expected I/N"),
+        (["--pairs", listfile, "--every", "2"], "ssim2: --alignment, --offset, --every, --frames"),
+        (["--pairs", listfile, "--scale"], "ssim2: --alignment, --offset, --every, --frames"),
     ]
     for args, start in cases:
         rc, out, err = run_tool(exe, *args)
@@ -243,6 +252,110 @@ def test_fatal_errors(exe, data, tmp):
         check(rc == 1, f"{what}: exit {rc}")
         check(out == "", f"{what}: stdout {out!r}")
         check(len(err.splitlines()) == 1 and err.startswith(start), f"{what}: stderr {err!r}")
+
+
+def pair_list(tmp, data, name, lines):
+    """A list file in `tmp` of (reference, distorted) lines, each "good" is
+    the 8x8 reference against its identical copy."""
+    ref = os.path.join(data, "images/coffee_8x8/reference.png")
+    good = (ref, os.path.join(data, "images/coffee_8x8/identical.png"))
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        for line in lines:
+            f.write(",".join(good if line == "good" else (ref, line)) + "\n")
+    return path
+
+
+def test_blocked_path(exe, data, tmp):
+    """Issue 23 item 4: a distorted file that blocks (a FIFO with no writer)
+    becomes an error row after the watchdog's limit, the pairs after it are
+    scored, and the tool ends although its reader is still blocked."""
+    fifo = os.path.join(tmp, "blocked.png")
+    os.mkfifo(fifo)
+    listfile = pair_list(tmp, data, "blocked.csv", ["good", fifo, "good"])
+    json_path = os.path.join(tmp, "blocked.json")
+    rc, out, err = run_tool(exe, "--pairs", listfile, "--jobs", "1", "-q", "--csv", "-",
+                            f"--json={json_path}", timeout=120,
+                            env=dict(os.environ, SSIM2_WATCHDOG_SECONDS="2"))
+    rows = rows_of(out)
+    check(rc == 1, f"blocked path: exit {rc}")
+    check([(r["line"], r["status"]) for r in rows] == [("1", "ok"), ("2", "error"), ("3", "ok")],
+          f"blocked path: rows {rows}")
+    message = (f"Could not load distorted image: {fifo} (still blocked after 2 s, e.g. a pipe "
+               "with no writer or a stalled mount: given up)")
+    check(len(rows) == 3 and rows[1]["error"] == message, f"blocked path: error {rows[1:2]}")
+    check(err == f"ssim2: {listfile}:2: {message}\n", f"blocked path: stderr {err!r}")
+    with open(json_path) as f:
+        summary = json.load(f)["summary"]
+    check(summary == {"pairs": 3, "scored": 2, "decoded": 0, "failed": 1},
+          f"blocked path: JSON summary {summary}")
+
+
+def test_signals(exe, data, tmp):
+    """Issue 23 item 5: SIGINT or SIGTERM while a pair is provably in flight
+    (its file blocks): the finished row is in the CSV (flushed when it was
+    finished), the JSON is closed, exit 128 + the signal."""
+    for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+        fifo = os.path.join(tmp, f"stop-{name}.png")
+        os.mkfifo(fifo)
+        listfile = pair_list(tmp, data, f"stop-{name}.csv", ["good", fifo, "good"])
+        csv_path = os.path.join(tmp, f"stop-{name}-rows.csv")
+        json_path = os.path.join(tmp, f"stop-{name}-rows.json")
+        proc = subprocess.Popen([exe, "--pairs", listfile, "--jobs", "1", "-q", "--csv", csv_path,
+                                 f"--json={json_path}"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                env=dict(os.environ, SSIM2_WATCHDOG_SECONDS="3600"))
+        # The first row appears as soon as it is scored; the one decoder is
+        # then blocked in the FIFO. (The loop only guards against a hang.)
+        lines = []
+        for _ in range(2400):
+            with open(csv_path) if os.path.exists(csv_path) else io.StringIO() as f:
+                lines = f.read().splitlines()
+            if len(lines) >= 2 or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        check(len(lines) == 2 and proc.poll() is None,
+              f"{name}: the first row was not written while the second pair blocks: {lines}")
+        proc.send_signal(signum)
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            check(False, f"{name}: still running after the signal")
+            continue
+        err = err.decode()
+        check(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode} {err!r}")
+        check(out == b"", f"{name}: stdout {out!r}")
+        with open(csv_path) as f:
+            rows = rows_of(f.read())
+        check([(r["line"], r["status"], r["score"]) for r in rows] == [("1", "ok", "100.00000000")],
+              f"{name}: CSV rows {rows}")
+        with open(json_path) as f:
+            doc = json.load(f)  # a JSON that does not parse fails here
+        check([p["line"] for p in doc["pairs"]] == [1], f"{name}: JSON rows {doc['pairs']}")
+        check(doc["summary"] == {"pairs": 1, "scored": 1, "decoded": 0, "failed": 0,
+                                 "interrupted": True}, f"{name}: JSON summary {doc['summary']}")
+        check(err.startswith(f"ssim2: interrupted by {name}: 1 rows written"),
+              f"{name}: stderr {err!r}")
+
+
+def test_file_size_limit(exe, data, tmp):
+    """A file-size limit (ulimit -f) is a write error with its reason, not a
+    death by SIGXFSZ."""
+    listfile = pair_list(tmp, data, "fsize.csv", ["good"] * 6)
+    csv_path = os.path.join(tmp, "fsize-rows.csv")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+    p = subprocess.run([exe, "--pairs", listfile, "-q", "--csv", csv_path], capture_output=True,
+                       preexec_fn=limit, timeout=120)
+    err = p.stderr.decode()
+    check(p.returncode == 1, f"file-size limit: exit {p.returncode} {err!r}")
+    check(err == f"ssim2: cannot write {csv_path}: File too large\n",
+          f"file-size limit: stderr {err!r}")
+    check(os.path.getsize(csv_path) == 300, f"file-size limit: {os.path.getsize(csv_path)} bytes")
 
 
 def main():
@@ -254,7 +367,8 @@ def main():
         print(f"FAIL: test data missing: {data}")
         return 1
     tests = (test_rows_equal_single_pair, test_bad_lines, test_stdin_json_and_files, test_shards,
-             test_odd_names, test_progress, test_fatal_errors)
+             test_odd_names, test_progress, test_fatal_errors, test_blocked_path, test_signals,
+             test_file_size_limit)
     with tempfile.TemporaryDirectory() as tmp:
         return finish(lambda: [test(exe, data, tmp) for test in tests],
                       "all pairs-mode checks passed")

@@ -748,6 +748,23 @@ def case_stdout_full(exe, data, tmp):
     require(len(lines) == 1 and "standard output" in lines[0], f"/dev/full: stderr {lines!r}")
 
 
+def case_file_size_limit(exe, data, tmp):
+    """A file-size limit (ulimit -f) on the CSV is a write error that says
+    "File too large", not a death by SIGXFSZ."""
+    import resource
+    p = generated_pair(tmp, frames=4)
+    c = os.path.join(tmp, "limited.csv")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+
+    proc = subprocess.run([exe, "-q", "--csv", c, p["ref"], p["good"]], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, preexec_fn=limit, timeout=60)
+    err = proc.stderr.decode()
+    require(proc.returncode == 1, f"file-size limit: exit {proc.returncode} {err!r}")
+    require(f"cannot write {c}: File too large" in err, f"file-size limit: stderr {err!r}")
+
+
 def case_options(exe, data, tmp):
     """-o FILE writes what --csv / --json=FILE write (format by extension, or
     --format); --threads keeps the scores; numbers out of range stop the tool

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from ssim2_test import check, finish, run_tool  # noqa: E402
+from ssim2_test import check, finish, run_tool, stop_with  # noqa: E402
 
 
 def rows_of(text):
@@ -316,17 +316,9 @@ def test_signals(exe, data, tmp):
             time.sleep(0.05)
         check(len(lines) == 2 and proc.poll() is None,
               f"{name}: the first row was not written while the second pair blocks: {lines}")
-        proc.send_signal(signum)
-        try:
-            out, err = proc.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            check(False, f"{name}: still running after the signal")
-            continue
-        err = err.decode()
-        check(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode} {err!r}")
-        check(out == b"", f"{name}: stdout {out!r}")
+        rc, out, err = stop_with(proc, signum, name, timeout=120)
+        check(rc == 128 + signum, f"{name}: exit {rc} {err!r}")
+        check(out == "", f"{name}: stdout {out!r}")
         with open(csv_path) as f:
             rows = rows_of(f.read())
         check([(r["line"], r["status"], r["score"]) for r in rows] == [("1", "ok", "100.00000000")],

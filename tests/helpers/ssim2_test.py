@@ -65,6 +65,20 @@ def run_tool(exe, *args, **kwargs):
     return rc, out, err
 
 
+def stop_with(proc, signum, what, timeout):
+    """Sends `signum` to a running subprocess.Popen with piped outputs and
+    waits for its end: (exit status, stdout, stderr) as text. Still running
+    `timeout` seconds later: killed, and the case fails."""
+    proc.send_signal(signum)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        fail(f"{what}: still running {timeout} s after the signal")
+    return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+
+
 def finish(body, passed):
     """Runs body() and returns the script's exit status: 0 with the line
     `passed` when no check failed, else 1 with the count of failures."""

@@ -92,7 +92,7 @@ def check_consumer(exe, in_tree, libdir, testdata):
     for dist, score in zip(DISTORTED, got):
         want = expected[(REFERENCE, dist)]
         require(abs(float(score) - want) <= SCORE_TOLERANCE,
-              f"{dist}: installed library scores {score}, scores.csv says {want:.8f}")
+                f"{dist}: installed library scores {score}, scores.csv says {want:.8f}")
     in_tree_got = run_ok([in_tree] + paths).split()
     require(got == in_tree_got, f"installed {got} != in-tree {in_tree_got}")
 
@@ -166,7 +166,7 @@ def main():
         includedir = destdir + os.path.join(args.prefix, args.includedir)
         for header in ("ssim2.h", "stats.h", "score_log.h"):
             require(os.path.isfile(os.path.join(includedir, "ssim2", header)),
-                  f"{includedir}/ssim2/{header} is not installed")
+                    f"{includedir}/ssim2/{header} is not installed")
         check_library(libdir, args.soname)
         exe = build_consumer(args, destdir, libdir, workdir)
         scores = check_consumer(exe, args.in_tree_example, libdir, args.testdata)

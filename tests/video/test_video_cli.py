@@ -23,7 +23,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from ssim2_test import fail, finish, require, run, run_tool  # noqa: E402
+from ssim2_test import fail, finish, require, run, run_tool, stop_with  # noqa: E402
 
 W, H = 320, 240
 FRAME_BYTES = W * H * 3 // 2  # I420
@@ -681,15 +681,8 @@ def case_signals(exe, data, tmp):
         time.sleep(3)  # the frames there are get scored, then the source blocks
         require(proc.poll() is None, f"{name}: the tool ended before the signal")
         t0 = time.monotonic()
-        proc.send_signal(signum)
-        try:
-            out, err = proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            fail(f"{name}: still running 15 s after the signal")
+        rc, out, err = stop_with(proc, signum, name, timeout=15)
         took = time.monotonic() - t0
-        out, err = out.decode(), err.decode()
         print(f"  {name}: exit {proc.returncode} after {took:.1f} s; stderr {err.strip()!r}")
         require(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode}")
         require(took < 8, f"{name}: exit took {took:.1f} s")
@@ -697,7 +690,7 @@ def case_signals(exe, data, tmp):
         summary = parse_summary(out)
         rows, _ = read_csv(c)
         require(len(rows) >= 1 and len(rows) == summary["frames"],
-              f"{name}: CSV has {len(rows)} rows, summary {summary['frames']}")
+                f"{name}: CSV has {len(rows)} rows, summary {summary['frames']}")
 
 
 def case_signal_before_scores(exe, data, tmp):
@@ -711,15 +704,9 @@ def case_signal_before_scores(exe, data, tmp):
     proc = subprocess.Popen([exe, "-q", p["ref"], fifo], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     time.sleep(2)
-    proc.send_signal(sig.SIGTERM)
-    try:
-        out, err = proc.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        fail("still running 15 s after SIGTERM")
-    lines = err.decode().splitlines()
-    require(proc.returncode == 143 and out == b"", f"exit {proc.returncode}, stdout {out!r}")
+    rc, out, err = stop_with(proc, sig.SIGTERM, "SIGTERM", timeout=15)
+    lines = err.splitlines()
+    require(rc == 143 and out == "", f"exit {rc}, stdout {out!r}")
     require(len(lines) == 1 and "interrupted before any frame pair was scored" in lines[0],
             f"stderr {lines!r}")
 
@@ -828,7 +815,7 @@ def case_options(exe, data, tmp):
         rc, out, err = run_tool(exe, *args, "--csv", stopped, p["ref"], p["good"])
         lines = err.splitlines()
         require(rc == 1 and out == "" and len(lines) == 1 and lines[0].startswith(start),
-              f"{args}: exit {rc}, stderr {err!r}")
+                f"{args}: exit {rc}, stderr {err!r}")
         require(time.monotonic() - t0 < 10, f"{args}: took {time.monotonic() - t0:.1f} s")
         require(not os.path.exists(stopped), f"{args}: wrote {stopped}")
 
@@ -893,7 +880,7 @@ def case_several_files(exe, data, tmp):
         single = single_scores(exe, tmp, p["ref"], d)
         require(len(single) == 12, f"{d}: {len(single)} frames in the one-to-one run")
         require(rows[d] == single,
-              f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
+                f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
         require(summaries[d]["frames"] == "12", f"{d}: summary frames {summaries[d]['frames']}")
         head = block.splitlines()[0]
         require(head == "distorted      " + d, f"block head {head!r}")
@@ -902,7 +889,7 @@ def case_several_files(exe, data, tmp):
         js = [s["summary"] for s in doc["source_summaries"] if s["source"] == d][0]
         require(js["frames"] == 12 and abs(js["mean"] - got["mean"]) < 1e-8, f"{d}: JSON summary")
         require([f["score"] for f in doc["frames"] if f["source"] == d] ==
-              [float(x) for x in single], f"{d}: JSON rows")
+                [float(x) for x in single], f"{d}: JSON rows")
         means.append(got["mean"])
     require(means[0] > means[1] > means[2], f"means not in quality order: {means}")
     # --plot: one line per file, one vertex per scored frame.

@@ -304,7 +304,8 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
       Unaligned(d, UnalignedReason::kFlat);
       return true;
     }
-    if (!RefsUpTo(high + 1)) return false;
+    // Frames beyond the window are no candidates: no need to wait for them.
+    if (!RefsUpTo(std::min(high + 1, d + opt.window))) return false;
     Ranking ranking;
     for (std::int64_t r = low - 1; r <= high + 1; ++r) {
       if (RefCandidate(d, r)) ranking.Add(r, Distance(d, r));

@@ -852,6 +852,32 @@ TEST_F(Alignment, MemoryIsBoundedByTheWindow) {
   EXPECT_EQ(aligner->OldestReferenceNeeded(), clip.ref_frames) << "after the end, none";
 }
 
+// Latency: with both streams in step, a decision waits for the window while
+// acquiring, and for a few frames once locked.
+TEST_F(Alignment, LockedDecisionsComeWithinAFewFrames) {
+  const ClipPair clip = MovingClip(Shown(0, 290));
+  auto aligner = NewAligner();
+  const AlignerOptions& o = aligner->options();
+  std::int64_t taken = 0, first_pair = -1;
+  for (int i = 0; i < 290; ++i) {
+    ASSERT_TRUE(IsOk(aligner->PushReference(RefSignature(*clip.footage, i))));
+    ASSERT_TRUE(IsOk(aligner->PushDistorted(
+        DistSignature(*clip.footage, clip.shown[i], EncodeSeed(clip.shown, i), false))));
+    Decision d;
+    while (aligner->NextDecision(&d)) {
+      ++taken;
+      if (d.kind == DecisionKind::kPair && first_pair < 0) first_pair = d.dist_index;
+    }
+    const std::int64_t waiting = i + 1 - taken;
+    EXPECT_LE(waiting, o.window + o.block) << "frame " << i;
+    if (first_pair >= 0 && i > o.window + o.block) {
+      EXPECT_LE(waiting, o.track_radius + 2) << "frame " << i;
+    }
+  }
+  EXPECT_EQ(first_pair, 1) << "frame 0 shows the reference's first frame: no neighbour before it";
+  EXPECT_GE(taken, 290 - o.track_radius - 2);
+}
+
 // Random frame maps (offsets -10..+10, 4 % drops, 4 % repeats, a trimmed
 // reference, RGB or I420, either stream ahead), also over the still and
 // black footage: never a wrong pair.

@@ -122,11 +122,12 @@ Status ValidateAlignerOptions(const AlignerOptions& options);
 //   kUnaligned (score it against nothing). A decision is final, and the
 //   pairs of one lock are in increasing ref order (a repeat may name the
 //   same ref frame again). A decision comes once the frames it may depend
-//   on have been pushed: up to `block - 1` later distorted frames and
-//   reference frames up to `window` after the distorted frame while
-//   acquiring, and up to `track_radius + 1` after the predicted one while
-//   locked; EndReference()/EndDistorted() say that no more will come, and
-//   after both every distorted frame has its decision.
+//   on have been pushed: while acquiring, the `block - 1` distorted frames
+//   after it and the reference frames up to `window + block - 1` after it;
+//   while locked, the reference frames up to `track_radius + 1` after the
+//   predicted one (within the window). EndReference()/EndDistorted() say
+//   that no more will come, and after both every distorted frame has its
+//   decision.
 // - Never a guess: a frame is paired only with a reference frame whose
 //   signature is clearly closer than that of every other candidate.
 // - Deterministic: the same pushes and calls give the same decisions and

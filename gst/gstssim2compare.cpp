@@ -202,6 +202,7 @@
 
 #include "gstssim2compare.h"
 #include "gstssim2compare-private.h"
+#include "gstssim2message.h"
 #include "gstssim2meta-private.h"
 #include "gstssim2pairing.h"
 
@@ -1485,15 +1486,18 @@ window_post (GstSsim2Compare * self, Rendition & r)
   const guint64 start = r.window_start;
   const guint64 end = GST_CLOCK_TIME_IS_VALID (start) ? start + interval :
       GST_CLOCK_TIME_NONE;
-  GstStructure *s = gst_structure_new ("ssim2-interval",
-      "pad", G_TYPE_STRING, r.name.c_str (),
-      "frames", G_TYPE_UINT64, (guint64) sum.frames,
-      "skipped", G_TYPE_UINT64, r.window_skipped,
-      "mean", G_TYPE_DOUBLE, sum.mean,
-      "min", G_TYPE_DOUBLE, sum.min,
-      "p5", G_TYPE_DOUBLE, sum.p5,
-      "max", G_TYPE_DOUBLE, sum.max,
-      "start", G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end, NULL);
+  GstSsim2IntervalMessage m;
+  gst_ssim2_interval_message_init (&m);
+  m.pad = r.name.c_str ();
+  m.frames = sum.frames;
+  m.skipped = r.window_skipped;
+  m.mean = sum.mean;
+  m.min = sum.min;
+  m.p5 = sum.p5;
+  m.max = sum.max;
+  m.start = start;
+  m.end = end;
+  GstStructure *s = gst_ssim2_interval_message_to_structure (&m);
   r.window_scores.clear ();
   r.window_skipped = 0;
   gst_element_post_message (GST_ELEMENT (self),
@@ -1563,14 +1567,16 @@ push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
     post = priv->settings.post_messages;        /* changeable while playing */
     GST_OBJECT_UNLOCK (self);
     if (post) {
-      GstStructure *s = gst_structure_new ("ssim2",
-          "score", G_TYPE_DOUBLE, *score,
-          "index", G_TYPE_UINT64, index,
-          "timestamp", G_TYPE_UINT64, (guint64) pts,
-          "stream-time", G_TYPE_UINT64, (guint64) st,
-          "running-time", G_TYPE_UINT64, (guint64) rt,
-          "duration", G_TYPE_UINT64, (guint64) duration,
-          "pad", G_TYPE_STRING, pad_name, NULL);
+      GstSsim2ScoreMessage m;
+      gst_ssim2_score_message_init (&m);
+      m.score = *score;
+      m.index = index;
+      m.timestamp = pts;
+      m.stream_time = st;
+      m.running_time = rt;
+      m.duration = duration;
+      m.pad = pad_name;
+      GstStructure *s = gst_ssim2_score_message_to_structure (&m);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
     }
@@ -1746,25 +1752,21 @@ post_summary (GstSsim2Compare * self, Rendition & r)
   r.summary_due = false;
   window_post (self, r);
   GstSsim2ComparePrivate *priv = self->priv;
-  const ssim2::Summary sum = ssim2::Summarize (r.scores);
-  GstStructure *s = gst_structure_new ("ssim2-summary",
-      "frames", G_TYPE_UINT64, (guint64) sum.frames, NULL);
-  for (const ssim2::SummaryField & field:ssim2::kSummaryFields) {
-    /* GStreamer field names use '-' where the files use '_'. */
-    gchar *name = g_strdelimit (g_strdup (field.name), "_", '-');
-    gst_structure_set (s, name, G_TYPE_DOUBLE, sum.*field.value, NULL);
-    g_free (name);
-  }
-  gst_structure_set (s,
-      "unmatched-ref", G_TYPE_UINT64, r.unmatched_ref,
-      "unmatched-dist", G_TYPE_UINT64, r.unmatched_dist,
-      "skipped", G_TYPE_UINT64, r.skipped,
-      "ended-first", G_TYPE_STRING,
-      r.ended_first ? ssim2::InputName (*r.ended_first) : "",
-      "backend", G_TYPE_STRING,
-      priv->scorer ? priv->scorer->description ().c_str () : "",
-      "pad", G_TYPE_STRING, r.name.c_str (),
-      "failure", G_TYPE_STRING, r.failed ? r.failure.c_str () : "", NULL);
+  GstSsim2SummaryMessage m;
+  gst_ssim2_summary_message_init (&m);
+  ssim2gst::SetSummaryStatistics (&m, ssim2::Summarize (r.scores));
+  m.unmatched_ref = r.unmatched_ref;
+  m.unmatched_dist = r.unmatched_dist;
+  m.skipped = r.skipped;
+  if (r.ended_first)
+    m.ended_first = ssim2::InputName (*r.ended_first);
+  const std::string backend = priv->scorer ?
+      priv->scorer->description () : std::string ();
+  m.backend = backend.c_str ();
+  m.pad = r.name.c_str ();
+  if (r.failed)
+    m.failure = r.failure.c_str ();
+  GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gstssim2meta.h"
+#include "check_util.h"
 #include "../../locale/de_locale.h"
 
 #include <signal.h>
@@ -223,62 +224,6 @@ run_feeds (Fixture * f, GPtrArray * ref_items, GPtrArray * dist_items,
   g_thread_join (td);
 }
 
-/* Pops every element message named @name (in order). */
-static GList *
-pop_element_messages (GstBus * bus, const gchar * name)
-{
-  GList *list = NULL;
-  GstMessage *m;
-  GList *others = NULL;
-  while ((m = gst_bus_pop (bus))) {
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT &&
-        gst_structure_has_name (gst_message_get_structure (m), name))
-      list = g_list_append (list, m);
-    else
-      others = g_list_append (others, m);
-  }
-  for (GList * l = others; l; l = l->next)
-    gst_bus_post (bus, GST_MESSAGE (l->data));
-  g_list_free (others);
-  return list;
-}
-
-/* Pops the first message of @type, leaving the others on the bus. */
-static GstMessage *
-pop_type (GstBus * bus, GstMessageType type)
-{
-  GstMessage *m, *found = NULL;
-  GList *others = NULL;
-  while ((m = gst_bus_pop (bus))) {
-    if (!found && (GST_MESSAGE_TYPE (m) & type))
-      found = m;
-    else
-      others = g_list_append (others, m);
-  }
-  for (GList * l = others; l; l = l->next)
-    gst_bus_post (bus, GST_MESSAGE (l->data));
-  g_list_free (others);
-  return found;
-}
-
-static gdouble
-msg_double (GstMessage * m, const gchar * field)
-{
-  gdouble v = NAN;
-  fail_unless (gst_structure_get_double (gst_message_get_structure (m), field,
-          &v), "field %s missing", field);
-  return v;
-}
-
-static guint64
-msg_uint64 (GstMessage * m, const gchar * field)
-{
-  guint64 v = 0;
-  fail_unless (gst_structure_get_uint64 (gst_message_get_structure (m), field,
-          &v), "field %s missing", field);
-  return v;
-}
-
 /* Pops the one summary message on @bus and checks its counts. */
 static void
 expect_summary (GstBus * bus, guint64 frames, guint64 unmatched_ref,
@@ -287,9 +232,9 @@ expect_summary (GstBus * bus, guint64 frames, guint64 unmatched_ref,
   GList *sum = pop_element_messages (bus, "ssim2-summary");
   fail_unless_equals_int (g_list_length (sum), 1);
   GstMessage *m = GST_MESSAGE (sum->data);
-  fail_unless_equals_uint64 (msg_uint64 (m, "frames"), frames);
-  fail_unless_equals_uint64 (msg_uint64 (m, "unmatched-ref"), unmatched_ref);
-  fail_unless_equals_uint64 (msg_uint64 (m, "unmatched-dist"),
+  fail_unless_equals_uint64 (summary_message (m).frames, frames);
+  fail_unless_equals_uint64 (summary_message (m).unmatched_ref, unmatched_ref);
+  fail_unless_equals_uint64 (summary_message (m).unmatched_dist,
       unmatched_dist);
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
 }
@@ -376,7 +321,7 @@ GST_START_TEST (test_caps_mixed_formats)
   GList *msgs = pop_element_messages (f.bus, "ssim2");
   fail_unless_equals_int (g_list_length (msgs), 2);
   for (GList * l = msgs; l; l = l->next) {
-    gdouble s = msg_double (GST_MESSAGE (l->data), "score");
+    gdouble s = score_message (GST_MESSAGE (l->data)).score;
     fail_unless (s < 100.0 && isfinite (s), "score %f", s);
   }
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
@@ -831,9 +776,8 @@ GST_START_TEST (test_pairing_dist_without_ref)
     gst_buffer_unref (out);
   }
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (sum->data),
-          "unmatched-dist"), 2);
-  fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (sum->data), "frames"),
+  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).unmatched_dist, 2);
+  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
       4);
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
@@ -865,11 +809,11 @@ GST_START_TEST (test_pairing_segment_offset)
   guint k = 0;
   for (GList * l = msgs; l; l = l->next, k++) {
     GstMessage *m = GST_MESSAGE (l->data);
-    fail_unless_equals_float (msg_double (m, "score"), 100.0);
-    fail_unless_equals_uint64 (msg_uint64 (m, "timestamp"),
+    fail_unless_equals_float (score_message (m).score, 100.0);
+    fail_unless_equals_uint64 (score_message (m).timestamp,
         10 * GST_SECOND + k * FRAME_DUR);
-    fail_unless_equals_uint64 (msg_uint64 (m, "running-time"), k * FRAME_DUR);
-    fail_unless_equals_uint64 (msg_uint64 (m, "stream-time"),
+    fail_unless_equals_uint64 (score_message (m).running_time, k * FRAME_DUR);
+    fail_unless_equals_uint64 (score_message (m).stream_time,
         10 * GST_SECOND + k * FRAME_DUR);
   }
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
@@ -929,9 +873,9 @@ GST_START_TEST (test_alignment_sequence)
   run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0, 5,
           1000, 0), FALSE);
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (sum->data), "frames"),
+  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
       0);
-  fail_unless (isnan (msg_double (GST_MESSAGE (sum->data), "mean")));
+  fail_unless (isnan (summary_message (GST_MESSAGE (sum->data)).mean));
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 }
@@ -967,10 +911,10 @@ GST_START_TEST (test_ref_ends_first)
   g_clear_error (&err);
   gst_message_unref (w);
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (sum->data), "frames"),
+  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
       3);
-  fail_unless_equals_string (gst_structure_get_string (gst_message_get_structure
-          (GST_MESSAGE (sum->data)), "ended-first"), "ref");
+  fail_unless_equals_string (summary_message (GST_MESSAGE
+          (sum->data)).ended_first, "ref");
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 }
@@ -1049,10 +993,10 @@ check_rates_same_length (guint ref_fps, guint dist_fps)
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
   fail_unless_equals_int (g_list_length (sum), 1);
   GstMessage *m = GST_MESSAGE (sum->data);
-  fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 10);
-  fail_unless_equals_float (msg_double (m, "min"), 100.0);
-  fail_unless_equals_uint64 (msg_uint64 (m, dist_fps > ref_fps ?
-          "unmatched-dist" : "unmatched-ref"), 10);
+  fail_unless_equals_uint64 (summary_message (m).frames, 10);
+  fail_unless_equals_float (summary_message (m).min, 100.0);
+  fail_unless_equals_uint64 (dist_fps > ref_fps ?
+      summary_message (m).unmatched_dist : summary_message (m).unmatched_ref, 10);
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
   g_free (rc);
@@ -1088,10 +1032,10 @@ GST_START_TEST (test_alignment_stream_time)
     GList *sum = pop_element_messages (f.bus, "ssim2-summary");
     GstMessage *m = GST_MESSAGE (sum->data);
     if (mode == 0) {
-      fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 0);
+      fail_unless_equals_uint64 (summary_message (m).frames, 0);
     } else {
-      fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 5);
-      fail_unless_equals_float (msg_double (m, "min"), 100.0);
+      fail_unless_equals_uint64 (summary_message (m).frames, 5);
+      fail_unless_equals_float (summary_message (m).min, 100.0);
     }
     g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
     fixture_clear (&f);
@@ -1175,13 +1119,13 @@ GST_START_TEST (test_messages_summary)
   for (GList * l = msgs; l; l = l->next, i++) {
     GstMessage *m = GST_MESSAGE (l->data);
     fail_unless (GST_MESSAGE_SRC (m) == GST_OBJECT (f.element));
-    scores[i] = msg_double (m, "score");
+    scores[i] = score_message (m).score;
     fail_unless (scores[i] < 100.0);
-    fail_unless_equals_uint64 (msg_uint64 (m, "index"), i);
-    fail_unless_equals_uint64 (msg_uint64 (m, "timestamp"), i * FRAME_DUR);
-    fail_unless_equals_uint64 (msg_uint64 (m, "stream-time"), i * FRAME_DUR);
-    fail_unless_equals_uint64 (msg_uint64 (m, "running-time"), i * FRAME_DUR);
-    fail_unless_equals_uint64 (msg_uint64 (m, "duration"), FRAME_DUR);
+    fail_unless_equals_uint64 (score_message (m).index, i);
+    fail_unless_equals_uint64 (score_message (m).timestamp, i * FRAME_DUR);
+    fail_unless_equals_uint64 (score_message (m).stream_time, i * FRAME_DUR);
+    fail_unless_equals_uint64 (score_message (m).running_time, i * FRAME_DUR);
+    fail_unless_equals_uint64 (score_message (m).duration, FRAME_DUR);
   }
   /* Meta on the buffers equals the messages. */
   for (i = 0; i < n; i++) {
@@ -1207,18 +1151,19 @@ GST_START_TEST (test_messages_summary)
   for (i = 0; i < n; i++)
     var += (scores[i] - mean) * (scores[i] - mean) / n;
   qsort (sorted, n, sizeof (double), cmp_double);
-  fail_unless_equals_uint64 (msg_uint64 (s, "frames"), n);
-  fail_unless (fabs (msg_double (s, "mean") - mean) < 1e-9);
-  fail_unless (fabs (msg_double (s, "stddev") - sqrt (var)) < 1e-9);
-  fail_unless_equals_float (msg_double (s, "min"), sorted[0]);
-  fail_unless_equals_float (msg_double (s, "max"), sorted[n - 1]);
+  const GstSsim2SummaryMessage sm = summary_message (s);
+  fail_unless_equals_uint64 (sm.frames, n);
+  fail_unless (fabs (sm.mean - mean) < 1e-9);
+  fail_unless (fabs (sm.stddev - sqrt (var)) < 1e-9);
+  fail_unless_equals_float (sm.min, sorted[0]);
+  fail_unless_equals_float (sm.max, sorted[n - 1]);
   const double qs[] = { 1, 5, 50, 95, 99 };
-  const char *names[] = { "p1", "p5", "p50", "p95", "p99" };
+  const double got[] = { sm.p1, sm.p5, sm.p50, sm.p95, sm.p99 };
   for (i = 0; i < 5; i++)
-    fail_unless (fabs (msg_double (s, names[i]) - percentile (sorted, n,
-                qs[i])) < 1e-9, "%s", names[i]);
+    fail_unless (fabs (got[i] - percentile (sorted, n, qs[i])) < 1e-9,
+        "p%g", qs[i]);
   double hm = sorted[0] > 0 ? n / inv : 0.0;
-  fail_unless (fabs (msg_double (s, "harmonic-mean") - hm) < 1e-9);
+  fail_unless (fabs (sm.harmonic_mean - hm) < 1e-9);
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 }
@@ -1283,8 +1228,7 @@ check_with_python (const gchar * script, const gchar * path, GList * msgs)
   GString *scores = g_string_new (NULL);
   for (GList * l = msgs; l; l = l->next) {
     gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_ascii_formatd (buf, sizeof buf, "%.8f", msg_double (GST_MESSAGE (l->data),
-            "score"));
+    g_ascii_formatd (buf, sizeof buf, "%.8f", score_message (GST_MESSAGE (l->data)).score);
     g_string_append_printf (scores, "%s%s", l == msgs ? "" : ",", buf);
   }
   const gchar *argv[] = { python, "-c", script, path, scores->str, NULL };
@@ -1440,7 +1384,7 @@ GST_START_TEST (test_stats_file_write_error)
   fail_unless (pop_type (f.bus, GST_MESSAGE_WARNING) == NULL);
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
   fail_unless_equals_int (g_list_length (sum), 1);
-  fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (sum->data), "frames"),
+  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
       6);
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
@@ -1492,7 +1436,7 @@ GST_START_TEST (test_frame_step)
   guint64 want[] = { 0, 3, 6 };
   guint i = 0;
   for (GList * l = msgs; l; l = l->next, i++)
-    fail_unless_equals_uint64 (msg_uint64 (GST_MESSAGE (l->data), "index"),
+    fail_unless_equals_uint64 (score_message (GST_MESSAGE (l->data)).index,
         want[i]);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 8);
   for (i = 0; i < 8; i++) {
@@ -1524,12 +1468,12 @@ GST_START_TEST (test_threads)
     fail_unless_equals_int (g_list_length (msgs), n);
     guint i = 0;
     for (GList * l = msgs; l; l = l->next, i++)
-      scores[t][i] = msg_double (GST_MESSAGE (l->data), "score");
+      scores[t][i] = score_message (GST_MESSAGE (l->data)).score;
     g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
     GList *sum = pop_element_messages (f.bus, "ssim2-summary");
     fail_unless_equals_int (g_list_length (sum), 1);
-    const gchar *backend = gst_structure_get_string (gst_message_get_structure
-        (GST_MESSAGE (sum->data)), "backend");
+    const gchar *backend = summary_message (GST_MESSAGE
+        (sum->data)).backend;
     gchar *want = g_strdup_printf (", %u thread", threads[t]);
     fail_unless (backend && g_str_has_prefix (backend, "CPU")
         && strstr (backend, want), "%s", backend);
@@ -1586,7 +1530,7 @@ GST_START_TEST (test_renegotiation)
   fail_unless_equals_int (g_list_length (msgs), 8);
   guint i = 0;
   for (GList * l = msgs; l; l = l->next, i++) {
-    gdouble s = msg_double (GST_MESSAGE (l->data), "score");
+    gdouble s = score_message (GST_MESSAGE (l->data)).score;
     if (i < 6) {
       fail_unless_equals_float (s, 100.0);
     } else {
@@ -1684,10 +1628,11 @@ GST_START_TEST (test_parity_clip)
       gst_message_unref (m);
       break;
     }
-    const GstStructure *s = gst_message_get_structure (m);
-    if (gst_structure_has_name (s, "ssim2")) {
-      guint64 index = msg_uint64 (m, "index");
-      double score = msg_double (m, "score");
+    GstSsim2ScoreMessage sm;
+    GstSsim2SummaryMessage summary_msg;
+    if (gst_ssim2_score_message_parse_message (m, &sm)) {
+      guint64 index = sm.index;
+      double score = sm.score;
       fail_unless (index < n_expected);
       double d = fabs (score - expected[index]);
       if (d > max_diff) {
@@ -1695,12 +1640,12 @@ GST_START_TEST (test_parity_clip)
         worst = (guint) index;
       }
       scored++;
-    } else if (gst_structure_has_name (s, "ssim2-summary")) {
+    } else if (gst_ssim2_summary_message_parse_message (m, &summary_msg)) {
       summary = TRUE;
-      fail_unless_equals_uint64 (msg_uint64 (m, "frames"), 30);
-      fail_unless (fabs (msg_double (m, "mean") - 35.32) < 0.01);
-      fail_unless (fabs (msg_double (m, "min") - 20.31) < 0.01);
-      fail_unless (fabs (msg_double (m, "max") - 55.69) < 0.01);
+      fail_unless_equals_uint64 (summary_msg.frames, 30);
+      fail_unless (fabs (summary_msg.mean - 35.32) < 0.01);
+      fail_unless (fabs (summary_msg.min - 20.31) < 0.01);
+      fail_unless (fabs (summary_msg.max - 55.69) < 0.01);
     }
     gst_message_unref (m);
   }

@@ -1,10 +1,85 @@
-/* gst-ssim2: helpers of the gst-check tests that build whole pipelines from
- * launch lines (seeks, renditions): which elements exist, and running a
+/* gst-ssim2: the helpers the gst-check tests of the element share: the
+ * element's messages read as typed structs (gstssim2message.h), messages
+ * taken from a bus, and, for the tests that build whole pipelines from
+ * launch lines (seeks, renditions), which elements exist and running a
  * pipeline to its end.
  * SPDX-License-Identifier: BSD-3-Clause */
 #pragma once
 
 #include <gst/check/gstcheck.h>
+
+#include "gstssim2message.h"
+
+/* @m read as an `ssim2` message; fails the test when it is not one. */
+static inline GstSsim2ScoreMessage
+score_message (GstMessage * m)
+{
+  GstSsim2ScoreMessage s;
+  fail_unless (gst_ssim2_score_message_parse_message (m, &s),
+      "not an ssim2 message");
+  return s;
+}
+
+/* @m read as an `ssim2-summary` message; fails the test when it is not
+ * one. */
+static inline GstSsim2SummaryMessage
+summary_message (GstMessage * m)
+{
+  GstSsim2SummaryMessage s;
+  fail_unless (gst_ssim2_summary_message_parse_message (m, &s),
+      "not an ssim2-summary message");
+  return s;
+}
+
+/* @m read as an `ssim2-interval` message; fails the test when it is not
+ * one. */
+static inline GstSsim2IntervalMessage
+interval_message (GstMessage * m)
+{
+  GstSsim2IntervalMessage s;
+  fail_unless (gst_ssim2_interval_message_parse_message (m, &s),
+      "not an ssim2-interval message");
+  return s;
+}
+
+/* Pops every element message named @name (in order), leaving the others on
+ * @bus. */
+static inline GList *
+pop_element_messages (GstBus * bus, const gchar * name)
+{
+  GList *list = NULL;
+  GstMessage *m;
+  GList *others = NULL;
+  while ((m = gst_bus_pop (bus))) {
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT &&
+        gst_structure_has_name (gst_message_get_structure (m), name))
+      list = g_list_append (list, m);
+    else
+      others = g_list_append (others, m);
+  }
+  for (GList * l = others; l; l = l->next)
+    gst_bus_post (bus, GST_MESSAGE (l->data));
+  g_list_free (others);
+  return list;
+}
+
+/* Pops the first message of @type, leaving the others on the bus. */
+static inline GstMessage *
+pop_type (GstBus * bus, GstMessageType type)
+{
+  GstMessage *m, *found = NULL;
+  GList *others = NULL;
+  while ((m = gst_bus_pop (bus))) {
+    if (!found && (GST_MESSAGE_TYPE (m) & type))
+      found = m;
+    else
+      others = g_list_append (others, m);
+  }
+  for (GList * l = others; l; l = l->next)
+    gst_bus_post (bus, GST_MESSAGE (l->data));
+  g_list_free (others);
+  return found;
+}
 
 /* TRUE when every factory of @names (NULL-terminated) exists; else says
  * which one is missing. */

@@ -267,6 +267,10 @@ struct _GstSsim2Compare
   GstSsim2ComparePrivate *priv;
 };
 
+/* The renditions now (a copy of the list, taken under its lock). */
+std::vector < std::shared_ptr < ssim2gst::Rendition > >
+gst_ssim2_compare_renditions (GstSsim2Compare * self);
+
 /* Backend: where and how a pair is scored (gstssim2backend.cpp). */
 
 /* Chooses the backend at start: CUDA (context, stream) when the backend

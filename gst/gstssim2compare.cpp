@@ -202,8 +202,8 @@
 
 #include "gstssim2compare.h"
 #include "gstssim2compare-private.h"
-#include "gstssim2message.h"
 #include "gstssim2meta-private.h"
+#include "gstssim2report.h"
 #include "gstssim2pairing.h"
 
 #include <gst/video/video.h>
@@ -591,7 +591,7 @@ find_rendition (GstSsim2Compare * self, GstAggregatorPad * pad)
   return found;
 }
 
-static std::vector < RenditionPtr > renditions_snapshot (GstSsim2Compare * self)
+std::vector < RenditionPtr > gst_ssim2_compare_renditions (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   g_mutex_lock (&priv->renditions_lock);
@@ -821,102 +821,6 @@ gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
 /* ------------------------------------------------------------------------ */
 /* start / stop */
 
-/* The stats file could not be written: say so once, stop writing it and
- * keep scoring (messages, meta and summary lose nothing). */
-static void
-stats_write_failed (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-      ("Could not write the stats file (%s); scoring goes on without it.",
-          priv->stats->error ().c_str ()),
-      ("Free some space or choose another stats-file. The ssim2 messages "
-          "and the ssim2-summary message still carry every score."));
-  priv->stats.reset ();
-}
-
-/* Appends the summary of the `dist` pad's rendition and closes the stats
- * file, if one is open. */
-static void
-stats_close (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  if (!priv->stats)
-    return;
-  const Rendition & dist = *priv->renditions.front ();
-  ssim2::LogSummary summary;
-  summary.scores = ssim2::Summarize (dist.scores);
-  summary.unmatched_ref = dist.unmatched_ref;
-  summary.unmatched_dist = dist.unmatched_dist;
-  summary.ended_first = dist.ended_first;
-  ssim2::LogRunInfo info;
-  switch (priv->run.alignment) {
-    case GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE:
-      info.alignment = "sequence";
-      break;
-    case GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME:
-      info.alignment = "stream-time";
-      break;
-    default:
-      info.alignment = "running-time";
-      break;
-  }
-  info.every = MAX (priv->run.frame_step, 1u);
-  if (dist.st.have_info) {
-    info.width = GST_VIDEO_INFO_WIDTH (&dist.st.fmt.info);
-    info.height = GST_VIDEO_INFO_HEIGHT (&dist.st.fmt.info);
-  }
-  if (!priv->stats->Close (summary, info))
-    stats_write_failed (self);
-  priv->stats.reset ();
-}
-
-/* Opens (truncates) the stats file for a new measurement; posts an error
- * when it cannot be created. */
-static bool
-stats_open (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  const std::string & path = priv->run.stats_file;
-  if (path.empty () || priv->stats)
-    return true;
-  ssim2::LogOptions options;
-  switch (priv->run.stats_format) {
-    case GST_SSIM2_COMPARE_STATS_FORMAT_CSV:
-      options.format = ssim2::LogFormat::kCsv;
-      break;
-    case GST_SSIM2_COMPARE_STATS_FORMAT_JSON:
-      options.format = ssim2::LogFormat::kJson;
-      break;
-    case GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON:
-      options.format = ssim2::LogFormat::kVmafJson;
-      break;
-    default:
-      options.format = ssim2::LogFormatForPath (path);
-      break;
-  }
-  /* Rows go out as they are scored, for whoever reads the file live. */
-  options.flush_rows = true;
-  /* With rendition pads at the start, one file holds every rendition's
-   * rows, each naming its pad in the source column (libvmaf's layout has
-   * no such column: there the file holds the dist pad's rows only). */
-  priv->stats_with_source = options.format != ssim2::LogFormat::kVmafJson &&
-      renditions_snapshot (self).size () > 1;
-  options.with_source = priv->stats_with_source;
-  std::string error;
-  priv->stats = ssim2::ScoreLog::Open (path, options, &error);
-  if (!priv->stats) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("Could not open stats-file \"%s\" for writing (%s).", path.c_str (),
-            error.c_str ()),
-        ("Check that the folder exists and is writable."));
-    return false;
-  }
-  GST_INFO_OBJECT (self, "stats file %s (%s)", path.c_str (),
-      ssim2::LogFormatName (options.format));
-  return true;
-}
-
 /* A measurement runs from the start, or from a flushing seek, to EOS or to
  * the next flushing seek; its summary covers its own pairs only. */
 static void
@@ -934,7 +838,7 @@ measurement_reset (GstSsim2Compare * self)
   GstSsim2ComparePrivate *priv = self->priv;
   priv->finished = false;
   ref_queue_clear (priv);
-  for (const RenditionPtr & r:renditions_snapshot (self))
+  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self))
     r->ResetMeasurement (priv->ref_base);
 }
 
@@ -973,7 +877,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
             return r->released.load ();
           }), priv->renditions.end ());
   g_mutex_unlock (&priv->renditions_lock);
-  for (const RenditionPtr & r:renditions_snapshot (self)) {
+  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
     r->st.Reset ();
     r->end = GST_CLOCK_TIME_NONE;
   }
@@ -985,7 +889,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
 
   if (!gst_ssim2_compare_open_backend (self))
     return FALSE;
-  if (!stats_open (self)) {
+  if (!gst_ssim2_compare_open_stats (self)) {
     gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
@@ -1001,16 +905,14 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   /* Pairs in flight are dropped, not pushed: the element stops. */
   drop_scoring (self);
   /* Stopped before EOS: still leave a well-formed file. */
-  stats_close (self);
+  gst_ssim2_compare_close_stats (self);
   gst_ssim2_compare_close_backend (self);
   ref_queue_clear (priv);
   gst_clear_caps (&priv->ref.caps);
-  for (const RenditionPtr & r:renditions_snapshot (self))
+  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self))
     gst_clear_caps (&r->st.caps);
   return TRUE;
 }
-
-static void post_summary (GstSsim2Compare * self, Rendition & r);
 
 /* A flushing seek ends the current measurement (its summary is posted and
  * the stats file completed with it, unless EOS did that already) and starts
@@ -1026,7 +928,7 @@ gst_ssim2_compare_flush (GstAggregator * agg)
    * pads: they are not pushed, and the measurement ends before them. */
   drop_scoring (self);
   bool ended = false;
-  for (const RenditionPtr & r:renditions_snapshot (self)) {
+  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
     if (r->finished || !measurement_started (*r))
       continue;
     GST_INFO_OBJECT (self, "flushing seek: ending the measurement of %s "
@@ -1038,15 +940,15 @@ gst_ssim2_compare_flush (GstAggregator * agg)
   }
   /* The stats file is complete before the summaries are posted. */
   if (ended)
-    stats_close (self);
-  for (const RenditionPtr & r:renditions_snapshot (self)) {
+    gst_ssim2_compare_close_stats (self);
+  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
     if (r->summary_due)
-      post_summary (self, *r);
+      gst_ssim2_compare_post_summary (self, *r);
   }
   const bool restart_file = !priv->stats;
   measurement_reset (self);
   priv->seeks++;
-  if (restart_file && !stats_open (self))
+  if (restart_file && !gst_ssim2_compare_open_stats (self))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
@@ -1063,7 +965,7 @@ rendition_failed (GstSsim2Compare * self, Rendition & r, const gchar * text,
     const gchar * debug)
 {
   bool others = false;
-  for (const RenditionPtr & o:renditions_snapshot (self)) {
+  for (const RenditionPtr & o:gst_ssim2_compare_renditions (self)) {
     if (o.get () != &r && !o->released && !o->failed)
       others = true;
   }
@@ -1463,71 +1365,6 @@ frame_duration (const PadState & st, GstBuffer * buf)
   return GST_CLOCK_TIME_NONE;
 }
 
-/* "dist_1: ", what starts a warning's text about rendition @r when the
- * element has several; "" with the `dist` pad alone, whose warnings read as
- * they always did. The details always carry the pad. */
-static std::string
-pad_prefix (GstSsim2Compare * self, const Rendition & r)
-{
-  return renditions_snapshot (self).size () > 1 ? r.name + ": " : "";
-}
-
-/* Posts @r's current ssim2-interval window, if it holds any pair. */
-static void
-window_post (GstSsim2Compare * self, Rendition & r)
-{
-  const guint64 interval = self->priv->run.interval;
-  if (interval == 0 || (r.window_scores.empty () && r.window_skipped == 0)) {
-    r.window_scores.clear ();
-    r.window_skipped = 0;
-    return;
-  }
-  const ssim2::Summary sum = ssim2::Summarize (r.window_scores);
-  const guint64 start = r.window_start;
-  const guint64 end = GST_CLOCK_TIME_IS_VALID (start) ? start + interval :
-      GST_CLOCK_TIME_NONE;
-  GstSsim2IntervalMessage m;
-  gst_ssim2_interval_message_init (&m);
-  m.pad = r.name.c_str ();
-  m.frames = sum.frames;
-  m.skipped = r.window_skipped;
-  m.mean = sum.mean;
-  m.min = sum.min;
-  m.p5 = sum.p5;
-  m.max = sum.max;
-  m.start = start;
-  m.end = end;
-  GstStructure *s = gst_ssim2_interval_message_to_structure (&m);
-  r.window_scores.clear ();
-  r.window_skipped = 0;
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
-
-/* Counts a pair of @r (scored: @score; else skipped) at running time @rt
- * in its window, after posting the window it ends. Windows are the
- * multiples of the interval in running time, so that every pair falls in
- * exactly one; a pair without running time joins the current window. */
-static void
-window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
-    const double *score)
-{
-  const guint64 interval = self->priv->run.interval;
-  if (interval == 0)
-    return;
-  if (GST_CLOCK_TIME_IS_VALID (rt)) {
-    const guint64 start = rt - rt % interval;
-    if (start != r.window_start) {
-      window_post (self, r);
-      r.window_start = start;
-    }
-  }
-  if (score)
-    r.window_scores.push_back (*score);
-  else
-    r.window_skipped++;
-}
-
 /* Sends on @buf (owned), a frame of @r's pad, scored (score != NULL),
  * skipped for lateness (@skipped) or unscored: pushes it on src for the
  * `dist` pad, drops it for the other renditions. Its times are read from
@@ -1537,7 +1374,6 @@ static GstFlowReturn
 push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
     const double *score, guint64 index, bool skipped)
 {
-  GstSsim2ComparePrivate *priv = self->priv;
   GstAggregator *agg = GST_AGGREGATOR (self);
   r.st.frames++;
 
@@ -1550,67 +1386,13 @@ push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
     st = gst_segment_to_stream_time (&r.pad->segment, GST_FORMAT_TIME, pts);
     GST_OBJECT_UNLOCK (r.pad);
   }
-  GstClockTime duration = GST_BUFFER_DURATION (buf);
-  const gchar *pad_name = r.name.c_str ();
-
-  if (score || skipped)
-    window_add (self, r, rt, score);
-  if (score) {
-    if (r.to_src) {
-      buf = gst_buffer_make_writable (buf);
-      gst_buffer_add_ssim2_meta (buf, *score, index, pad_name);
-    }
-    r.scores.push_back (*score);
-
-    gboolean post;
-    GST_OBJECT_LOCK (self);
-    post = priv->settings.post_messages;        /* changeable while playing */
-    GST_OBJECT_UNLOCK (self);
-    if (post) {
-      GstSsim2ScoreMessage m;
-      gst_ssim2_score_message_init (&m);
-      m.score = *score;
-      m.index = index;
-      m.timestamp = pts;
-      m.stream_time = st;
-      m.running_time = rt;
-      m.duration = duration;
-      m.pad = pad_name;
-      GstStructure *s = gst_ssim2_score_message_to_structure (&m);
-      gst_element_post_message (GST_ELEMENT (self),
-          gst_message_new_element (GST_OBJECT (self), s));
-    }
-
-    if (priv->stats && (priv->stats_with_source || r.to_src)) {
-      ssim2::ScoreRow row;
-      row.index = index;
-      row.frame = r.st.frames - 1;
-      row.pts = pts;
-      row.stream_time = st;
-      row.running_time = rt;
-      row.duration = duration;
-      row.score = *score;
-      if (priv->stats_with_source)
-        row.source = r.name;
-      if (!priv->stats->Append (row))
-        stats_write_failed (self);
-    }
-
-    gdouble threshold;
-    GST_OBJECT_LOCK (self);
-    threshold = priv->settings.threshold;
-    GST_OBJECT_UNLOCK (self);
-    if (*score < threshold) {
-      GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-          ("%sFrame %" G_GUINT64_FORMAT " scores %.4f, below the "
-              "threshold %.4f.", pad_prefix (self, r).c_str (), index, *score,
-              threshold),
-          ("running time %" GST_TIME_FORMAT, GST_TIME_ARGS (rt)),
-          ("score", G_TYPE_DOUBLE, *score, "index", G_TYPE_UINT64, index,
-              "running-time", G_TYPE_UINT64, (guint64) rt,
-              "pad", G_TYPE_STRING, pad_name, NULL));
-    }
-  }
+  ssim2gst::FrameTimes times;
+  times.pts = pts;
+  times.stream_time = st;
+  times.running_time = rt;
+  times.duration = GST_BUFFER_DURATION (buf);
+  gst_ssim2_compare_report_pair (self, r, &buf, score, index, skipped, times);
+  const GstClockTime duration = times.duration;
 
   if (!r.to_src) {
     gst_buffer_unref (buf);
@@ -1707,29 +1489,7 @@ finish_rendition (GstSsim2Compare * self, Rendition & r)
 {
   r.finished = true;
 
-  /* The pad has ended; ref may still hold frames. */
-  ssim2::InputEnds ends;
-  ends.ref_frames = r.ref_frames;
-  ends.dist_frames = r.st.frames;
-  ends.ref_ended = r.ref_ended;
-  ends.dist_ended = true;
-  ends.dist_after_ref_end = r.ref_ended_first ? r.passed_after_ref_eos : 0;
-  r.ended_first = ssim2::EndedFirst (ends);
-  if (r.ended_first) {
-    const std::string text = ssim2::EndedFirstMessage (*r.ended_first, ends,
-        r.scores.size ());
-    const std::string prefix = pad_prefix (self, r);
-    GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
-        ("%s%c%s (the other input's remaining frames are not scored).",
-            prefix.c_str (), prefix.empty ()? g_ascii_toupper (text[0]) :
-            text[0], text.c_str () + 1),
-        ("Check that both inputs are the same clip; use alignment=sequence "
-            "if their timestamps differ."),
-        ("ended-first", G_TYPE_STRING, ssim2::InputName (*r.ended_first),
-            "ref-frames", G_TYPE_UINT64, (guint64) ends.ref_frames,
-            "dist-frames", G_TYPE_UINT64, (guint64) ends.dist_frames,
-            "pad", G_TYPE_STRING, r.name.c_str (), NULL));
-  }
+  gst_ssim2_compare_report_ended_first (self, r);
 
 #ifdef HAVE_GST_CUDA
   GstSsim2ComparePrivate *priv = self->priv;
@@ -1743,32 +1503,6 @@ finish_rendition (GstSsim2Compare * self, Rendition & r)
 #endif
 
   r.summary_due = true;
-}
-
-/* Posts the summary of @r's current measurement. */
-static void
-post_summary (GstSsim2Compare * self, Rendition & r)
-{
-  r.summary_due = false;
-  window_post (self, r);
-  GstSsim2ComparePrivate *priv = self->priv;
-  GstSsim2SummaryMessage m;
-  gst_ssim2_summary_message_init (&m);
-  ssim2gst::SetSummaryStatistics (&m, ssim2::Summarize (r.scores));
-  m.unmatched_ref = r.unmatched_ref;
-  m.unmatched_dist = r.unmatched_dist;
-  m.skipped = r.skipped;
-  if (r.ended_first)
-    m.ended_first = ssim2::InputName (*r.ended_first);
-  const std::string backend = priv->scorer ?
-      priv->scorer->description () : std::string ();
-  m.backend = backend.c_str ();
-  m.pad = r.name.c_str ();
-  if (r.failed)
-    m.failure = r.failure.c_str ();
-  GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* The ref frame at @r's head as the pairing decision sees it: from the
@@ -1912,7 +1646,7 @@ check_positions_after_seek (GstSsim2Compare * self, Rendition & r,
       ("%sAfter the seek the two streams restarted at different positions "
           "(ref at %" GST_TIME_FORMAT ", %s at %" GST_TIME_FORMAT "): pairing "
           "by running time compares different moments.",
-          pad_prefix (self, r).c_str (), GST_TIME_ARGS (st_r),
+          gst_ssim2_compare_pad_prefix (self, r).c_str (), GST_TIME_ARGS (st_r),
           r.name.c_str (), GST_TIME_ARGS (st_d)),
       ("Use alignment=stream-time to pair frames by their position in the "
           "media, or seek with GST_SEEK_FLAG_ACCURATE."),
@@ -2063,7 +1797,7 @@ submit_pass (GstSsim2Compare * self, std::vector < PendingPair > &pending)
     }
     g->members.push_back (i);
   }
-  for (const RenditionPtr & r:renditions_snapshot (self)) {
+  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
     for (const PendingPair & p:batch->pairs) {
       if (p.rendition == r.get ()) {
         batch->renditions.push_back (r);
@@ -2272,7 +2006,7 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
-  std::vector < RenditionPtr > list = renditions_snapshot (self);
+  std::vector < RenditionPtr > list = gst_ssim2_compare_renditions (self);
   std::vector < PendingPair > pending;
   bool progressed = false;
   bool all_finished = true;
@@ -2323,11 +2057,11 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
   /* The stats file is complete before the last summary is posted. */
   if (all_finished) {
     priv->finished = true;
-    stats_close (self);
+    gst_ssim2_compare_close_stats (self);
   }
   for (const RenditionPtr & r:list) {
     if (r->summary_due)
-      post_summary (self, *r);
+      gst_ssim2_compare_post_summary (self, *r);
   }
   if (all_finished)
     return GST_FLOW_EOS;

@@ -848,16 +848,7 @@ measurement_started (const Rendition & r)
   return r.ref_frames > 0 || r.st.frames > 0;
 }
 
-/* Passes whose pairs stay in flight (submitted, not yet collected) in a
- * non-live pipeline. Two, not one: on CUDA the scorer prepares each ref
- * frame on the engine that is not scoring the previous one (cuda_scorer.cpp),
- * so consecutive passes run side by side and end together; with one left in
- * flight the GPU would idle while this thread collects, pushes and steps,
- * with two it has the next pass's work queued meanwhile. */
-static const size_t kPassesInFlight = 2;
-
-static GstFlowReturn complete_scoring (GstSsim2Compare * self, size_t keep);
-static void drop_scoring (GstSsim2Compare * self);
+static GstFlowReturn complete_scoring (GstSsim2Compare * self);
 
 static gboolean
 gst_ssim2_compare_start (GstAggregator * agg)
@@ -903,7 +894,7 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   GstSsim2ComparePrivate *priv = self->priv;
 
   /* Pairs in flight are dropped, not pushed: the element stops. */
-  drop_scoring (self);
+  gst_ssim2_compare_drop_pairs (self);
   /* Stopped before EOS: still leave a well-formed file. */
   gst_ssim2_compare_close_stats (self);
   gst_ssim2_compare_close_backend (self);
@@ -926,7 +917,7 @@ gst_ssim2_compare_flush (GstAggregator * agg)
 
   /* The pairs in flight are flushed like the frames still queued on the
    * pads: they are not pushed, and the measurement ends before them. */
-  drop_scoring (self);
+  gst_ssim2_compare_drop_pairs (self);
   bool ended = false;
   for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
     if (r->finished || !measurement_started (*r))
@@ -1114,7 +1105,7 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
    * the caps and segment they came with. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS ||
       GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
-    GstFlowReturn ret = complete_scoring (self, 0);
+    GstFlowReturn ret = complete_scoring (self);
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT (self, "pushing the pairs in flight before %s: %s",
           GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
@@ -1725,12 +1716,14 @@ same_size (GstSsim2Compare * self, Rendition & r)
 
 /* Takes the ref frame at @r's head and the head of its pad as a pair: into
  * @pending, to be scored with the other renditions' pairs of this pass
- * (submit_pass), or unscored at once under frame-step or when too late.
+ * (gst_ssim2_compare_submit_pairs), or unscored at once under frame-step
+ * or when too late.
  * Owns @dist, the peeked buffer of @r's pad. */
 static GstFlowReturn
-take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
-    std::vector < PendingPair > &pending)
+take_pair (GstSsim2Compare * self, const RenditionPtr & rendition,
+    GstBuffer * dist, std::vector < PendingPair > &pending)
 {
+  Rendition & r = *rendition;
   GstSsim2ComparePrivate *priv = self->priv;
   const guint64 ref_seq = r.ref_pos;
   const RefFrame *ref = take_ref (self, r);
@@ -1750,7 +1743,7 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
   if (unscored || late) {
     gst_buffer_unref (dist);
     /* The pairs in flight leave first. */
-    GstFlowReturn ret = complete_scoring (self, 0);
+    GstFlowReturn ret = complete_scoring (self);
     if (ret != GST_FLOW_OK)
       return ret;
     if (late)
@@ -1764,7 +1757,7 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
   if (!dist)
     return GST_FLOW_OK;
   PendingPair p;
-  p.rendition = &r;
+  p.rendition = rendition;
   p.ref.reset (gst_buffer_ref (ref->buf));
   p.ref_seq = ref_seq;
   p.dist.reset (dist);
@@ -1773,110 +1766,23 @@ take_pair (GstSsim2Compare * self, Rendition & r, GstBuffer * dist,
   return GST_FLOW_OK;
 }
 
-/* Hands the pairs taken in this pass to the scorer without waiting for
- * their scores: the pairs of one ref frame in one call (one preparation of
- * the reference; on the GPU the renditions are scored concurrently). A
- * group that cannot be submitted is scored one by one when the batch
- * completes. */
-static void
-submit_pass (GstSsim2Compare * self, std::vector < PendingPair > &pending)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  auto batch = std::make_unique < ssim2gst::ScoringBatch > ();
-  batch->pairs = std::move (pending);
-  pending.clear ();
-  for (size_t i = 0; i < batch->pairs.size (); ++i) {
-    const PendingPair & p = batch->pairs[i];
-    auto g = std::find_if (batch->groups.begin (), batch->groups.end (),
-        [&](const ssim2gst::ScoringGroup & group) {
-          return batch->pairs[group.members.front ()].ref_seq == p.ref_seq;
-        });
-    if (g == batch->groups.end ()) {
-      batch->groups.emplace_back ();
-      g = batch->groups.end () - 1;
-    }
-    g->members.push_back (i);
-  }
-  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
-    for (const PendingPair & p:batch->pairs) {
-      if (p.rendition == r.get ()) {
-        batch->renditions.push_back (r);
-        break;
-      }
-    }
-  }
-  for (ssim2gst::ScoringGroup & g:batch->groups)
-    gst_ssim2_compare_submit_group (self, batch->pairs, g);
-  priv->scoring.push_back (std::move (batch));
-}
-
-/* Waits for every group of @b the scorer took; false when one of them
- * could not be collected (its pairs are then scored one by one). */
-static bool
-collect_batch (GstSsim2Compare * self, ssim2gst::ScoringBatch & b)
-{
-  bool all = true;
-  for (ssim2gst::ScoringGroup & g:b.groups)
-    all = gst_ssim2_compare_collect_group (self, b.pairs, g) && all;
-  return all;
-}
-
-/* Waits for the batches in flight and drops them with their frames, not
- * pushed: flushing, stopping. */
-static void
-drop_scoring (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  for (auto & b:priv->scoring)
-    collect_batch (self, *b);
-  priv->scoring.clear ();
-}
-
-/* Completes the batches in flight but the @keep newest, oldest first: waits
- * for their scores, scores one by one the pairs that did not get one (which
- * reports what failed) and pushes them on in the order they were taken.
- * Scoring one by one may switch the backend, so nothing stays in flight
- * then. */
+/* Sends on a pair the backend has scored, in the order the pairs were
+ * taken. */
 static GstFlowReturn
-complete_scoring (GstSsim2Compare * self, size_t keep)
+push_scored_pair (GstSsim2Compare * self, PendingPair & p)
 {
-  GstSsim2ComparePrivate *priv = self->priv;
-  auto & scoring = priv->scoring;
-  size_t n = scoring.size () > keep ? scoring.size () - keep : 0;
-  bool all_scored = true;
-  for (size_t i = 0; i < n; ++i)
-    all_scored = collect_batch (self, *scoring[i]) && all_scored;
-  if (!all_scored) {
-    for (size_t i = n; i < scoring.size (); ++i)
-      collect_batch (self, *scoring[i]);
-    n = scoring.size ();
-  }
-  GstFlowReturn ret = GST_FLOW_OK;
-  for (; n > 0 && ret == GST_FLOW_OK; --n) {
-    std::unique_ptr < ssim2gst::ScoringBatch > b =
-        std::move (scoring.front ());
-    scoring.pop_front ();
-    for (PendingPair & p:b->pairs) {
-      if (p.scored)
-        continue;
-      ret = gst_ssim2_compare_score_pair (self, p.ref.get (), p.ref_seq,
-          *p.rendition, p.dist.get (), &p.score);
-      if (ret != GST_FLOW_OK)
-        break;
-      p.scored = true;
-    }
-    for (PendingPair & p:b->pairs) {
-      if (ret != GST_FLOW_OK)
-        break;
-      GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
-          p.rendition->name.c_str (), p.index, p.score);
-      ret = push_dist_buffer (self, *p.rendition,
-          p.dist.release (), &p.score, p.index, false);
-    }
-  }
-  if (ret != GST_FLOW_OK)
-    drop_scoring (self);        /* the pipeline stops */
-  return ret;
+  GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
+      p.rendition->name.c_str (), p.index, p.score);
+  return push_dist_buffer (self, *p.rendition, p.dist.release (), &p.score,
+      p.index, false);
+}
+
+/* Completes every pair in flight (pushing or ending must wait for them, so
+ * that every pad's frames, messages and stats rows keep their order). */
+static GstFlowReturn
+complete_scoring (GstSsim2Compare * self)
+{
+  return gst_ssim2_compare_complete_pairs (self, false, push_scored_pair);
 }
 
 static ssim2gst::Alignment
@@ -1922,15 +1828,16 @@ take_unscored (GstSsim2Compare * self, Rendition & r, bool *progressed)
 /* One pairing step of rendition @r; *progressed tells whether it took
  * anything. */
 static GstFlowReturn
-step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
-    bool *progressed, std::vector < PendingPair > &pending)
+step_rendition (GstSsim2Compare * self, const RenditionPtr & rendition,
+    gboolean timeout, bool *progressed, std::vector < PendingPair > &pending)
 {
+  Rendition & r = *rendition;
   GstSsim2ComparePrivate *priv = self->priv;
   if (r.ref_pos == GST_CLOCK_TIME_NONE)
     r.ref_pos = priv->ref_base;         /* requested since the last pass */
   if (r.failed) {
     /* Its pairs in flight leave before its unscored frames. */
-    GstFlowReturn ret = complete_scoring (self, 0);
+    GstFlowReturn ret = complete_scoring (self);
     if (ret != GST_FLOW_OK)
       return ret;
     return take_unscored (self, r, progressed);
@@ -1959,13 +1866,13 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
   if (decision.action == ssim2gst::PairingAction::kPassDist ||
       decision.action == ssim2gst::PairingAction::kPassGap ||
       decision.action == ssim2gst::PairingAction::kFinish) {
-    GstFlowReturn ret = complete_scoring (self, 0);
+    GstFlowReturn ret = complete_scoring (self);
     if (ret != GST_FLOW_OK)
       return ret;
   }
   switch (decision.action) {
     case ssim2gst::PairingAction::kPair:
-      return take_pair (self, r, (GstBuffer *) g_steal_pointer (&dist),
+      return take_pair (self, rendition, (GstBuffer *) g_steal_pointer (&dist),
           pending);
     case ssim2gst::PairingAction::kDropRef:
       GST_LOG_OBJECT (self, "ref %" GST_TIME_FORMAT " has no %s frame, "
@@ -2014,7 +1921,7 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
     if (r->released) {
       /* Its measurement ends where the pad was released, after its pairs
        * in flight. */
-      GstFlowReturn ret = complete_scoring (self, 0);
+      GstFlowReturn ret = complete_scoring (self);
       if (ret != GST_FLOW_OK)
         return ret;
       if (!r->finished) {
@@ -2031,7 +1938,7 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
     if (r->finished)
       continue;
     bool stepped = false;
-    GstFlowReturn ret = step_rendition (self, *r, timeout, &stepped, pending);
+    GstFlowReturn ret = step_rendition (self, r, timeout, &stepped, pending);
     progressed = progressed || stepped;
     if (ret != GST_FLOW_OK)
       return ret;
@@ -2044,14 +1951,15 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
    * and a pass that took none does not leave any waiting for more data. */
   const bool submitted = !pending.empty ();
   if (submitted)
-    submit_pass (self, pending);
+    gst_ssim2_compare_submit_pairs (self, std::move (pending));
   const bool live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
-  const size_t in_flight = priv->scoring.size ();
-  const size_t keep = submitted && !live && !all_finished ? kPassesInFlight : 0;
-  GstFlowReturn scored = complete_scoring (self, keep);
+  const size_t in_flight = gst_ssim2_compare_batches_in_flight (self);
+  GstFlowReturn scored = gst_ssim2_compare_complete_pairs (self,
+      submitted && !live && !all_finished, push_scored_pair);
   if (scored != GST_FLOW_OK)
     return scored;
-  progressed = progressed || in_flight > priv->scoring.size ();
+  progressed = progressed ||
+      in_flight > gst_ssim2_compare_batches_in_flight (self);
   ref_queue_trim (self, list);
 
   /* The stats file is complete before the last summary is posted. */

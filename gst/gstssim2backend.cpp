@@ -85,6 +85,46 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 }
 #endif
 
+/* CUDA context sharing with the neighbouring elements. */
+
+void
+gst_ssim2_compare_backend_set_context (GstSsim2Compare * self,
+    GstContext * context)
+{
+#ifdef HAVE_GST_CUDA
+  GstSsim2ComparePrivate *priv = self->priv;
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = priv->settings.device_id;
+  bool want_cuda = priv->settings.backend != GST_SSIM2_COMPARE_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+
+  if (want_cuda && gst_cuda_load_library ())
+    gst_cuda_handle_set_context (GST_ELEMENT (self), context, device_id,
+        &priv->context);
+#else
+  (void) self;
+  (void) context;
+#endif
+}
+
+gboolean
+gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
+    GstQuery * query)
+{
+#ifdef HAVE_GST_CUDA
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->context) {
+    return gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+        self->priv->context);
+  }
+#else
+  (void) self;
+  (void) query;
+#endif
+  return FALSE;
+}
+
 gboolean
 gst_ssim2_compare_open_backend (GstSsim2Compare * self)
 {

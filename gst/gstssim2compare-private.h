@@ -255,12 +255,60 @@ struct _GstSsim2Compare
 std::vector < std::shared_ptr < ssim2gst::Rendition > >
 gst_ssim2_compare_renditions (GstSsim2Compare * self);
 
+/* Rendition @r cannot be scored (@text says why, @debug what to do). While
+ * another rendition still measures, a STREAM/FORMAT warning naming its pad
+ * (details: `pad`), and @r's frames are taken unscored from then on; when
+ * every rendition has failed, an error. Returns TRUE for the warning. */
+gboolean gst_ssim2_compare_rendition_failed (GstSsim2Compare * self,
+    ssim2gst::Rendition & r, const gchar * text, const gchar * debug);
+
+/* One rendition's way through the ref frames (gstssim2rendition.cpp). */
+
+/* A measurement runs from the start, or from a flushing seek, to EOS or to
+ * the next flushing seek; its summary covers its own pairs only. These
+ * start a new one: the ref queue emptied, every rendition's counts reset. */
+void gst_ssim2_compare_clear_ref_queue (GstSsim2Compare * self);
+void gst_ssim2_compare_reset_measurement (GstSsim2Compare * self);
+/* Whether @r has taken a frame in its current measurement. */
+bool gst_ssim2_compare_measurement_started (const ssim2gst::Rendition & r);
+
+/* One pairing step of @rendition in an aggregate pass; *@progressed tells
+ * whether it took anything. A pair to score joins @pending (submitted with
+ * the other renditions' pairs of the pass); anything else leaves at once,
+ * after the pairs in flight. */
+GstFlowReturn gst_ssim2_compare_step_rendition (GstSsim2Compare * self,
+    const std::shared_ptr < ssim2gst::Rendition > &rendition,
+    gboolean timeout, bool *progressed,
+    std::vector < ssim2gst::PendingPair > &pending);
+
+/* Sends on a pair the backend has scored (meta, reports, push on src for
+ * the `dist` pad), in the order the pairs were taken. */
+GstFlowReturn gst_ssim2_compare_push_scored_pair (GstSsim2Compare * self,
+    ssim2gst::PendingPair & pair);
+
+/* Completes every pair in flight: pushing or ending waits for them, so that
+ * every pad's frames, messages and stats rows keep their order. */
+GstFlowReturn gst_ssim2_compare_complete_scoring (GstSsim2Compare * self);
+
+/* Drops the ref frames every rendition of @list still measuring has gone
+ * past. */
+void gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
+    const std::vector < std::shared_ptr < ssim2gst::Rendition > > &list);
+
 /* Backend: where and how a pair is scored (gstssim2backend.cpp). */
 
 /* Chooses the backend at start: CUDA (context, stream) when the backend
  * property allows and a device works, else the CPU (with a warning under
  * backend=auto; an error, and FALSE, under backend=cuda). */
 gboolean gst_ssim2_compare_open_backend (GstSsim2Compare * self);
+
+/* CUDA context sharing (as the nvcodec elements do): takes the context a
+ * neighbour sets, and answers context queries with the element's. No-ops
+ * without CUDA or with backend=cpu. */
+void gst_ssim2_compare_backend_set_context (GstSsim2Compare * self,
+    GstContext * context);
+gboolean gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
+    GstQuery * query);
 
 /* Releases the scorer and the CUDA resources. */
 void gst_ssim2_compare_close_backend (GstSsim2Compare * self);

@@ -93,15 +93,15 @@ gst_ssim2_compare_backend_set_context (GstSsim2Compare * self,
 {
 #ifdef HAVE_GST_CUDA
   GstSsim2ComparePrivate *priv = self->priv;
-  gint device_id;
+  gint cuda_device;
 
   GST_OBJECT_LOCK (self);
-  device_id = priv->settings.device_id;
+  cuda_device = priv->settings.cuda_device;
   bool want_cuda = priv->settings.backend != GST_SSIM2_COMPARE_BACKEND_CPU;
   GST_OBJECT_UNLOCK (self);
 
   if (want_cuda && gst_cuda_load_library ())
-    gst_cuda_handle_set_context (GST_ELEMENT (self), context, device_id,
+    gst_cuda_handle_set_context (GST_ELEMENT (self), context, cuda_device,
         &priv->context);
 #else
   (void) self;
@@ -145,10 +145,10 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
     }
 #ifdef HAVE_GST_CUDA
     if (ok && !gst_cuda_ensure_element_context (GST_ELEMENT (self),
-            priv->run.device_id, &priv->context)) {
+            priv->run.cuda_device, &priv->context)) {
       ok = false;
       why = "no GstCudaContext could be created for device " +
-          std::to_string (priv->run.device_id);
+          std::to_string (priv->run.cuda_device);
     }
     if (ok) {
       if (gst_cuda_context_push (priv->context)) {
@@ -304,9 +304,9 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   opts.cpu_threads = (int) priv->run.threads;
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda) {
-    guint device_id = 0;
-    g_object_get (priv->context, "cuda-device-id", &device_id, NULL);
-    opts.cuda_device = (int) device_id;
+    guint cuda_device = 0;
+    g_object_get (priv->context, "cuda-device-id", &cuda_device, NULL);
+    opts.cuda_device = (int) cuda_device;
     opts.cuda_context = gst_cuda_context_get_handle (priv->context);
     opts.cuda_stream = priv->stream;
     if (!gst_cuda_context_push (priv->context)) {
@@ -318,7 +318,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     }
   }
 #else
-  opts.cuda_device = priv->run.device_id;
+  opts.cuda_device = priv->run.cuda_device;
 #endif
   if (!priv->use_cuda && !check_host_memory (self, width, height))
     return GST_FLOW_ERROR;
@@ -365,10 +365,6 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   return GST_FLOW_OK;
 }
 
-/* Caches @ref as the scorer's reference (ref frame @ref_seq) unless it is
- * null (the scorer holds it already), then runs @score. Nothing throws: a
- * failed host allocation (the CPU scorer allocates its planes as it first
- * scores) is kOutOfMemory. */
 /* @call's status, or kOutOfMemory when a host allocation of the element's
  * (a vector of results) throws. */
 template < typename Call > static ssim2::Status
@@ -399,6 +395,10 @@ with_cuda_context (GstSsim2ComparePrivate * priv, Call call)
   return true;
 }
 
+/* Caches @ref as the scorer's reference (ref frame @ref_seq) unless it is
+ * null (the scorer holds it already), then runs @score. Nothing throws: a
+ * failed host allocation (the CPU scorer allocates its planes as it first
+ * scores) is kOutOfMemory. */
 template < typename Score > static ssim2::Status
 score_against (GstSsim2ComparePrivate * priv, const ssim2::ImageView * ref,
     guint64 ref_seq, Score score)

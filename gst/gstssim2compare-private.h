@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "gstssim2alignment.h"
 #include "gstssim2compare.h"
 #include "gstssim2frame.h"
 #include "ssim2/score_log.h"
@@ -27,7 +28,7 @@
 
 GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 
-#define DEFAULT_ALIGNMENT GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME
+#define DEFAULT_ALIGNMENT ssim2gst::Alignment::kRunningTime
 #define DEFAULT_BACKEND GST_SSIM2_COMPARE_BACKEND_AUTO
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_POST_MESSAGES TRUE
@@ -173,14 +174,18 @@ struct ScoringBatch;
 
 /* The element's properties. */
 struct Settings {
-  GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
+  ssim2gst::Alignment alignment = DEFAULT_ALIGNMENT;
   GstSsim2CompareBackend backend = DEFAULT_BACKEND;
-  gint device_id = DEFAULT_CUDA_DEVICE_ID;
+  /* The same settings as ScorerOptions::cuda_device and the tool's
+   * --device (property cuda-device-id), and as the tool's --every and the
+   * stats file's `every` (property frame-step): one name each in the
+   * code. */
+  gint cuda_device = DEFAULT_CUDA_DEVICE_ID;
   bool post_messages = DEFAULT_POST_MESSAGES;
   std::string stats_file;
   GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
   gdouble threshold = DEFAULT_THRESHOLD;
-  guint frame_step = DEFAULT_FRAME_STEP;
+  guint every = DEFAULT_FRAME_STEP;
   guint threads = DEFAULT_THREADS;
   guint64 interval = DEFAULT_INTERVAL;
   gint64 max_lateness = DEFAULT_MAX_LATENESS;

@@ -81,25 +81,13 @@
 
 #include <gst/video/video.h>
 
-#ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudautils.h>
-#endif
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cstring>
-#include <cmath>
-#include <cstdio>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
-#include "ssim2/stats.h"
 
 GST_DEBUG_CATEGORY (gst_ssim2_compare_debug);
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
@@ -148,17 +136,14 @@ static GType
 gst_ssim2_compare_alignment_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME,
-        "Pair frames by running time", "running-time"},
-    {GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE,
-        "Pair the Nth buffer of each pad, ignoring timestamps", "sequence"},
-    {GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME,
-          "Pair frames by their position in each stream (stream time)",
-        "stream-time"},
-    {0, NULL, NULL},
-  };
+  /* From the one name table (gstssim2alignment.h), ended by a zeroed
+   * entry. */
+  static GEnumValue values[G_N_ELEMENTS (ssim2gst::kAlignments) + 1];
   if (g_once_init_enter (&type)) {
+    for (size_t i = 0; i < G_N_ELEMENTS (ssim2gst::kAlignments); ++i) {
+      const ssim2gst::AlignmentInfo & a = ssim2gst::kAlignments[i];
+      values[i] = { (gint) a.value, a.description, a.name };
+    }
     GType t = g_enum_register_static ("GstSsim2CompareAlignment", values);
     g_once_init_leave (&type, t);
   }
@@ -263,7 +248,7 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           "How frames of the two pads are paired: by running time, the Nth "
           "buffer of each pad, or by stream time (position in each stream)",
           GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
-          DEFAULT_ALIGNMENT,
+          (gint) DEFAULT_ALIGNMENT,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
@@ -561,13 +546,13 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_ALIGNMENT:
-      s.alignment = (GstSsim2CompareAlignment) g_value_get_enum (value);
+      s.alignment = (ssim2gst::Alignment) g_value_get_enum (value);
       break;
     case PROP_BACKEND:
       s.backend = (GstSsim2CompareBackend) g_value_get_enum (value);
       break;
     case PROP_CUDA_DEVICE_ID:
-      s.device_id = g_value_get_int (value);
+      s.cuda_device = g_value_get_int (value);
       break;
     case PROP_POST_MESSAGES:
       s.post_messages = g_value_get_boolean (value);
@@ -584,7 +569,7 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
       s.threshold = g_value_get_double (value);
       break;
     case PROP_FRAME_STEP:
-      s.frame_step = g_value_get_uint (value);
+      s.every = g_value_get_uint (value);
       break;
     case PROP_THREADS:
       s.threads = g_value_get_uint (value);
@@ -612,13 +597,13 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_ALIGNMENT:
-      g_value_set_enum (value, s.alignment);
+      g_value_set_enum (value, (gint) s.alignment);
       break;
     case PROP_BACKEND:
       g_value_set_enum (value, s.backend);
       break;
     case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, s.device_id);
+      g_value_set_int (value, s.cuda_device);
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, s.post_messages);
@@ -634,7 +619,7 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       g_value_set_double (value, s.threshold);
       break;
     case PROP_FRAME_STEP:
-      g_value_set_uint (value, s.frame_step);
+      g_value_set_uint (value, s.every);
       break;
     case PROP_THREADS:
       g_value_set_uint (value, s.threads);
@@ -820,30 +805,13 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
         ("Insert videoconvert to get one of " SSIM2_FORMATS "."));
   }
   ssim2::YuvColorimetry yuv;
-  if (ssim2::IsYuvFormat (fmt)) {
-    switch (info.colorimetry.matrix) {
-      case GST_VIDEO_COLOR_MATRIX_BT601:
-        yuv.matrix = ssim2::YuvMatrix::kBT601;
-        break;
-      case GST_VIDEO_COLOR_MATRIX_BT709:
-      case GST_VIDEO_COLOR_MATRIX_UNKNOWN:
-        yuv.matrix = ssim2::YuvMatrix::kBT709;
-        break;
-      case GST_VIDEO_COLOR_MATRIX_BT2020:
-        yuv.matrix = ssim2::YuvMatrix::kBT2020;
-        break;
-      default:{
-        g_autofree gchar *cstr =
-            gst_video_colorimetry_to_string (&info.colorimetry);
-        REFUSE_CAPS (("The colour matrix of the %s pad (colorimetry %s) "
-                "cannot be compared; supported: BT.601, BT.709, BT.2020.",
-                name, GST_STR_NULL (cstr)),
-            ("Convert with videoconvert to RGB or to a BT.709 format "
-                "first."));
-      }
-    }
-    yuv.range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ?
-        ssim2::YuvRange::kFull : ssim2::YuvRange::kLimited;
+  if (ssim2::IsYuvFormat (fmt) &&
+      !ssim2gst::YuvColorimetryOf (info.colorimetry, &yuv)) {
+    g_autofree gchar *cstr = gst_video_colorimetry_to_string (&info.colorimetry);
+    REFUSE_CAPS (("The colour matrix of the %s pad (colorimetry %s) cannot "
+            "be compared; supported: BT.601, BT.709, BT.2020.", name,
+            GST_STR_NULL (cstr)),
+        ("Convert with videoconvert to RGB or to a BT.709 format first."));
   }
 
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, name, caps);
@@ -1007,7 +975,7 @@ gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
    * buffer, in the time domain the pairing uses. */
   const GstClockTime last = GST_CLOCK_TIME_IS_VALID (stop) ? stop : start;
   const GstClockTime end_time =
-      self->priv->run.alignment == GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME ?
+      self->priv->run.alignment == ssim2gst::Alignment::kStreamTime ?
       gst_segment_to_stream_time (&segment, GST_FORMAT_TIME, last) :
       gst_segment_to_running_time (&segment, GST_FORMAT_TIME, last);
   if (pad == self->ref_pad) {

@@ -79,17 +79,26 @@ gst_ssim2_compare_rendition_failed (GstSsim2Compare * self, Rendition & r,
 /* ------------------------------------------------------------------------ */
 /* Pairing steps */
 
+/* GstAggregator queues a GAP event as an empty buffer flagged GAP: whether
+ * @buf is one (a buffer flagged GAP that holds a frame is a frame). */
+static bool
+is_gap_buffer (GstBuffer * buf)
+{
+  return GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
+      gst_buffer_get_size (buf) == 0;
+}
+
 /* @ts of a buffer of @pad in the time domain of @alignment: running time,
  * or stream time for alignment=stream-time (and for sequence, where it only
  * serves the messages). */
 static GstClockTime
-pad_time (GstAggregatorPad * pad, GstSsim2CompareAlignment alignment,
+pad_time (GstAggregatorPad * pad, ssim2gst::Alignment alignment,
     GstClockTime ts)
 {
   if (!GST_CLOCK_TIME_IS_VALID (ts))
     return GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
-  GstClockTime t = alignment == GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME ?
+  GstClockTime t = alignment == ssim2gst::Alignment::kStreamTime ?
       gst_segment_to_stream_time (&pad->segment, GST_FORMAT_TIME, ts) :
       gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, ts);
   GST_OBJECT_UNLOCK (pad);
@@ -123,7 +132,7 @@ push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
 
   GstClockTime pts = GST_BUFFER_PTS (buf);
   GstClockTime rt = pad_time (r.pad,
-      GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME, pts);
+      ssim2gst::Alignment::kRunningTime, pts);
   GstClockTime st = GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (pts)) {
     GST_OBJECT_LOCK (r.pad);
@@ -226,8 +235,8 @@ pass_gap (GstSsim2Compare * self, Rendition & r)
   gst_buffer_unref (gap);
 }
 
-/* @r's pad has ended: its measurement ends with its summary (posted by
- * post_due_summaries). */
+/* @r's pad has ended: its measurement ends with its summary, which the
+ * aggregate pass posts once the pairs in flight have left (summary_due). */
 static void
 finish_rendition (GstSsim2Compare * self, Rendition & r)
 {
@@ -271,8 +280,7 @@ describe_ref_head (GstSsim2Compare * self, const Rendition & r,
   head->eos = !buf && gst_aggregator_pad_is_eos (self->ref_pad);
   if (!buf)
     return;
-  head->gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
-      gst_buffer_get_size (buf) == 0;
+  head->gap = is_gap_buffer (buf);
   head->time = pad_time (self->ref_pad, priv->run.alignment,
       GST_BUFFER_PTS (buf));
   head->duration = frame_duration (priv->ref, buf);
@@ -290,8 +298,7 @@ describe_dist_head (GstSsim2Compare * self, const Rendition & r,
   head->stream_end = r.end.load ();
   if (!buf)
     return;
-  head->gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
-      gst_buffer_get_size (buf) == 0;
+  head->gap = is_gap_buffer (buf);
   head->time = pad_time (r.pad, priv->run.alignment, GST_BUFFER_PTS (buf));
   head->duration = frame_duration (r.st, buf);
 }
@@ -310,12 +317,11 @@ take_ref (GstSsim2Compare * self, Rendition & r)
       return nullptr;
     /* The times before the pop, while the pad's segment is this buffer's. */
     RefFrame f;
-    f.gap = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) &&
-        gst_buffer_get_size (buf) == 0;
+    f.gap = is_gap_buffer (buf);
     f.time = pad_time (self->ref_pad, priv->run.alignment,
         GST_BUFFER_PTS (buf));
     f.stream_time = pad_time (self->ref_pad,
-        GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (buf));
+        ssim2gst::Alignment::kStreamTime, GST_BUFFER_PTS (buf));
     f.duration = frame_duration (priv->ref, buf);
     gst_buffer_unref (buf);
     f.buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
@@ -372,12 +378,12 @@ check_positions_after_seek (GstSsim2Compare * self, Rendition & r,
 {
   GstSsim2ComparePrivate *priv = self->priv;
   if (priv->seeks == 0 || r.seek_positions_checked ||
-      priv->run.alignment != GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME)
+      priv->run.alignment != ssim2gst::Alignment::kRunningTime)
     return;
   r.seek_positions_checked = true;
   const GstClockTime st_r = ref.stream_time;
   const GstClockTime st_d = pad_time (r.pad,
-      GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME, GST_BUFFER_PTS (dist));
+      ssim2gst::Alignment::kStreamTime, GST_BUFFER_PTS (dist));
   if (!GST_CLOCK_TIME_IS_VALID (st_r) || !GST_CLOCK_TIME_IS_VALID (st_d))
     return;
   const GstClockTime tol = ssim2gst::PairingTolerance (ref.duration,
@@ -419,7 +425,7 @@ too_late (GstSsim2Compare * self, Rendition & r, GstBuffer * dist)
     max_lateness = AUTO_LIVE_MAX_LATENESS;
   }
   const GstClockTime rt = pad_time (r.pad,
-      GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME, GST_BUFFER_PTS (dist));
+      ssim2gst::Alignment::kRunningTime, GST_BUFFER_PTS (dist));
   GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
   if (!clock || !GST_CLOCK_TIME_IS_VALID (rt)) {
     if (clock)
@@ -489,7 +495,7 @@ take_pair (GstSsim2Compare * self, const RenditionPtr & rendition,
     return r.failed ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
   }
   const guint64 index = r.pair_index++;
-  const guint step = MAX (priv->run.frame_step, 1u);
+  const guint step = MAX (priv->run.every, 1u);
   const bool unscored = index % step != 0;
   const bool late = !unscored && too_late (self, r, dist);
   if (unscored || late) {
@@ -534,20 +540,6 @@ gst_ssim2_compare_complete_scoring (GstSsim2Compare * self)
       gst_ssim2_compare_push_scored_pair);
 }
 
-static ssim2gst::Alignment
-pairing_alignment (GstSsim2CompareAlignment a)
-{
-  switch (a) {
-    case GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE:
-      return ssim2gst::Alignment::kSequence;
-    case GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME:
-      return ssim2gst::Alignment::kStreamTime;
-    case GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME:
-    default:
-      return ssim2gst::Alignment::kRunningTime;
-  }
-}
-
 /* A failed rendition's frames are taken unscored (the `dist` pad's still
  * leave on src) until its pad ends; its summary then says why. */
 static GstFlowReturn
@@ -556,8 +548,7 @@ take_unscored (GstSsim2Compare * self, Rendition & r, bool *progressed)
   GstBuffer *dist = gst_aggregator_pad_peek_buffer (r.pad);
   *progressed = dist || gst_aggregator_pad_is_eos (r.pad);
   if (dist) {
-    const bool gap = GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP) &&
-        gst_buffer_get_size (dist) == 0;
+    const bool gap = is_gap_buffer (dist);
     gst_buffer_unref (dist);
     if (r.to_src && !ensure_src_caps (self, r))
       return GST_FLOW_NOT_NEGOTIATED;
@@ -592,7 +583,7 @@ gst_ssim2_compare_step_rendition (GstSsim2Compare * self, const RenditionPtr & r
 
   g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (r.pad);
   ssim2gst::PairingInput in;
-  in.alignment = pairing_alignment (priv->run.alignment);
+  in.alignment = priv->run.alignment;
   in.timeout = timeout;
   describe_ref_head (self, r, &in.ref);
   describe_dist_head (self, r, dist, &in.dist);

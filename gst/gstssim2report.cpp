@@ -53,18 +53,8 @@ gst_ssim2_compare_close_stats (GstSsim2Compare * self)
   summary.unmatched_dist = dist.unmatched_dist;
   summary.ended_first = dist.ended_first;
   ssim2::LogRunInfo info;
-  switch (priv->run.alignment) {
-    case GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE:
-      info.alignment = "sequence";
-      break;
-    case GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME:
-      info.alignment = "stream-time";
-      break;
-    default:
-      info.alignment = "running-time";
-      break;
-  }
-  info.every = MAX (priv->run.frame_step, 1u);
+  info.alignment = ssim2gst::AlignmentName (priv->run.alignment);
+  info.every = MAX (priv->run.every, 1u);
   if (dist.st.have_info) {
     info.width = GST_VIDEO_INFO_WIDTH (&dist.st.fmt.info);
     info.height = GST_VIDEO_INFO_HEIGHT (&dist.st.fmt.info);

@@ -1,12 +1,17 @@
 /* gst-ssim2: the helpers the gst-check tests of the element share: the
  * element's messages read as typed structs (gstssim2message.h), messages
- * taken from a bus, and, for the tests that build whole pipelines from
+ * taken from a bus, the element between two GstHarness fed from threads,
+ * and, for the tests that build whole pipelines from
  * launch lines (seeks, renditions), which elements exist and running a
  * pipeline to its end.
  * SPDX-License-Identifier: BSD-3-Clause */
 #pragma once
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <stdarg.h>
 
 #include "gstssim2message.h"
 
@@ -80,6 +85,265 @@ pop_type (GstBus * bus, GstMessageType type)
   g_list_free (others);
   return found;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The element between two GstHarness: one on the dist sink pad and the src
+ * pad, one on the ref sink pad. GstAggregator pads hold one buffer each
+ * (non-live, no latency), so each pad is fed from its own thread and the
+ * test then waits for EOS (or an error) on the output. */
+
+#define FRAME_DUR (GST_SECOND / 30)
+
+typedef struct
+{
+  GstElement *element;
+  GstHarness *dist;             /* dist sink pad + src pad */
+  GstHarness *ref;              /* ref sink pad */
+  GstBus *bus;
+  GstSegment out_segment;       /* last segment seen on the output */
+  gboolean have_out_segment;
+  GArray *out_gaps;             /* GstClockTime of each GAP event output */
+} Fixture;
+
+static inline GstElement *
+make_element (const gchar * first_prop, ...)
+{
+  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
+  fail_unless (e != NULL, "ssim2compare not found (GST_PLUGIN_PATH?)");
+  g_object_set (e, "backend", 2 /* cpu */ , NULL);
+  if (first_prop) {
+    va_list args;
+    va_start (args, first_prop);
+    g_object_set_valist (G_OBJECT (e), first_prop, args);
+    va_end (args);
+  }
+  return e;
+}
+
+static inline void
+fixture_init (Fixture * f, GstElement * element, const gchar * ref_caps,
+    const gchar * dist_caps)
+{
+  f->element = element;
+  f->have_out_segment = FALSE;
+  f->out_gaps = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (element, f->bus);
+  f->dist = gst_harness_new_with_element (element, "dist", "src");
+  f->ref = gst_harness_new_with_element (element, "ref", NULL);
+  if (ref_caps)
+    gst_harness_set_src_caps_str (f->ref, ref_caps);
+  if (dist_caps)
+    gst_harness_set_src_caps_str (f->dist, dist_caps);
+}
+
+static inline void
+fixture_clear (Fixture * f)
+{
+  gst_element_set_state (f->element, GST_STATE_NULL);
+  gst_harness_teardown (f->ref);
+  gst_harness_teardown (f->dist);
+  gst_element_set_bus (f->element, NULL);
+  gst_object_unref (f->bus);
+  gst_object_unref (f->element);
+  g_array_unref (f->out_gaps);
+}
+
+/* Bytes of frame k: a pattern that depends on k, so that mispaired frames do
+ * not score 100. noise > 0 adds a deterministic disturbance. */
+static inline GstBuffer *
+make_frame (const GstVideoInfo * info, guint k, guint noise, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info),
+      NULL);
+  GstMapInfo map;
+  guint32 seed = 0x9e3779b9u * (k + 1);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++) {
+    guint v = (guint) ((i * 7 + (i / 64) * 13 + k * 29) & 0xff);
+    v = (v + 64) / 2 + 32;      /* keep clear of the clamping ends */
+    if (noise) {
+      seed = seed * 1664525u + 1013904223u;
+      v += (seed >> 24) % (2 * noise + 1) - noise;
+    }
+    map.data[i] = (guint8) v;
+  }
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = FRAME_DUR;
+  return buf;
+}
+
+typedef struct
+{
+  GstHarness *h;
+  GPtrArray *items;             /* GstBuffer or GstEvent (owned) */
+} Feed;
+
+static inline gpointer
+feed_thread (gpointer data)
+{
+  Feed *feed = (Feed *) data;
+  for (guint i = 0; i < feed->items->len; i++) {
+    GstMiniObject *obj = (GstMiniObject *) g_ptr_array_index (feed->items, i);
+    if (GST_IS_BUFFER (obj))
+      gst_harness_push (feed->h, GST_BUFFER (obj));
+    else
+      gst_harness_push_event (feed->h, GST_EVENT (obj));
+  }
+  g_ptr_array_unref (feed->items);
+  g_free (feed);
+  return NULL;
+}
+
+static inline GThread *
+start_feed (GstHarness * h, GPtrArray * items)
+{
+  Feed *feed = g_new0 (Feed, 1);
+  feed->h = h;
+  feed->items = items;
+  return g_thread_new ("feed", feed_thread, feed);
+}
+
+/* Frames k of @indices at time (k + offset) * FRAME_DUR, then EOS. */
+static inline GPtrArray *
+frames_at (const GstVideoInfo * info, const gint * indices, guint n,
+    gint offset, guint noise)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  for (guint i = 0; i < n; i++) {
+    gint k = indices[i];
+    g_ptr_array_add (a, make_frame (info, k, noise ? noise + k % 5 : 0,
+            (k + offset) * FRAME_DUR));
+  }
+  g_ptr_array_add (a, gst_event_new_eos ());
+  return a;
+}
+
+static inline GPtrArray *
+frames_range (const GstVideoInfo * info, guint first, guint n, gint offset,
+    guint noise)
+{
+  gint *idx = g_new (gint, n);
+  for (guint i = 0; i < n; i++)
+    idx[i] = first + i;
+  GPtrArray *a = frames_at (info, idx, n, offset, noise);
+  g_free (idx);
+  return a;
+}
+
+/* Waits for EOS on the output; returns FALSE on timeout. */
+static inline gboolean
+wait_eos (Fixture * f)
+{
+  while (TRUE) {
+    GstEvent *ev = gst_harness_pull_event (f->dist);
+    if (!ev)
+      return FALSE;
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
+      gst_event_copy_segment (ev, &f->out_segment);
+      f->have_out_segment = TRUE;
+    }
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      GstClockTime ts;
+      gst_event_parse_gap (ev, &ts, NULL);
+      g_array_append_val (f->out_gaps, ts);
+    }
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+    if (eos)
+      return TRUE;
+  }
+}
+
+/* Runs both feeds to the end: waits for EOS (or @expect_error on the bus),
+ * then stops the element so no feed can stay blocked, and joins. */
+static inline void
+run_feeds (Fixture * f, GPtrArray * ref_items, GPtrArray * dist_items,
+    gboolean expect_error)
+{
+  GThread *tr = start_feed (f->ref, ref_items);
+  GThread *td = start_feed (f->dist, dist_items);
+  if (expect_error) {
+    GstMessage *m = gst_bus_timed_pop_filtered (f->bus, 20 * GST_SECOND,
+        GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "expected an error message");
+    /* put it back for the caller */
+    gst_bus_post (f->bus, m);
+  } else {
+    fail_unless (wait_eos (f), "no EOS on the output");
+  }
+  gst_element_set_state (f->element, GST_STATE_NULL);
+  g_thread_join (tr);
+  g_thread_join (td);
+}
+
+/* Pops the one summary message on @bus and checks its counts. */
+static inline void
+expect_summary (GstBus * bus, guint64 frames, guint64 unmatched_ref,
+    guint64 unmatched_dist)
+{
+  GList *sum = pop_element_messages (bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *m = GST_MESSAGE (sum->data);
+  fail_unless_equals_uint64 (summary_message (m).frames, frames);
+  fail_unless_equals_uint64 (summary_message (m).unmatched_ref, unmatched_ref);
+  fail_unless_equals_uint64 (summary_message (m).unmatched_dist,
+      unmatched_dist);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+}
+
+static inline GstEvent *
+caps_event (const gchar * caps_str)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstEvent *ev = gst_event_new_caps (caps);
+  gst_caps_unref (caps);
+  return ev;
+}
+
+static inline void
+video_info (GstVideoInfo * info, const gchar * caps_str)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  fail_unless (gst_video_info_from_caps (info, caps));
+  gst_caps_unref (caps);
+}
+
+#define CAPS64(fmt) "video/x-raw,format=" fmt ",width=64,height=48,framerate=30/1"
+
+/* The default element with 64x48 I420 on both pads; @info describes them. */
+static inline void
+fixture_init_i420 (Fixture * f, GstVideoInfo * info)
+{
+  video_info (info, CAPS64 ("I420"));
+  fixture_init (f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+}
+
+/* Runs @n RGB frames through @e, the dist ones noisy; returns the ssim2
+ * messages (the output buffers stay in f->dist). */
+static inline GList *
+run_noisy (Fixture * f, GstElement * e, guint n)
+{
+  GstVideoInfo info;
+  video_info (&info, CAPS64 ("RGB"));
+  fixture_init (f, e, CAPS64 ("RGB"), CAPS64 ("RGB"));
+  run_feeds (f, frames_range (&info, 0, n, 0, 0), frames_range (&info, 0, n,
+          0, 6), FALSE);
+  return pop_element_messages (f->bus, "ssim2");
+}
+
+static inline gchar *
+read_file (const gchar * path)
+{
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "cannot read %s",
+      path);
+  return text;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Whole pipelines */
 
 /* TRUE when every factory of @names (NULL-terminated) exists; else says
  * which one is missing. */

@@ -683,7 +683,7 @@ GST_START_TEST (test_dist_ends_first)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
-/* Output: messages, summary, stats file, threshold, frame-step */
+/* Frame rates, stream time, gaps, frame-step, threads */
 
 /* @n frames at @fps (30 or 60) from 0; frame j carries the pixels of 30 fps
  * frame j * 30 / fps when that is a whole number, else its own. */

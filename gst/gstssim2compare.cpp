@@ -820,9 +820,6 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   st.fmt.format = fmt;
   st.fmt.yuv = yuv;
   st.have_info = true;
-#ifdef HAVE_GST_CUDA
-  st.reader.ReleasePool ();
-#endif
 
   if (!is_ref && rendition->to_src)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));

@@ -248,10 +248,10 @@ finish_rendition (GstSsim2Compare * self, Rendition & r)
   GstSsim2ComparePrivate *priv = self->priv;
   if (priv->use_cuda) {
     GST_INFO_OBJECT (self, "CUDA input: ref %" G_GUINT64_FORMAT " frames in "
-        "place, %" G_GUINT64_FORMAT " uploaded; %s %" G_GUINT64_FORMAT
-        " in place, %" G_GUINT64_FORMAT " uploaded",
-        priv->ref.reader.in_place (), priv->ref.reader.uploaded (),
-        r.name.c_str (), r.st.reader.in_place (), r.st.reader.uploaded ());
+        "place, %" G_GUINT64_FORMAT " from system memory; %s %" G_GUINT64_FORMAT
+        " in place, %" G_GUINT64_FORMAT " from system memory",
+        priv->ref.reader.in_place (), priv->ref.reader.host (),
+        r.name.c_str (), r.st.reader.in_place (), r.st.reader.host ());
   }
 #endif
 

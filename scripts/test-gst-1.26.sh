@@ -168,6 +168,7 @@ build_and_test() {  # NAME MESON_OPTIONS
         meson setup "$dir" -Dwerror=true "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; exit 1; }
         echo "$*" >"$dir.options"
       fi
+      ninja -C "$dir" build.ninja  # meson regenerates it (and its introspection) when a meson.build changed
       targets=$(python3 - "$dir" gst video <<"PY"
 import json, os, sys
 info = os.path.join(sys.argv[1], "meson-info")

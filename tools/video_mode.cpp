@@ -5,7 +5,7 @@
 //   blocking while it opens (a FIFO with no writer, a hung network share)
 //   cannot stop the main loop, and with it the watchdog and the signal
 //   handlers, from running. FIFOs are opened there too (OpenPipes()).
-// - Watchdog: a run where nothing moves for kDefaultWatchdogSeconds (no frame
+// - Watchdog: a run where nothing moves for WatchdogSeconds() (no frame
 //   decoded on either input, no bus message) is stalled, e.g. on a damaged
 //   file whose demuxer neither errors nor ends, or a pipe that stopped
 //   delivering: the tool gives up with one line.
@@ -39,7 +39,9 @@
 #include <vector>
 
 #include "cli_options.h"
+#include "gstssim2message.h"
 #include "plot_svg.h"
+#include "run_guard.h"
 #include "ssim2/stats.h"
 #include "stdout_status.h"
 #include "video_pipeline.h"
@@ -51,22 +53,8 @@ namespace cli {
 
 namespace {
 
-// Seconds without progress before the watchdog gives up. The environment
-// variable SSIM2_WATCHDOG_SECONDS overrides it; it exists for the tests
-// (which would otherwise wait this long) and is not a user option.
-constexpr double kDefaultWatchdogSeconds = 30.0;
 // How long stopping the pipeline may take before the process ends anyway.
 constexpr double kTeardownSeconds = 3.0;
-
-double WatchdogSeconds() {
-  static const double seconds = [] {
-    const char* env = std::getenv("SSIM2_WATCHDOG_SECONDS");
-    char* end = nullptr;
-    const double v = env ? std::strtod(env, &end) : 0.0;
-    return env && end != env && *end == '\0' && v > 0.0 ? v : kDefaultWatchdogSeconds;
-  }();
-  return seconds;
-}
 
 // A call on a detached thread that the main thread waits for with a deadline.
 // The completion state is shared, so a call that is given up on may still
@@ -270,27 +258,26 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   if (GST_MESSAGE_SRC(msg) != GST_OBJECT(run->compare)) return;
   Branch* b = BranchOfPad(run, gst_structure_get_string(s, "pad"));
   if (b == nullptr || b == &run->ref) return;
-  if (gst_structure_has_name(s, "ssim2-summary")) {
+  GstSsim2SummaryMessage summary;
+  if (gst_ssim2_summary_message_parse(s, &summary)) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
-    guint64 n = 0;
-    if (gst_structure_get_uint64(s, "unmatched-ref", &n)) b->unmatched_ref = n;
-    if (gst_structure_get_uint64(s, "unmatched-dist", &n)) b->unmatched_dist = n;
+    b->unmatched_ref = summary.unmatched_ref;
+    b->unmatched_dist = summary.unmatched_dist;
     return;
   }
-  if (!gst_structure_has_name(s, "ssim2")) return;
+  GstSsim2ScoreMessage score;
+  if (!gst_ssim2_score_message_parse(s, &score)) return;
   if (run->options.frames > 0 && b->frames.size() >= run->options.frames) return;
   ScoreRow f;
-  if (!gst_structure_get_double(s, "score", &f.score)) return;
-  guint64 index = 0;
-  if (!gst_structure_get_uint64(s, "index", &index)) index = b->frames.size() * run->options.every;
-  f.index = index;
-  f.frame = index + run->options.offset;
-  // Absent fields stay kNoTime (GST_CLOCK_TIME_NONE).
-  gst_structure_get_uint64(s, "timestamp", &f.pts);
-  gst_structure_get_uint64(s, "stream-time", &f.stream_time);
-  gst_structure_get_uint64(s, "running-time", &f.running_time);
-  gst_structure_get_uint64(s, "duration", &f.duration);
+  f.score = score.score;
+  f.index = score.index;
+  f.frame = score.index + run->options.offset;
+  // Unknown times are GST_CLOCK_TIME_NONE, which is kNoTime.
+  f.pts = score.timestamp;
+  f.stream_time = score.stream_time;
+  f.running_time = score.running_time;
+  f.duration = score.duration;
   if (Several(run)) f.source = b->path;
   b->frames.push_back(f);
   run->last_score_s = run->Elapsed();
@@ -636,7 +623,7 @@ int ReportResults(Run& run, double elapsed) {
     if (run.stop_signal) {
       PrintLine(&run, "interrupted before any frame pair was scored " +
                           (Several(&run) ? std::string() : counts));
-      return 128 + run.stop_signal;
+      return SignalExitCode(run.stop_signal);
     }
     PrintLine(&run, "no frame pair could be scored " + (Several(&run) ? std::string() : counts));
     return 1;
@@ -713,7 +700,7 @@ int ReportResults(Run& run, double elapsed) {
   }
   const bool written = WriteOutputFiles(options, rows, log_summary, info);
   if (run.stalled) return 1;
-  if (run.stop_signal) return 128 + run.stop_signal;
+  if (run.stop_signal) return SignalExitCode(run.stop_signal);
   return written && !any_failed ? 0 : 1;
 }
 

@@ -8,7 +8,8 @@ some also with a cLLi chunk, and nothing else besides IHDR/IDAT/IEND. The scores
     SSIMULACRA2=BUILD/tools/ssimulacra2 PROBE=BUILD/tools/hdr-reference-probe \\
         scripts/make-hdr-testdata.py SHARED_TESTDATA [OUT_DIR]
 
-SHARED_TESTDATA is the folder with images/<id>/reference.png (the shared SDR test data); OUT_DIR defaults to
+With SSIMULACRA2_LCMS2 set to the same tool built with lcms2 (JXL_CMS=lcms2), the image pairs are also scored
+by it, into scores_lcms2.csv. SHARED_TESTDATA is the folder with images/<id>/reference.png (the shared SDR test data); OUT_DIR defaults to
 tests/data/hdr. Needs python3-numpy and ffmpeg (with libx265) from Debian 12. Deterministic: the same inputs and
 tools give the same bytes.
 """
@@ -251,9 +252,9 @@ def max_light(signal, transfer):
 
 
 class Writer:
-    def __init__(self, out_dir, tool):
-        self.out_dir, self.tool = out_dir, tool
-        self.pairs, self.files = [], {}
+    def __init__(self, out_dir, tool, lcms2_tool=None):
+        self.out_dir, self.tool, self.lcms2_tool = out_dir, tool, lcms2_tool
+        self.pairs, self.lcms2_pairs, self.files = [], [], {}
 
     def save(self, rel, signal, transfer, clli=None):
         path = os.path.join(self.out_dir, rel)
@@ -261,20 +262,26 @@ class Writer:
         write_png16(path, signal, TRANSFERS[transfer][0], *(clli or (None, None)))
         self.files[rel] = (9, TRANSFERS[transfer][0], 0, 1) + (clli or ("", ""))
 
-    def score(self, ref_path, dist_path):
-        return subprocess.run([self.tool, ref_path, dist_path], check=True, capture_output=True,
+    def score(self, ref_path, dist_path, tool=None):
+        return subprocess.run([tool or self.tool, ref_path, dist_path], check=True, capture_output=True,
                               text=True).stdout.strip()
 
     def pair(self, ref, dist, size):
-        score = self.score(os.path.join(self.out_dir, ref), os.path.join(self.out_dir, dist))
+        paths = (os.path.join(self.out_dir, ref), os.path.join(self.out_dir, dist))
+        score = self.score(*paths)
         self.pairs.append((ref, dist, size[0], size[1], score))
+        if self.lcms2_tool:
+            self.lcms2_pairs.append((ref, dist, size[0], size[1], self.score(*paths, tool=self.lcms2_tool)))
         print(f"{ref} {dist} {score}", flush=True)
 
     def write_csvs(self):
-        with open(os.path.join(self.out_dir, "scores.csv"), "w", newline="") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(["reference", "distorted", "width", "height", "score"])
-            w.writerows(self.pairs)
+        for name, rows in (("scores.csv", self.pairs), ("scores_lcms2.csv", self.lcms2_pairs)):
+            if not rows:
+                continue
+            with open(os.path.join(self.out_dir, name), "w", newline="") as f:
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(["reference", "distorted", "width", "height", "score"])
+                w.writerows(rows)
         with open(os.path.join(self.out_dir, "colorimetry.csv"), "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["file", "primaries", "transfer", "matrix", "full_range", "max_cll", "max_fall"])
@@ -440,7 +447,7 @@ def main():
     shared = sys.argv[1]
     here = os.path.dirname(os.path.abspath(__file__))
     out_dir = sys.argv[2] if len(sys.argv) == 3 else os.path.join(here, "..", "tests", "data", "hdr")
-    writer = Writer(out_dir, os.environ["SSIMULACRA2"])
+    writer = Writer(out_dir, os.environ["SSIMULACRA2"], os.environ.get("SSIMULACRA2_LCMS2"))
     with tempfile.TemporaryDirectory() as tmp:
         make_images(writer, shared, tmp)
         make_clips(writer, shared, tmp)

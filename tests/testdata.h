@@ -15,8 +15,8 @@
 
 #include <gtest/gtest.h>
 
-#ifndef SSIM2_TESTDATA_DIR
-#error "SSIM2_TESTDATA_DIR must be set by the build"
+#if !defined(SSIM2_TESTDATA_DIR) || !defined(SSIM2_HDR_TESTDATA_DIR)
+#error "SSIM2_TESTDATA_DIR and SSIM2_HDR_TESTDATA_DIR must be set by the build"
 #endif
 
 namespace ssim2 {
@@ -41,10 +41,10 @@ inline bool TestDataPresent() {
       << "test data not found at " << ::ssim2::testing::TestDataDir()              \
       << " (expected shared/testdata beside the repository)"
 
-// Rows of a CSV file without quoting, header dropped.
-inline std::vector<std::vector<std::string>> ReadCsv(const std::string& relative) {
+// Rows of a CSV file without quoting, header dropped (the file by its path).
+inline std::vector<std::vector<std::string>> ReadCsvFile(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
-  std::ifstream in(TestDataPath(relative));
+  std::ifstream in(path);
   std::string line;
   bool header = true;
   while (std::getline(in, line)) {
@@ -60,6 +60,16 @@ inline std::vector<std::vector<std::string>> ReadCsv(const std::string& relative
     rows.push_back(fields);
   }
   return rows;
+}
+
+// A CSV of the shared test data.
+inline std::vector<std::vector<std::string>> ReadCsv(const std::string& relative) {
+  return ReadCsvFile(TestDataPath(relative));
+}
+
+// The repository's own HDR test data (tests/data/hdr, see its README.md).
+inline std::string HdrTestDataPath(const std::string& relative) {
+  return std::string(SSIM2_HDR_TESTDATA_DIR) + "/" + relative;
 }
 
 }  // namespace testing

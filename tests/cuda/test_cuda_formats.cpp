@@ -1,7 +1,7 @@
 // Input formats, alpha, Y'CbCr, asynchronous results, caller streams and
 // contexts, and error paths of the CUDA engine, against the CPU path.
 //
-// Usage: test_gpu_formats [--quick] [gtest options]. Exit 77 without a CUDA
+// Usage: test_cuda_formats [--quick] [gtest options]. Exit 77 without a CUDA
 // device.
 #include <cmath>
 #include <cstdio>
@@ -12,18 +12,18 @@
 #include <vector>
 
 #include "arith.h"
-#include "gpu_test_util.h"
+#include "cuda_test_util.h"
 #include "pixel_format.h"
 #include "yuv_spec.h"
 
 using namespace ssim2;
-using gputest::BitIdentical;
-using gputest::MaxFeatureDiff;
-using gputest::Yuv;
-using gputest::Converted;
-using gputest::MakeYuv;
-using gputest::YuvView;
-using gputest::Convert;
+using cudatest::BitIdentical;
+using cudatest::MaxFeatureDiff;
+using cudatest::Yuv;
+using cudatest::Converted;
+using cudatest::MakeYuv;
+using cudatest::YuvView;
+using cudatest::Convert;
 
 namespace {
 
@@ -94,13 +94,13 @@ void CompareWithCpu(const char* what, const ImageView& ref, const ImageView& dis
   std::string where;
   const double fd = MaxFeatureDiff(cpu, g, &where);
   std::printf("   %-34s gpu %.10f cpu %.10f feat %.2e\n", what, g.score, cpu.score, fd);
-  EXPECT_TRUE(std::fabs(g.score - cpu.score) <= 1e-9) << gputest::Format("%s: gpu %.12f cpu %.12f", what, g.score, cpu.score);
-  EXPECT_TRUE(fd <= 1e-10) << gputest::Format("%s: sub-scores: %s", what, where.c_str());
+  EXPECT_TRUE(std::fabs(g.score - cpu.score) <= 1e-9) << cudatest::Format("%s: gpu %.12f cpu %.12f", what, g.score, cpu.score);
+  EXPECT_TRUE(fd <= 1e-10) << cudatest::Format("%s: sub-scores: %s", what, where.c_str());
   // Cached reference path gives the same bits as Compute(ref, dist).
   EXPECT_OK(e.SetReference(ref));
   Result c;
   EXPECT_OK(e.Compute(dist, &c));
-  EXPECT_TRUE(BitIdentical(c, g)) << gputest::Format("%s: cached %.17g != compute %.17g", what, c.score, g.score);
+  EXPECT_TRUE(BitIdentical(c, g)) << cudatest::Format("%s: cached %.17g != compute %.17g", what, c.score, g.score);
 }
 
 void PackedTests(int w, int h) {
@@ -129,7 +129,7 @@ void PackedTests(int w, int h) {
     const std::string name = std::string(PixelFormatName(c.ref)) + " vs " + PixelFormatName(c.dist);
     CompareWithCpu(name.c_str(), r.View(), d.View(), CpuScore(r.View(), d.View()));
     // The same pair from device memory.
-    gputest::DeviceCopy dr(r.bytes.data(), r.bytes.size()), dd(d.bytes.data(), d.bytes.size());
+    cudatest::DeviceCopy dr(r.bytes.data(), r.bytes.size()), dd(d.bytes.data(), d.bytes.size());
     ImageView vr = r.View(), vd = d.View();
     vr.planes[0] = dr.ptr;
     vr.location = MemoryLocation::kCudaDevice;
@@ -143,10 +143,10 @@ void PackedTests(int w, int h) {
     Result host, dev, cached;
     EXPECT_OK(e.Compute(r.View(), d.View(), &host));
     EXPECT_OK(e.Compute(vr, vd, &dev));
-    EXPECT_TRUE(BitIdentical(host, dev)) << gputest::Format("%s: device %.17g != host %.17g", name.c_str(), dev.score, host.score);
+    EXPECT_TRUE(BitIdentical(host, dev)) << cudatest::Format("%s: device %.17g != host %.17g", name.c_str(), dev.score, host.score);
     EXPECT_OK(e.SetReference(vr));
     EXPECT_OK(e.Compute(vd, &cached));
-    EXPECT_TRUE(BitIdentical(host, cached)) << gputest::Format("%s: device cached %.17g != host %.17g", name.c_str(), cached.score, host.score);
+    EXPECT_TRUE(BitIdentical(host, cached)) << cudatest::Format("%s: device cached %.17g != host %.17g", name.c_str(), cached.score, host.score);
     // Pinned host memory (copied to the device directly, no staging).
     void* pr = nullptr;
     void* pd = nullptr;
@@ -159,10 +159,10 @@ void PackedTests(int w, int h) {
       pvd.planes[0] = pd;
       Result pinned, pinned_cached;
       EXPECT_OK(e.Compute(pvr, pvd, &pinned));
-      EXPECT_TRUE(BitIdentical(host, pinned)) << gputest::Format("%s: pinned %.17g != pageable %.17g", name.c_str(), pinned.score, host.score);
+      EXPECT_TRUE(BitIdentical(host, pinned)) << cudatest::Format("%s: pinned %.17g != pageable %.17g", name.c_str(), pinned.score, host.score);
       EXPECT_OK(e.SetReference(pvr));
       EXPECT_OK(e.Compute(pvd, &pinned_cached));
-      EXPECT_TRUE(BitIdentical(host, pinned_cached)) << gputest::Format("%s: pinned cached %.17g != %.17g", name.c_str(), pinned_cached.score, host.score);
+      EXPECT_TRUE(BitIdentical(host, pinned_cached)) << cudatest::Format("%s: pinned cached %.17g != %.17g", name.c_str(), pinned_cached.score, host.score);
     } else {
       EXPECT_TRUE(false) << "cudaMallocHost failed";
     }
@@ -217,11 +217,11 @@ void YuvTests(int w, int h) {
       } else {
         EXPECT_OK(st);
         EXPECT_TRUE(std::fabs(direct.score - spec.score) <= 1e-9 &&
-                       MaxFeatureDiff(direct, spec, nullptr) <= 1e-10) << gputest::Format("%s: CPU path's own Y'CbCr %.12f != spec conversion %.12f", name.c_str(), direct.score, spec.score);
+                       MaxFeatureDiff(direct, spec, nullptr) <= 1e-10) << cudatest::Format("%s: CPU path's own Y'CbCr %.12f != spec conversion %.12f", name.c_str(), direct.score, spec.score);
       }
     }
     // Device planes give the same bits.
-    gputest::DeviceCopy r0(r.p0.data(), r.p0.size()), r1(r.p1.data(), r.p1.size()),
+    cudatest::DeviceCopy r0(r.p0.data(), r.p0.size()), r1(r.p1.data(), r.p1.size()),
         r2(r.p2.data(), r.p2.size()), d0(d.p0.data(), d.p0.size()), d1(d.p1.data(), d.p1.size()),
         d2(d.p2.data(), d.p2.size());
     ImageView vr = YuvView(r), vd = YuvView(d);
@@ -236,7 +236,7 @@ void YuvTests(int w, int h) {
     Result host, dev;
     EXPECT_OK(e.Compute(YuvView(r), YuvView(d), &host));
     EXPECT_OK(e.Compute(vr, vd, &dev));
-    EXPECT_TRUE(BitIdentical(host, dev)) << gputest::Format("%s: device %.17g != host %.17g", name.c_str(), dev.score, host.score);
+    EXPECT_TRUE(BitIdentical(host, dev)) << cudatest::Format("%s: device %.17g != host %.17g", name.c_str(), dev.score, host.score);
   }
 }
 
@@ -279,8 +279,8 @@ void ApiTests() {
   EXPECT_OK(e.Wait(t1, &a1));
   bool done = false;
   while (!done) EXPECT_OK(e.Query(t2, &done, &a2));
-  EXPECT_TRUE(BitIdentical(a1, sync1)) << gputest::Format("async %.17g != sync %.17g", a1.score, sync1.score);
-  EXPECT_TRUE(BitIdentical(a2, sync2)) << gputest::Format("async cached %.17g != sync %.17g", a2.score, sync2.score);
+  EXPECT_TRUE(BitIdentical(a1, sync1)) << cudatest::Format("async %.17g != sync %.17g", a1.score, sync1.score);
+  EXPECT_TRUE(BitIdentical(a2, sync2)) << cudatest::Format("async cached %.17g != sync %.17g", a2.score, sync2.score);
   EXPECT_TRUE(!e.Wait(t1, nullptr).ok()) << "waiting twice for a ticket succeeded";
   // Callbacks: each releases its ticket, so more than max_batch of them in a
   // row need no Wait (only the stream to reach them).
@@ -290,12 +290,12 @@ void ApiTests() {
     EXPECT_OK(e.ComputeAsync(r.View(), d.View(), &t, OnResult, &box));
     EXPECT_OK(e.Synchronize());
   }
-  EXPECT_TRUE(box.calls == 5 && BitIdentical(box.result, sync1)) << gputest::Format("callback: %d calls, %.17g", box.calls, box.result.score);
+  EXPECT_TRUE(box.calls == 5 && BitIdentical(box.result, sync1)) << cudatest::Format("callback: %d calls, %.17g", box.calls, box.result.score);
   // Wait on a callback ticket blocks until the callback ran.
   cuda::Engine::Ticket tc;
   EXPECT_OK(e.ComputeAsync(r.View(), d2.View(), &tc, OnResult, &box));
   const Status wc = e.Wait(tc, nullptr);
-  EXPECT_TRUE(box.calls == 6) << gputest::Format("Wait returned (%s) before the callback ran", wc.message().c_str());
+  EXPECT_TRUE(box.calls == 6) << cudatest::Format("Wait returned (%s) before the callback ran", wc.message().c_str());
 
   // A pair leaves the cached reference alone, also with both in flight at
   // once (the cached pyramid is copied aside and back on the stream).
@@ -317,20 +317,20 @@ void ApiTests() {
   const Packed small = MakePacked(PixelFormat::kRGB8, w - 1, h, 4, 0);
   Result dummy;
   const Status mismatch = e.Compute(r.View(), small.View(), &dummy);
-  EXPECT_TRUE(mismatch.code() == StatusCode::kSizeMismatch) << gputest::Format("size mismatch gives %s", StatusCodeName(mismatch.code()));
+  EXPECT_TRUE(mismatch.code() == StatusCode::kSizeMismatch) << cudatest::Format("size mismatch gives %s", StatusCodeName(mismatch.code()));
   cuda::Engine tiny;
   const Status too_small = cuda::Engine::Create(7, 8, opt, &tiny);
-  EXPECT_TRUE(too_small.code() == StatusCode::kImageTooSmall) << gputest::Format("7x8 gives %s", StatusCodeName(too_small.code()));
+  EXPECT_TRUE(too_small.code() == StatusCode::kImageTooSmall) << cudatest::Format("7x8 gives %s", StatusCodeName(too_small.code()));
   cuda::Engine huge;
   const Status oom = cuda::Engine::Create(200000, 200000, opt, &huge);
   std::printf("   Create(200000x200000): %s: %s\n", StatusCodeName(oom.code()),
               oom.message().c_str());
-  EXPECT_TRUE(oom.code() == StatusCode::kOutOfMemory) << gputest::Format("absurd size gives %s, not out of memory", StatusCodeName(oom.code()));
+  EXPECT_TRUE(oom.code() == StatusCode::kOutOfMemory) << cudatest::Format("absurd size gives %s, not out of memory", StatusCodeName(oom.code()));
   EXPECT_TRUE(!huge.valid()) << "engine valid after a failed Create";
   // Still usable afterwards.
   Result again;
   EXPECT_OK(e.Compute(r.View(), d.View(), &again));
-  EXPECT_TRUE(BitIdentical(again, sync1)) << gputest::Format("after OOM %.17g != %.17g", again.score, sync1.score);
+  EXPECT_TRUE(BitIdentical(again, sync1)) << cudatest::Format("after OOM %.17g != %.17g", again.score, sync1.score);
 
   // Caller's stream.
   cudaStream_t stream = nullptr;
@@ -344,7 +344,7 @@ void ApiTests() {
     if (es.valid()) {
       EXPECT_TRUE(es.stream() == static_cast<void*>(stream)) << "engine does not use the stream";
       EXPECT_OK(es.Compute(r.View(), d.View(), &rs));
-      EXPECT_TRUE(BitIdentical(rs, sync1)) << gputest::Format("caller stream %.17g != %.17g", rs.score, sync1.score);
+      EXPECT_TRUE(BitIdentical(rs, sync1)) << cudatest::Format("caller stream %.17g != %.17g", rs.score, sync1.score);
     }
   }
   cudaStreamDestroy(stream);
@@ -365,7 +365,7 @@ void ApiTests() {
     Result rc;
     if (ec.valid()) {
       EXPECT_OK(ec.Compute(r.View(), d.View(), &rc));
-      EXPECT_TRUE(BitIdentical(rc, sync1)) << gputest::Format("caller context %.17g != %.17g", rc.score, sync1.score);
+      EXPECT_TRUE(BitIdentical(rc, sync1)) << cudatest::Format("caller context %.17g != %.17g", rc.score, sync1.score);
     }
   } else {
     EXPECT_TRUE(false) << "cuCtxGetCurrent entry point not found";
@@ -376,7 +376,7 @@ void ApiTests() {
   EXPECT_TRUE(moved.valid() && !e.valid()) << "move did not transfer the engine";
   Result rm;
   EXPECT_OK(moved.Compute(r.View(), d.View(), &rm));
-  EXPECT_TRUE(BitIdentical(rm, sync1)) << gputest::Format("moved engine %.17g != %.17g", rm.score, sync1.score);
+  EXPECT_TRUE(BitIdentical(rm, sync1)) << cudatest::Format("moved engine %.17g != %.17g", rm.score, sync1.score);
 
   // The Scorer interface picks the engine.
   ScorerOptions so;
@@ -387,7 +387,7 @@ void ApiTests() {
     EXPECT_TRUE(scorer->backend() == Backend::kCuda) << "Scorer backend is not CUDA";
     Result rs;
     EXPECT_OK(scorer->Compute(r.View(), d.View(), &rs));
-    EXPECT_TRUE(std::fabs(rs.score - sync1.score) <= 1e-12) << gputest::Format("Scorer %.17g vs engine %.17g", rs.score, sync1.score);
+    EXPECT_TRUE(std::fabs(rs.score - sync1.score) <= 1e-12) << cudatest::Format("Scorer %.17g vs engine %.17g", rs.score, sync1.score);
     std::printf("   %s, %zu bytes\n", scorer->description().c_str(), scorer->memory_bytes());
   }
 }

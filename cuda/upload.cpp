@@ -1,4 +1,4 @@
-#include "gpu/upload.h"
+#include "cuda/upload.h"
 
 #include <algorithm>
 #include <cstdint>

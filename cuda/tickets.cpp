@@ -1,10 +1,10 @@
-#include "gpu/tickets.h"
+#include "cuda/tickets.h"
 
 #include <string>
 #include <thread>
 
 #include "alpha_rule.h"
-#include "gpu/layout.h"
+#include "cuda/layout.h"
 
 namespace ssim2 {
 namespace cuda {

@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "gpu/cuda_util.h"
+#include "cuda/cuda_util.h"
 #include "scorer_factory.h"
 #include "ssim2/cuda_engine.h"
 

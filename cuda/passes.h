@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "gpu/layout.h"
+#include "cuda/layout.h"
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {

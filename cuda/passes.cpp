@@ -3,12 +3,12 @@
 // next scale's linear RGB), one horizontal and one vertical launch covering
 // all scales, and one reduction: S + 3 launches, plus one copy of 864 bytes
 // to the host. A reference with alpha takes two passes per pair (alpha_rule.h).
-#include "gpu/passes.h"
+#include "cuda/passes.h"
 
 #include <string>
 
 #include "alpha_rule.h"
-#include "gpu/engine_impl.h"
+#include "cuda/engine_impl.h"
 #include "pixel_format.h"
 
 namespace ssim2 {

@@ -29,7 +29,7 @@
     if (!::ssim2::cuda::DeviceAvailable(&why_)) GTEST_SKIP() << why_; \
   } while (0)
 
-namespace gputest {
+namespace cudatest {
 
 // printf-style text for failure messages.
 inline std::string Format(const char* format, ...) {
@@ -88,4 +88,4 @@ inline double MaxFeatureDiff(const ssim2::Result& a, const ssim2::Result& b, std
 
 using ssim2::testing::BitIdentical;
 
-}  // namespace gputest
+}  // namespace cudatest

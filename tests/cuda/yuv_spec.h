@@ -1,7 +1,7 @@
 // Y'CbCr test inputs and an independent implementation of the conversion
 // spec (see core/src/yuv.h): RGB8 for 8-bit input, linear float for 10-bit,
-// for the CPU path to score. Shared by test_gpu_formats and
-// test_gpu_emulation.
+// for the CPU path to score. Shared by test_cuda_formats and
+// test_cuda_emulation.
 #pragma once
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include "arith.h"
 #include "ssim2/ssim2.h"
 
-namespace gputest {
+namespace cudatest {
 using namespace ssim2;
 
 struct Yuv {
@@ -169,4 +169,4 @@ inline void Convert(const Yuv& y, Converted* c) {
   }
 }
 
-}  // namespace gputest
+}  // namespace cudatest

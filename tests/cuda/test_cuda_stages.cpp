@@ -3,7 +3,7 @@
 // awkward sizes; then the 108 sub-scores and the score, and cached-reference
 // / full / batch results against each other.
 //
-// Usage: test_gpu_stages [--quick] [gtest options]   (--quick: small sizes
+// Usage: test_cuda_stages [--quick] [gtest options]   (--quick: small sizes
 // only, for the compute-sanitizer runs). Exit 77 without a CUDA device.
 #include <cmath>
 #include <cstdio>
@@ -15,12 +15,12 @@
 #include "blur_constants.h"
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
-#include "gpu_test_util.h"
+#include "cuda_test_util.h"
 #include "plan.h"
 
 using namespace ssim2;
-using gputest::BitIdentical;
-using gputest::MaxFeatureDiff;
+using cudatest::BitIdentical;
+using cudatest::MaxFeatureDiff;
 
 namespace {
 
@@ -90,7 +90,7 @@ bool ComparePlane(const char* what, int scale, int channel, const cpu::Plane& ex
   if (mismatches) {
     const float e = expected.Row(fy)[fx];
     const float g = got[static_cast<std::size_t>(fy) * w + fx];
-    ADD_FAILURE() << gputest::Format(
+    ADD_FAILURE() << cudatest::Format(
         "stage %s scale %d channel %d (%dx%d): %ld samples differ; first at x=%d y=%d: "
         "cpu %.9g (0x%08x) gpu %.9g (0x%08x)",
         what, scale, channel, w, h, mismatches, fx, fy, e, arith_bits(e), g, arith_bits(g));
@@ -163,19 +163,19 @@ void StageTest(int w, int h, std::uint32_t seed) {
   const Result expected = replay::ComputeLinear(ref, dist, plan);
   std::string where;
   const double fd = MaxFeatureDiff(expected, cached, &where);
-  EXPECT_TRUE(fd <= 1e-10) << gputest::Format("%dx%d: sub-scores differ from the CPU replay by %.3g (%s)", w, h, fd, where.c_str());
-  EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << gputest::Format("%dx%d: score cpu %.12f gpu %.12f", w, h, expected.score, cached.score);
-  EXPECT_TRUE(expected.num_scales == cached.num_scales) << gputest::Format("scales %d vs %d", expected.num_scales, cached.num_scales);
+  EXPECT_TRUE(fd <= 1e-10) << cudatest::Format("%dx%d: sub-scores differ from the CPU replay by %.3g (%s)", w, h, fd, where.c_str());
+  EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << cudatest::Format("%dx%d: score cpu %.12f gpu %.12f", w, h, expected.score, cached.score);
+  EXPECT_TRUE(expected.num_scales == cached.num_scales) << cudatest::Format("scales %d vs %d", expected.num_scales, cached.num_scales);
 
   // Full compute, batch and async against the cached result.
   Result full;
   EXPECT_OK(engine.Compute(PlanarView(ref), PlanarView(dist), &full));
-  EXPECT_TRUE(BitIdentical(full, cached)) << gputest::Format("%dx%d: Compute(ref, dist) %.17g != cached %.17g", w, h, full.score, cached.score);
+  EXPECT_TRUE(BitIdentical(full, cached)) << cudatest::Format("%dx%d: Compute(ref, dist) %.17g != cached %.17g", w, h, full.score, cached.score);
   ImageView dists[3] = {PlanarView(dist), PlanarView(ref), PlanarView(dist)};
   Result batch[3];
   EXPECT_OK(engine.ComputeBatch(PlanarView(ref), dists, 3, batch));
-  EXPECT_TRUE(BitIdentical(batch[0], cached) && BitIdentical(batch[2], cached)) << gputest::Format("%dx%d: batch %.17g / %.17g != %.17g", w, h, batch[0].score, batch[2].score, cached.score);
-  EXPECT_TRUE(batch[1].score == 100.0) << gputest::Format("%dx%d: identical image in a batch scores %.17g", w, h, batch[1].score);
+  EXPECT_TRUE(BitIdentical(batch[0], cached) && BitIdentical(batch[2], cached)) << cudatest::Format("%dx%d: batch %.17g / %.17g != %.17g", w, h, batch[0].score, batch[2].score, cached.score);
+  EXPECT_TRUE(batch[1].score == 100.0) << cudatest::Format("%dx%d: identical image in a batch scores %.17g", w, h, batch[1].score);
   std::printf("   score %.10f (cpu replay %.10f), max sub-score rel diff %.3g\n", cached.score,
               expected.score, fd);
 }
@@ -197,7 +197,7 @@ void SkipTest(int w, int h, std::uint32_t seed) {
   Result a, s;
   EXPECT_OK(all.Compute(PlanarView(ref), PlanarView(dist), &a));
   EXPECT_OK(skip.Compute(PlanarView(ref), PlanarView(dist), &s));
-  EXPECT_TRUE(std::fabs(a.score - s.score) <= 1e-12) << gputest::Format("score all %.17g skip %.17g", a.score, s.score);
+  EXPECT_TRUE(std::fabs(a.score - s.score) <= 1e-12) << cudatest::Format("score all %.17g skip %.17g", a.score, s.score);
   std::unique_ptr<Scorer> cpu;
   ScorerOptions so;
   so.backend = Backend::kCpu;
@@ -211,8 +211,8 @@ void SkipTest(int w, int h, std::uint32_t seed) {
         for (int n = 0; n < 2; ++n)
           nan_mismatch +=
               std::isnan(c.features[sc][ch][m][n]) != std::isnan(s.features[sc][ch][m][n]);
-  EXPECT_TRUE(nan_mismatch == 0) << gputest::Format("%d skipped-feature (NaN) positions differ from the CPU path", nan_mismatch);
-  EXPECT_TRUE(std::fabs(c.score - s.score) <= 1e-9) << gputest::Format("cpu %.12f gpu %.12f", c.score, s.score);
+  EXPECT_TRUE(nan_mismatch == 0) << cudatest::Format("%d skipped-feature (NaN) positions differ from the CPU path", nan_mismatch);
+  EXPECT_TRUE(std::fabs(c.score - s.score) <= 1e-9) << cudatest::Format("cpu %.12f gpu %.12f", c.score, s.score);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// The engine's kernels (core/src/gpu/kernels_device.cuh) run on the CPU
+// The engine's kernels (cuda/kernels_device.cuh) run on the CPU
 // through the emulated runtime (emulated_runtime.cpp, cuda_emulation.h),
-// driven with the real layout and job tables (gpu/layout.cpp) and the very
+// driven with the real layout and job tables (cuda/layout.cpp) and the very
 // passes the engine enqueues (PlanPass, LaunchPass). Checks every stage bit
 // for bit against the CPU replay and the sub-scores against the replay's,
 // with no GPU: indexing, guards, barriers and the shuffle reduction are
@@ -18,10 +18,10 @@
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
 #include "emulated_runtime.h"
-#include "gpu/layout.h"
+#include "cuda/layout.h"
 #include "ssim2/cuda_engine.h"
-#include "gpu/passes.h"
-#include "gpu_test_util.h"
+#include "cuda/passes.h"
+#include "cuda_test_util.h"
 #include "yuv_spec.h"
 
 using namespace ssim2;
@@ -100,7 +100,7 @@ bool ComparePlane(const char* what, int s, int c, const cpu::Plane& cpu, const f
     for (int x = 0; x < cpu.width(); ++x) {
       const float e = cpu.Row(y)[x], g = gpu[static_cast<std::size_t>(y) * pitch + x];
       if (Bits(e) != Bits(g)) {
-        ADD_FAILURE() << gputest::Format(
+        ADD_FAILURE() << cudatest::Format(
             "%s scale %d channel %d (%dx%d) first at x=%d y=%d: cpu %.9g gpu %.9g", what, s, c,
             cpu.width(), cpu.height(), x, y, e, g);
         return false;
@@ -161,12 +161,12 @@ void LinearTest(int w, int h, std::uint32_t seed) {
   const Result cached = e.ResultOf(1);
   const Result expected = replay::ComputeLinear(ref, dist, plan);
   std::string where;
-  const double fd = gputest::MaxFeatureDiff(expected, cached, &where);
-  EXPECT_TRUE(fd <= 1e-10) << gputest::Format("%dx%d: sub-scores vs replay: %.3g (%s)", w, h, fd, where.c_str());
-  EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << gputest::Format("%dx%d: score %.12f vs %.12f", w, h, cached.score, expected.score);
+  const double fd = cudatest::MaxFeatureDiff(expected, cached, &where);
+  EXPECT_TRUE(fd <= 1e-10) << cudatest::Format("%dx%d: sub-scores vs replay: %.3g (%s)", w, h, fd, where.c_str());
+  EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << cudatest::Format("%dx%d: score %.12f vs %.12f", w, h, cached.score, expected.score);
   e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 2);
   const Result full = e.ResultOf(2);
-  EXPECT_TRUE(gputest::BitIdentical(full, cached)) << gputest::Format("%dx%d: full %.17g != cached %.17g", w, h, full.score, cached.score);
+  EXPECT_TRUE(cudatest::BitIdentical(full, cached)) << cudatest::Format("%dx%d: full %.17g != cached %.17g", w, h, full.score, cached.score);
   std::printf("   linear %dx%d: score %.10f (replay %.10f), sub-scores %.2e\n", w, h, cached.score,
               expected.score, fd);
 }
@@ -222,8 +222,8 @@ void PackedTest(PixelFormat f, int channels, bool sixteen, int r, int g, int b, 
     KeepLowerScore(p, e.ResultOf(p), &best);
   }
   std::string where;
-  const double fd = gputest::MaxFeatureDiff(expected, best, &where);
-  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - best.score) <= 1e-9) << gputest::Format("%s %dx%d: score %.12f vs replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, best.score, expected.score, fd, where.c_str());
+  const double fd = cudatest::MaxFeatureDiff(expected, best, &where);
+  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - best.score) <= 1e-9) << cudatest::Format("%s %dx%d: score %.12f vs replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, best.score, expected.score, fd, where.c_str());
   std::printf("   %-8s %dx%d: score %.10f (replay %.10f)\n", PixelFormatName(f), w, h, best.score,
               expected.score);
 }
@@ -233,15 +233,15 @@ void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
   YuvColorimetry col;
   col.matrix = m;
   col.range = r;
-  const gputest::Yuv ry = gputest::MakeYuv(f, w, h, col, 11, 0);
-  const gputest::Yuv dy = gputest::MakeYuv(f, w, h, col, 12, 5);
-  gputest::Converted rc, dc;
-  gputest::Convert(ry, &rc);
-  gputest::Convert(dy, &dc);
+  const cudatest::Yuv ry = cudatest::MakeYuv(f, w, h, col, 11, 0);
+  const cudatest::Yuv dy = cudatest::MakeYuv(f, w, h, col, 12, 5);
+  cudatest::Converted rc, dc;
+  cudatest::Convert(ry, &rc);
+  cudatest::Convert(dy, &dc);
   Result expected;
   EXPECT_OK(replay::Compute(rc.view, dc.view, true, &expected));
-  auto desc = [&](const gputest::Yuv& y) {
-    const ImageView v = gputest::YuvView(y);
+  auto desc = [&](const cudatest::Yuv& y) {
+    const ImageView v = cudatest::YuvView(y);
     InputDesc d{};
     switch (f) {
       case PixelFormat::kI420: d.kind = kInI420; break;
@@ -263,8 +263,8 @@ void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
   e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 0);
   const Result got = e.ResultOf(0);
   std::string where;
-  const double fd = gputest::MaxFeatureDiff(expected, got, &where);
-  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - got.score) <= 1e-9) << gputest::Format("%s %dx%d: score %.12f vs spec+replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, got.score, expected.score, fd, where.c_str());
+  const double fd = cudatest::MaxFeatureDiff(expected, got, &where);
+  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - got.score) <= 1e-9) << cudatest::Format("%s %dx%d: score %.12f vs spec+replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, got.score, expected.score, fd, where.c_str());
   std::printf("   %-9s %dx%d: score %.10f (spec + replay %.10f)\n", PixelFormatName(f), w, h,
               got.score, expected.score);
 }

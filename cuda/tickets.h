@@ -8,7 +8,7 @@
 #include <atomic>
 #include <vector>
 
-#include "gpu/cuda_util.h"
+#include "cuda/cuda_util.h"
 #include "plan.h"
 #include "ssim2/cuda_engine.h"
 

@@ -1,5 +1,5 @@
 // A CPU stand-in for the CUDA runtime and for the engine's kernel launchers,
-// so that the whole engine (the host code of core/src/gpu and the kernels'
+// so that the whole engine (the host code of cuda/ and the kernels'
 // own source) runs in the GPU tests on a machine without a GPU.
 // Everything is synchronous: "device" memory is host memory, copies are
 // memcpy, a kernel launch runs the kernel through cuda_emulation.h, a host
@@ -8,7 +8,7 @@
 #include "cuda_emulation.h"
 #include "emulated_runtime.h"
 // clang-format off
-#include "gpu/kernels_device.cuh"
+#include "cuda/kernels_device.cuh"
 // clang-format on
 
 #include <cstdlib>

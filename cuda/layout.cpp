@@ -1,4 +1,4 @@
-#include "gpu/layout.h"
+#include "cuda/layout.h"
 
 #include <algorithm>
 #include <cmath>

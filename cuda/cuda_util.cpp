@@ -1,4 +1,4 @@
-#include "gpu/cuda_util.h"
+#include "cuda/cuda_util.h"
 
 namespace ssim2 {
 namespace cuda {

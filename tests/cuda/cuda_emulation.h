@@ -1,5 +1,5 @@
 // Just enough of CUDA's device built-ins to compile the engine's kernels
-// (core/src/gpu/kernels_device.cuh) as plain C++ and run them on the CPU:
+// (cuda/kernels_device.cuh) as plain C++ and run them on the CPU:
 // one std::thread per CUDA thread of a block, blocks one after another,
 // __syncthreads as a block-wide barrier and warp shuffles through a per-warp
 // barrier. Slow, but it executes the very same kernel source, so indexing,

@@ -2,11 +2,11 @@
 // and yuv.h (shared with the CPU path); this file only arranges it over
 // threads. Compiled with --fmad=false: a multiply followed by an add is never
 // fused unless the code says arith::Fma (__fmaf_rn).
-#include "gpu/kernels.h"
+#include "cuda/kernels.h"
 
 #include <cuda_runtime.h>
 
-#include "gpu/kernels_device.cuh"
+#include "cuda/kernels_device.cuh"
 
 namespace ssim2 {
 namespace cuda {

@@ -7,8 +7,8 @@
 
 #include <cstddef>
 
-#include "gpu/cuda_util.h"
-#include "gpu/kernels.h"
+#include "cuda/cuda_util.h"
+#include "cuda/kernels.h"
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {

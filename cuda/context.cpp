@@ -1,4 +1,4 @@
-#include "gpu/context.h"
+#include "cuda/context.h"
 
 #include <cuda_runtime.h>
 

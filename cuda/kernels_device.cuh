@@ -1,12 +1,12 @@
 // The kernels of the CUDA engine (device code only), included by kernels.cu.
-// Kept in a header of its own so that tests/gpu/test_gpu_emulation.cpp can
+// Kept in a header of its own so that tests/cuda/test_cuda_emulation.cpp can
 // also compile it as plain C++ with a small shim for the CUDA built-ins and
 // run it on the CPU, thread by thread, to check indexing and barriers on
 // machines without a GPU.
 #pragma once
 
 #include "arith.h"
-#include "gpu/kernels.h"
+#include "cuda/kernels.h"
 #include "yuv.h"
 
 namespace ssim2 {

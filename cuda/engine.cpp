@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "alpha_rule.h"
-#include "gpu/engine_impl.h"
+#include "cuda/engine_impl.h"
 
 namespace ssim2 {
 namespace cuda {

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "gpu/layout.h"
-#include "gpu_test_util.h"
+#include "cuda/layout.h"
+#include "cuda_test_util.h"
 
 using namespace ssim2;
 using namespace ssim2::cuda;
@@ -34,11 +34,11 @@ void CheckLayout(int w, int h, bool all) {
   regions.push_back({l.sums, l.sums + l.num_result_slots * kSumsPerResult * 8, "sums"});
   regions.push_back({l.jobs, l.jobs + l.jobs_bytes, "jobs"});
   for (std::size_t i = 0; i < regions.size(); ++i) {
-    EXPECT_TRUE(regions[i].begin % kRegionAlign == 0) << gputest::Format("%s not aligned", regions[i].name);
-    EXPECT_TRUE(regions[i].end <= l.total_bytes) << gputest::Format("%s past the end", regions[i].name);
+    EXPECT_TRUE(regions[i].begin % kRegionAlign == 0) << cudatest::Format("%s not aligned", regions[i].name);
+    EXPECT_TRUE(regions[i].end <= l.total_bytes) << cudatest::Format("%s past the end", regions[i].name);
     for (std::size_t j = i + 1; j < regions.size(); ++j) {
       const bool overlap = regions[i].begin < regions[j].end && regions[j].begin < regions[i].end;
-      EXPECT_TRUE(!overlap) << gputest::Format("%dx%d: %s overlaps %s", w, h, regions[i].name, regions[j].name);
+      EXPECT_TRUE(!overlap) << cudatest::Format("%dx%d: %s overlaps %s", w, h, regions[i].name, regions[j].name);
     }
   }
   // Temp planes: inside temp, disjoint, present exactly for needed maps.
@@ -49,20 +49,20 @@ void CheckLayout(int w, int h, bool all) {
         const ChannelNeeds& n = l.plan.needs[s][c];
         const bool needed = n.ssim || (n.edge && m < 2);
         const std::size_t off = l.TempPlane(s, c, m);
-        EXPECT_TRUE((off != Layout::kNoPlane) == needed) << gputest::Format("%dx%d: temp plane s%d c%d m%d", w, h, s, c, m);
+        EXPECT_TRUE((off != Layout::kNoPlane) == needed) << cudatest::Format("%dx%d: temp plane s%d c%d m%d", w, h, s, c, m);
         if (off == Layout::kNoPlane) continue;
         EXPECT_TRUE(off % 128 == 0) << "temp plane not 128-byte aligned";
-        EXPECT_TRUE(off >= l.temp && off + l.geom[s].plane_bytes <= l.temp + l.temp_bytes) << gputest::Format("%dx%d: temp plane s%d c%d m%d outside temp", w, h, s, c, m);
+        EXPECT_TRUE(off >= l.temp && off + l.geom[s].plane_bytes <= l.temp + l.temp_bytes) << cudatest::Format("%dx%d: temp plane s%d c%d m%d outside temp", w, h, s, c, m);
         planes.push_back({off, off + l.geom[s].plane_bytes, "temp plane"});
       }
   for (std::size_t i = 0; i < planes.size(); ++i)
     for (std::size_t j = i + 1; j < planes.size(); ++j)
-      EXPECT_TRUE(!(planes[i].begin < planes[j].end && planes[j].begin < planes[i].end)) << gputest::Format("%dx%d: temp planes overlap", w, h);
+      EXPECT_TRUE(!(planes[i].begin < planes[j].end && planes[j].begin < planes[i].end)) << cudatest::Format("%dx%d: temp planes overlap", w, h);
   // The alpha reference's samples sit inside the cache region of scale 0.
-  EXPECT_TRUE(l.raw_ref == l.mu1[0] && l.raw_ref + l.raw_ref_bytes <= l.mu1[0] + 3 * l.geom[0].plane_bytes) << gputest::Format("%dx%d: raw_ref does not fit the mu1 region", w, h);
+  EXPECT_TRUE(l.raw_ref == l.mu1[0] && l.raw_ref + l.raw_ref_bytes <= l.mu1[0] + 3 * l.geom[0].plane_bytes) << cudatest::Format("%dx%d: raw_ref does not fit the mu1 region", w, h);
   // Largest host upload (linear float, 3 planes, 16-byte rows) fits in half of temp.
   const std::size_t upload = 3 * ((static_cast<std::size_t>(w) * 4 + 15) / 16 * 16) * h;
-  EXPECT_TRUE(upload <= l.UploadBytes()) << gputest::Format("%dx%d: upload %zu > %zu", w, h, upload, l.UploadBytes());
+  EXPECT_TRUE(upload <= l.UploadBytes()) << cudatest::Format("%dx%d: upload %zu > %zu", w, h, upload, l.UploadBytes());
 
   // Job tables: every needed map appears once per mode.
   char* base = reinterpret_cast<char*>(0x100000000ull);
@@ -90,14 +90,14 @@ void CheckLayout(int w, int h, bool all) {
       }
       EXPECT_TRUE(blocks == t.h_blocks[m][g]) << "H block count";
     }
-    EXPECT_TRUE(h_jobs == expect_h) << gputest::Format("%dx%d mode %d: %d H jobs, expected %d", w, h, m, h_jobs, expect_h);
-    EXPECT_TRUE(v_jobs == expect_v) << gputest::Format("%dx%d mode %d: %d V jobs, expected %d", w, h, m, v_jobs, expect_v);
+    EXPECT_TRUE(h_jobs == expect_h) << cudatest::Format("%dx%d mode %d: %d H jobs, expected %d", w, h, m, h_jobs, expect_h);
+    EXPECT_TRUE(v_jobs == expect_v) << cudatest::Format("%dx%d mode %d: %d V jobs, expected %d", w, h, m, v_jobs, expect_v);
     EXPECT_TRUE(partial_end <= l.max_partials) << "partials overflow";
     if (m != 0) {
-      EXPECT_TRUE(t.reduce[m].num_jobs == expect_v) << gputest::Format("reduce jobs %d vs %d", t.reduce[m].num_jobs, expect_v);
+      EXPECT_TRUE(t.reduce[m].num_jobs == expect_v) << cudatest::Format("reduce jobs %d vs %d", t.reduce[m].num_jobs, expect_v);
     }
   }
-  EXPECT_TRUE(t.blob.size() <= l.jobs_bytes) << gputest::Format("job blob %zu > %zu", t.blob.size(), l.jobs_bytes);
+  EXPECT_TRUE(t.blob.size() <= l.jobs_bytes) << cudatest::Format("job blob %zu > %zu", t.blob.size(), l.jobs_bytes);
 }
 
 }  // namespace

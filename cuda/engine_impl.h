@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "gpu/context.h"
-#include "gpu/cuda_util.h"
-#include "gpu/layout.h"
-#include "gpu/tickets.h"
-#include "gpu/upload.h"
+#include "cuda/context.h"
+#include "cuda/cuda_util.h"
+#include "cuda/layout.h"
+#include "cuda/tickets.h"
+#include "cuda/upload.h"
 #include "ssim2/cuda_engine.h"
 
 namespace ssim2 {

@@ -23,7 +23,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "gpu/kernels.h"
+#include "cuda/kernels.h"
 #include "plan.h"
 
 namespace ssim2 {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
 
 namespace ssim2 {
 namespace cuda {

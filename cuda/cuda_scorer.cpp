@@ -1,6 +1,6 @@
-// ssim2::Scorer on the CUDA engine (Backend::kCuda). The base class checks
-// the inputs and keeps the contract; the engine keeps the same rules for
-// its own callers (cuda_engine.h), so each call maps onto one engine call.
+// ssim2::Scorer's backend on the CUDA engine (Backend::kCuda). The Scorer
+// checks the inputs and keeps the contract; the engine keeps the same rules
+// for its own callers (cuda/engine.h), so each call maps onto one engine call.
 //
 // Two engines, taken in turn. A batch submitted against the cached
 // reference (SubmitWithReference) is still running when the caller sets the
@@ -20,17 +20,16 @@
 #include <string>
 
 #include "cuda/cuda_util.h"
-#include "scorer_factory.h"
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
+#include "scorer_backend.h"
 
 namespace ssim2 {
 namespace cuda {
 namespace {
 
-class CudaScorer final : public Scorer {
+class CudaBackend final : public ScorerBackend {
  public:
-  CudaScorer(cuda::Engine engine, const cuda::EngineOptions& options)
-      : Scorer(engine.width(), engine.height()), options_(options) {
+  CudaBackend(cuda::Engine engine, const cuda::EngineOptions& options) : options_(options) {
     engines_[0] = std::move(engine);
   }
 
@@ -40,7 +39,6 @@ class CudaScorer final : public Scorer {
   }
   std::string description() const override { return "CUDA, " + engines_[0].device_name(); }
 
- protected:
   Status ScorePair(const ImageView& reference, const ImageView& distorted,
                    Result* result) override {
     return current().Compute(reference, distorted, result);
@@ -98,7 +96,10 @@ class CudaScorer final : public Scorer {
     if (!engines_[other].width()) {
       cuda::EngineOptions o = options_;
       o.stream = nullptr;  // its own stream: the point is to run beside the first
-      if (!cuda::Engine::Create(width(), height(), o, &engines_[other]).ok()) return;
+      if (!cuda::Engine::Create(engines_[0].width(), engines_[0].height(), o, &engines_[other])
+               .ok()) {
+        return;
+      }
     }
     current_ = other;
   }
@@ -111,8 +112,8 @@ class CudaScorer final : public Scorer {
 
 }  // namespace
 
-Status CreateCudaScorer(int width, int height, const ScorerOptions& options,
-                        std::unique_ptr<Scorer>* out) {
+Status CreateCudaBackend(int width, int height, const ScorerOptions& options,
+                         std::unique_ptr<ScorerBackend>* out) {
   cuda::EngineOptions eo;
   eo.context = options.cuda_context;
   eo.stream = options.cuda_stream;
@@ -123,7 +124,7 @@ Status CreateCudaScorer(int width, int height, const ScorerOptions& options,
   if (!s.ok()) return s;
   // The second engine, made later, goes on the device this one chose.
   if (!eo.context && eo.device < 0) SSIM2_CUDA_CHECK(cudaGetDevice(&eo.device));
-  out->reset(new CudaScorer(std::move(engine), eo));
+  out->reset(new CudaBackend(std::move(engine), eo));
   return Status::Ok();
 }
 

@@ -1,7 +1,7 @@
 // ssim2::cuda::Engine: the public calls. Each one makes the engine's context
 // current (context.h) and hands over to Engine::Impl: passes.cpp decides what
 // to enqueue, upload.cpp moves host inputs, tickets.cpp returns the results.
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
 
 #include <cuda_runtime.h>
 
@@ -13,6 +13,7 @@
 
 #include "alpha_rule.h"
 #include "cuda/engine_impl.h"
+#include "image_checks.h"
 
 namespace ssim2 {
 namespace cuda {

@@ -13,7 +13,7 @@
 #include "cuda/layout.h"
 #include "cuda/tickets.h"
 #include "cuda/upload.h"
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
 
 namespace ssim2 {
 namespace cuda {

@@ -9,6 +9,7 @@
 
 #include "alpha_rule.h"
 #include "cuda/engine_impl.h"
+#include "image_checks.h"
 #include "pixel_format.h"
 
 namespace ssim2 {

@@ -10,7 +10,7 @@
 
 #include "cuda/cuda_util.h"
 #include "plan.h"
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
 
 namespace ssim2 {
 namespace cuda {

@@ -57,7 +57,7 @@
 #include <thread>
 #include <vector>
 
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
 #include "ssim2/ssim2.h"
 
 using namespace ssim2;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ssim2/score_log.h"
+#include "text_format.h"
 
 namespace ssim2 {
 namespace cli {

@@ -14,6 +14,7 @@
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
 #include "stdout_status.h"
+#include "text_format.h"
 
 #ifndef SSIM2_VERSION
 #define SSIM2_VERSION "unknown"

@@ -17,7 +17,7 @@
 
 #include "../assertions.h"
 #include "../test_flags.h"
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
 #include "ssim2/ssim2.h"
 
 

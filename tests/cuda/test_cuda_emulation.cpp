@@ -19,7 +19,7 @@
 #include "cpu/reference_replay.h"
 #include "emulated_runtime.h"
 #include "cuda/layout.h"
-#include "ssim2/cuda_engine.h"
+#include "cuda/engine.h"
 #include "cuda/passes.h"
 #include "cuda_test_util.h"
 #include "yuv_spec.h"

@@ -6,6 +6,7 @@
 #include "alpha_rule.h"
 #include "arith.h"
 #include "convert.h"
+#include "image_checks.h"
 
 namespace ssim2 {
 namespace replay {

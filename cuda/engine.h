@@ -1,10 +1,14 @@
 // gst-ssim2 CUDA engine: SSIMULACRA 2.1 on an NVIDIA GPU, bit for bit the
 // arithmetic of the CPU path (and of the reference implementation).
 //
+// Internal to libssim2 (not installed, symbols not exported): applications
+// score through ssim2::Scorer (ssim2/ssim2.h), whose CUDA backend
+// (cuda_scorer.cpp) is made of this engine; the engine's tests and
+// ssim2-bench, which link the static ssim2_core, call it directly.
+//
 // This header has no CUDA dependency: contexts and streams are passed as
 // void* (CUcontext / CUstream, which are the same handles as the runtime's
-// cudaStream_t). Code without CUDA can include it; the engine itself exists
-// only in builds with SSIM2_HAVE_CUDA.
+// cudaStream_t). The engine itself exists only in builds with SSIM2_HAVE_CUDA.
 //
 // Usage:
 //   ssim2::cuda::Engine engine;

@@ -357,23 +357,11 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
 void FinishResult(const MetricPlan& plan, const double* sums, Result* result) {
   *result = Result();
   result->num_scales = plan.num_scales;
+  static_assert(kNumSums == kNumMapSums, "the kernels' sums are FeaturesFromSums' input");
   for (int s = 0; s < plan.num_scales; ++s) {
-    const double one_per_pixels =
-        1.0 / (static_cast<double>(plan.scales[s].height) * plan.scales[s].width);
     for (int c = 0; c < kNumChannels; ++c) {
-      const ChannelNeeds& needs = plan.needs[s][c];
-      const double* sum = sums + (s * kNumChannels + c) * kNumSums;
-      double(&out)[kNumMaps][kNumNorms] = result->features[s][c];
-      if (needs.ssim) {
-        out[0][0] = one_per_pixels * sum[0];
-        out[0][1] = std::sqrt(std::sqrt(one_per_pixels * sum[1]));
-      }
-      if (needs.edge) {
-        out[1][0] = one_per_pixels * sum[2];
-        out[1][1] = std::sqrt(std::sqrt(one_per_pixels * sum[3]));
-        out[2][0] = one_per_pixels * sum[4];
-        out[2][1] = std::sqrt(std::sqrt(one_per_pixels * sum[5]));
-      }
+      FeaturesFromSums(sums + (s * kNumChannels + c) * kNumSums, plan.scales[s], plan.needs[s][c],
+                       result->features[s][c]);
     }
   }
   MarkSkippedFeatures(plan, result);

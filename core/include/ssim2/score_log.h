@@ -95,7 +95,7 @@ struct SourceSummary {
 struct LogRunInfo {
   std::string reference;
   std::string distorted;
-  std::string alignment;  // "running-time" / "sequence"
+  std::string alignment;  // the element's "alignment" property value, by its name
   std::uint64_t offset = 0;
   std::uint64_t every = 1;
   int width = 0;

@@ -34,15 +34,12 @@ test_fault_is (const char *fault)
 }
 
 #ifdef HAVE_GST_CUDA
-/* Sets up what the element uses from the GStreamer CUDA library: the CUDA
- * memory allocator, which the upload pool looks up by name, and the driver
- * library. The allocator exists only once someone asks for it; nvcodec's
- * plugin does that for its own elements, but a pipeline need not contain any
- * of them (software decoders, videotestsrc, appsrc). */
+/* Loads the CUDA driver library through GStreamer's CUDA library. A
+ * pipeline need not contain any nvcodec element (software decoders,
+ * videotestsrc, appsrc), so the element cannot rely on one having done it. */
 static bool
 cuda_library_init (std::string * why)
 {
-  gst_cuda_memory_init_once ();
   if (!gst_cuda_load_library ()) {
     *why = "the CUDA driver library could not be loaded";
     return false;
@@ -67,11 +64,6 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
 
-  priv->ref.reader.ReleasePool ();
-  g_mutex_lock (&priv->renditions_lock);
-  for (auto &r : priv->renditions)
-    r->st.reader.ReleasePool ();
-  g_mutex_unlock (&priv->renditions_lock);
   if (priv->stream && priv->context) {
     if (gst_cuda_context_push (priv->context)) {
       cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
@@ -166,7 +158,7 @@ map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
 #ifdef HAVE_GST_CUDA
   GstSsim2ComparePrivate *priv = self->priv;
   if (priv->use_cuda) {
-    if (st.reader.uploaded () == 0 && st.reader.in_place () == 0)
+    if (st.reader.host () == 0 && st.reader.in_place () == 0)
       GST_DEBUG_OBJECT (self, "%s: first frame for the CUDA engine",
           &st == &priv->ref ? "ref" : "a rendition");
     return st.reader.Map (priv->context, st.fmt, buf, out, why);
@@ -182,7 +174,7 @@ map_frame (GstSsim2Compare * self, PadState & st, GstBuffer * buf,
 #define FLOW_RETRY_ON_CPU GST_FLOW_CUSTOM_SUCCESS
 
 /* backend=auto keeps scoring when the CUDA path cannot work for this stream
- * (device, context, pool, upload or engine failure): it says why once and
+ * (device, context, upload or engine failure): it says why once and
  * continues on the CPU. Returns false with backend=cuda, where the caller
  * posts the error. */
 static bool

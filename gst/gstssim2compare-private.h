@@ -55,7 +55,7 @@ struct PadState {
    * which change as soon as the event arrives). */
   GstCaps *caps = nullptr;
 #ifdef HAVE_GST_CUDA
-  ssim2gst::CudaFrameReader reader;  /* CUDA input, and uploads of the rest */
+  ssim2gst::CudaFrameReader reader;  /* frames for the CUDA engine */
 #endif
 
   /* Back to the state before any caps. */
@@ -66,9 +66,6 @@ struct PadState {
     have_info = false;
     frames = 0;
     ended = false;
-#ifdef HAVE_GST_CUDA
-    reader.ReleasePool ();
-#endif
   }
 };
 

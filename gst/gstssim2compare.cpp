@@ -107,10 +107,10 @@
  * With backend=auto or cuda the element shares a #GstCudaContext with its
  * neighbours (context query and set_context, as the nvcodec elements do).
  * `video/x-raw(memory:CUDAMemory)` input of that context is read in place
- * (zero copy); system memory (and CUDA memory of another context) is first
- * uploaded into CUDA memory from a buffer pool. No nvcodec element is needed
- * in the pipeline. With backend=auto, when the CUDA path cannot score the
- * stream (no device; context, pool, upload or engine failure) the element
+ * (zero copy); system memory (and CUDA memory of another context) is copied
+ * to the device by the scorer itself. No nvcodec element is needed in the
+ * pipeline. With backend=auto, when the CUDA path cannot score the
+ * stream (no device; context, upload or engine failure) the element
  * posts a warning that says why and scores on the CPU; backend=cuda posts an
  * error instead.
  *
@@ -1169,9 +1169,6 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   st.fmt.format = fmt;
   st.fmt.yuv = yuv;
   st.have_info = true;
-#ifdef HAVE_GST_CUDA
-  st.reader.ReleasePool ();
-#endif
 
   if (!is_ref && rendition->to_src)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
@@ -1729,10 +1726,10 @@ finish_rendition (GstSsim2Compare * self, Rendition & r)
   GstSsim2ComparePrivate *priv = self->priv;
   if (priv->use_cuda) {
     GST_INFO_OBJECT (self, "CUDA input: ref %" G_GUINT64_FORMAT " frames in "
-        "place, %" G_GUINT64_FORMAT " uploaded; %s %" G_GUINT64_FORMAT
-        " in place, %" G_GUINT64_FORMAT " uploaded",
-        priv->ref.reader.in_place (), priv->ref.reader.uploaded (),
-        r.name.c_str (), r.st.reader.in_place (), r.st.reader.uploaded ());
+        "place, %" G_GUINT64_FORMAT " from system memory; %s %" G_GUINT64_FORMAT
+        " in place, %" G_GUINT64_FORMAT " from system memory",
+        priv->ref.reader.in_place (), priv->ref.reader.host (),
+        r.name.c_str (), r.st.reader.in_place (), r.st.reader.host ());
   }
 #endif
 

@@ -7,7 +7,6 @@
 #include "gstssim2frame.h"
 
 #ifdef HAVE_GST_CUDA
-#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 #endif
 
@@ -58,7 +57,6 @@ bool PixelFormatOf(GstVideoFormat f, ssim2::PixelFormat* out) {
 
 MappedFrame::~MappedFrame() {
   if (mapped_) gst_video_frame_unmap(&frame_);
-  if (upload_) gst_buffer_unref(upload_);
 }
 
 bool MapHostFrame(const FrameFormat& format, GstBuffer* buf, MappedFrame* out,
@@ -74,85 +72,32 @@ bool MapHostFrame(const FrameFormat& format, GstBuffer* buf, MappedFrame* out,
 }
 
 #ifdef HAVE_GST_CUDA
-void CudaFrameReader::ReleasePool() {
-  if (pool_) {
-    gst_buffer_pool_set_active(pool_, FALSE);
-    gst_clear_object(&pool_);
-  }
-}
-
-GstBuffer* CudaFrameReader::Upload(GstCudaContext* context, const GstVideoInfo& info,
-                                   GstBuffer* in, std::string* why) {
-  GstVideoInfo* vinfo = const_cast<GstVideoInfo*>(&info);
-  if (!pool_) {
-    pool_ = gst_cuda_buffer_pool_new(context);
-    GstCaps* caps = gst_video_info_to_caps(vinfo);
-    GstStructure* config = gst_buffer_pool_get_config(pool_);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(vinfo), 0, 0);
-    gst_caps_unref(caps);
-    if (!gst_buffer_pool_set_config(pool_, config) ||
-        !gst_buffer_pool_set_active(pool_, TRUE)) {
-      gst_clear_object(&pool_);
-      *why = "could not configure the CUDA upload pool";
-      return nullptr;
-    }
-  }
-  GstBuffer* out = nullptr;
-  if (gst_buffer_pool_acquire_buffer(pool_, &out, nullptr) != GST_FLOW_OK) {
-    *why = "no buffer from the CUDA upload pool";
-    return nullptr;
-  }
-  GstVideoFrame src, dst;
-  if (!gst_video_frame_map(&src, vinfo, in, GST_MAP_READ)) {
-    gst_buffer_unref(out);
-    *why = "could not map the frame";
-    return nullptr;
-  }
-  if (!gst_video_frame_map(&dst, vinfo, out, GST_MAP_WRITE)) {
-    gst_video_frame_unmap(&src);
-    gst_buffer_unref(out);
-    *why = "could not map a CUDA upload buffer";
-    return nullptr;
-  }
-  // Written to the staging memory; mapping with GST_MAP_CUDA uploads it.
-  const gboolean ok = gst_video_frame_copy(&dst, &src);
-  gst_video_frame_unmap(&dst);
-  gst_video_frame_unmap(&src);
-  if (!ok) {
-    gst_buffer_unref(out);
-    *why = "could not copy the frame into CUDA memory";
-    return nullptr;
-  }
-  return out;
-}
-
 bool CudaFrameReader::Map(GstCudaContext* context, const FrameFormat& format,
                           GstBuffer* buf, MappedFrame* out, std::string* why) {
   GstMemory* mem = gst_buffer_peek_memory(buf, 0);
-  GstBuffer* src = buf;
   if (!(gst_is_cuda_memory(mem) && GST_CUDA_MEMORY_CAST(mem)->context == context)) {
-    std::string upload_failure;
-    out->upload_ = Upload(context, format.info, buf, &upload_failure);
-    if (!out->upload_) {
-      *why = "could not upload the frame into CUDA memory: " + upload_failure;
-      return false;
-    }
-    src = out->upload_;
-    uploaded_++;
-  } else {
-    in_place_++;
+    // System memory (or CUDA memory of another context, which GStreamer
+    // downloads) goes to the engine as a host image: the engine copies it
+    // through pinned staging with each plane's own row count. GStreamer
+    // 1.22's CUDA buffer pool cannot be written from the CPU for 4:2:0 of
+    // odd height: it places the V plane half a pitch into a row and uploads
+    // only the luma row width of every pitch row, so the end of each V row
+    // never reached the device.
+    if (!MapHostFrame(format, buf, out, why)) return false;
+    host_++;
+    return true;
   }
+  in_place_++;
 #if GST_CHECK_VERSION(1, 24, 0)
   // Since 1.24 CUDA memory may carry pending work on the producer's stream;
   // the engine reads on a stream of its own, so wait for it first.
-  for (guint i = 0; i < gst_buffer_n_memory(src); i++) {
-    GstMemory* m = gst_buffer_peek_memory(src, i);
+  for (guint i = 0; i < gst_buffer_n_memory(buf); i++) {
+    GstMemory* m = gst_buffer_peek_memory(buf, i);
     if (gst_is_cuda_memory(m) && gst_cuda_memory_get_stream(GST_CUDA_MEMORY_CAST(m)))
       gst_cuda_memory_sync(GST_CUDA_MEMORY_CAST(m));
   }
 #endif
-  if (!gst_video_frame_map(&out->frame_, const_cast<GstVideoInfo*>(&format.info), src,
+  if (!gst_video_frame_map(&out->frame_, const_cast<GstVideoInfo*>(&format.info), buf,
                            static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA))) {
     *why = "could not map the frame's CUDA memory";
     return false;

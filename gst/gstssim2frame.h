@@ -1,6 +1,7 @@
 /* gst-ssim2: the frame adapter of ssim2compare. A video buffer (system
  * memory or CUDA memory) becomes the ssim2::ImageView the core library
- * reads; system memory bound for the CUDA engine is uploaded first.
+ * reads: CUDA memory in place for the CUDA engine, everything else as host
+ * memory (which the engine copies to the device itself).
  * SPDX-License-Identifier: BSD-3-Clause */
 #pragma once
 
@@ -28,7 +29,7 @@ struct FrameFormat {
 bool PixelFormatOf(GstVideoFormat format, ssim2::PixelFormat* out);
 
 /* A mapped frame and the view the core library reads. Unmaps the frame
- * and releases the upload, if any, when it goes. */
+ * when it goes. */
 class MappedFrame {
  public:
   MappedFrame() = default;
@@ -45,7 +46,6 @@ class MappedFrame {
 #endif
   GstVideoFrame frame_;
   bool mapped_ = false;
-  GstBuffer* upload_ = nullptr;
   ssim2::ImageView view_;
 };
 
@@ -56,31 +56,19 @@ bool MapHostFrame(const FrameFormat& format, GstBuffer* buf, MappedFrame* out,
 
 #ifdef HAVE_GST_CUDA
 /* Reads the frames of one pad for the CUDA engine in one context: CUDA
- * memory of that context in place (zero copy), anything else after an
- * upload into CUDA memory from a buffer pool of its own. */
+ * memory of that context in place (zero copy); anything else is mapped as
+ * host memory, and the engine uploads it through its pinned staging. */
 class CudaFrameReader {
  public:
-  CudaFrameReader() = default;
-  ~CudaFrameReader() { ReleasePool(); }
-  CudaFrameReader(const CudaFrameReader&) = delete;
-  CudaFrameReader& operator=(const CudaFrameReader&) = delete;
-
-  /* Drops the upload pool: the caps changed, or the context goes. */
-  void ReleasePool();
-
   bool Map(GstCudaContext* context, const FrameFormat& format, GstBuffer* buf,
            MappedFrame* out, std::string* why);
 
   guint64 in_place() const { return in_place_; }  /* frames read in place */
-  guint64 uploaded() const { return uploaded_; }  /* frames uploaded first */
+  guint64 host() const { return host_; }  /* frames the engine copied */
 
  private:
-  GstBuffer* Upload(GstCudaContext* context, const GstVideoInfo& info, GstBuffer* in,
-                    std::string* why);
-
-  GstBufferPool* pool_ = nullptr;
   guint64 in_place_ = 0;
-  guint64 uploaded_ = 0;
+  guint64 host_ = 0;
 };
 #endif
 

@@ -132,6 +132,26 @@ for size in ${DEFAULT_MATRIX_SIZES:-1280x720 3840x2160 7680x4320}; do
       "videotestsrc pattern=pinwheel horizontal-speed=3 num-buffers=$n ! $caps"
   done
 done
+# 3a'. Odd sizes in system memory, the element's own way to the GPU: every
+#      format the element accepts at odd width and height, and the 4:2:0
+#      formats at each odd/even mix (I420 of odd height once scored wrong on
+#      the GPU), backend=cuda against backend=cpu.
+odd_row() {  # odd_row FORMAT WxH
+  local caps="video/x-raw,format=$1,width=${2%x*},height=${2#*x},framerate=30/1" cpu_rc cuda_rc
+  local name="odd-$1-$2"
+  cpu_rc=$(default_pair "$name" cpu "videotestsrc pattern=pinwheel num-buffers=2 ! $caps" \
+    "videotestsrc pattern=pinwheel horizontal-speed=3 num-buffers=2 ! $caps")
+  cuda_rc=$(default_pair "$name" cuda "videotestsrc pattern=pinwheel num-buffers=2 ! $caps" \
+    "videotestsrc pattern=pinwheel horizontal-speed=3 num-buffers=2 ! $caps")
+  row "system memory $1 $2: cuda (exit $cuda_rc) vs cpu (exit $cpu_rc)" \
+    "$(compare_csv "$LOG/default-$name-cpu.csv" "$LOG/default-$name-cuda.csv")"
+}
+for fmt in ${ODD_FORMATS:-RGB RGBA BGRA RGBx BGRx I420 NV12 Y444 I420_10LE P010_10LE}; do
+  for size in 1919x1079 33x17; do odd_row "$fmt" "$size"; done
+done
+for fmt in I420 I420_10LE NV12 P010_10LE; do
+  for size in 1920x1079 1919x1080 1921x1081 641x361; do odd_row "$fmt" "$size"; done
+done
 while IFS=, read -r name expected; do
   default_row "pngdec-$name" \
     "filesrc location=$CLIPS/still/$name-ref.png ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=2" \

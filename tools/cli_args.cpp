@@ -105,6 +105,7 @@ struct ParseState {
   LogFormat format = LogFormat::kCsv;
   gboolean quiet = FALSE;
   gboolean scale = FALSE;
+  bool frame_option_given = false;  // --alignment, --offset, --every, --frames
   gboolean decode_only = FALSE;
   gboolean help = FALSE;
   gboolean help_all = FALSE;
@@ -176,8 +177,12 @@ gboolean OnPairs(const gchar* name, const gchar* value, gpointer data, GError** 
   return TRUE;
 }
 
-// Checked by the pairs mode (ParseShard in pairs_list.h).
-gboolean OnShard(const gchar*, const gchar* value, gpointer data, GError**) {
+// Checked by the pairs mode (ParseShard in pairs_list.h). An empty value (an
+// unset $SLURM_ARRAY_TASK_ID) would otherwise mean "no shard": every task
+// would score the whole list.
+gboolean OnShard(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (value[0] == '\0')
+    return Reject(error, std::string(name) + ": expected I/N (e.g. 0/4), got an empty value");
   StateOf(data)->options->shard = value;
   return TRUE;
 }
@@ -187,6 +192,7 @@ gboolean OnJobs(const gchar* name, const gchar* value, gpointer data, GError** e
 }
 
 gboolean OnAlignment(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  StateOf(data)->frame_option_given = true;
   for (Alignment a : {Alignment::kRunningTime, Alignment::kSequence, Alignment::kStreamTime}) {
     if (std::strcmp(value, AlignmentName(a)) == 0) {
       StateOf(data)->options->alignment = a;
@@ -198,14 +204,17 @@ gboolean OnAlignment(const gchar* name, const gchar* value, gpointer data, GErro
 }
 
 gboolean OnOffset(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  StateOf(data)->frame_option_given = true;
   return TakeNumber(name, value, kFrameCountRange, &StateOf(data)->options->offset, error);
 }
 
 gboolean OnEvery(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  StateOf(data)->frame_option_given = true;
   return TakeNumber(name, value, kEveryRange, &StateOf(data)->options->every, error);
 }
 
 gboolean OnFrames(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  StateOf(data)->frame_option_given = true;
   return TakeNumber(name, value, kFrameCountRange, &StateOf(data)->options->frames, error);
 }
 
@@ -549,6 +558,13 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     if (!took_file) options->json = true;
   }
   if (!options->pairs_path.empty()) {
+    // Whole images have no frames to pick or rescale: refused rather than
+    // ignored.
+    if (state.frame_option_given || options->scale) {
+      *error = "--alignment, --offset, --every, --frames and --scale are for videos; "
+               "--pairs scores whole images";
+      return false;
+    }
     // --json FILE: with --pairs the only word left is its file.
     if (state.bare_json && words.size() == 1 && words[0].after_bare_json) {
       options->json = false;

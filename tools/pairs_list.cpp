@@ -22,21 +22,40 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// Splits one CSV record (RFC 4180 quoting within the line). Returns false on
-// an open quote or text between a closing quote and the next comma.
-bool SplitFields(const std::string& line, std::vector<std::string>* fields) {
+// Where a line end starts at `i`: its length ("\r\n", "\n" or a bare "\r"),
+// 0 when there is none.
+std::size_t LineEndAt(const std::string& text, std::size_t i) {
+  if (i >= text.size()) return 0;
+  if (text[i] == '\n') return 1;
+  if (text[i] != '\r') return 0;
+  return i + 1 < text.size() && text[i + 1] == '\n' ? 2 : 1;
+}
+
+// The position after the line end that follows `i` (or the end of the text).
+std::size_t NextLine(const std::string& text, std::size_t i) {
+  while (i < text.size() && LineEndAt(text, i) == 0) ++i;
+  return i + LineEndAt(text, i);
+}
+
+// Reads one CSV record (RFC 4180: a quoted field may hold commas, "" and
+// line ends) from `*pos`, which it moves past the record's line end, and
+// counts the line ends it crosses in `*lines`. Returns an error text, empty
+// when the record parsed.
+std::string ReadRecord(const std::string& text, std::size_t* pos, std::size_t* lines,
+                       std::vector<std::string>* fields) {
   fields->clear();
-  std::size_t i = 0;
-  const std::size_t n = line.size();
-  while (true) {
-    while (i < n && IsBlank(line[i])) ++i;
+  std::size_t i = *pos;
+  const std::size_t n = text.size();
+  std::string error;
+  for (;;) {
+    while (i < n && IsBlank(text[i])) ++i;
     std::string field;
-    if (i < n && line[i] == '"') {
+    if (i < n && text[i] == '"') {
       ++i;
       bool closed = false;
       while (i < n) {
-        if (line[i] == '"') {
-          if (i + 1 < n && line[i + 1] == '"') {
+        if (text[i] == '"') {
+          if (i + 1 < n && text[i + 1] == '"') {
             field += '"';
             i += 2;
             continue;
@@ -45,19 +64,30 @@ bool SplitFields(const std::string& line, std::vector<std::string>* fields) {
           closed = true;
           break;
         }
-        field += line[i++];
+        if (text[i] == '\n' || (text[i] == '\r' && LineEndAt(text, i) == 1)) ++*lines;
+        field += text[i++];
       }
-      if (!closed) return false;
-      while (i < n && IsBlank(line[i])) ++i;
-      if (i < n && line[i] != ',') return false;
+      while (i < n && IsBlank(text[i])) ++i;
+      if (!closed || (i < n && text[i] != ',' && LineEndAt(text, i) == 0)) {
+        *pos = i;
+        return "malformed line: unbalanced double quotes";
+      }
     } else {
       const std::size_t start = i;
-      while (i < n && line[i] != ',') ++i;
-      field = Trim(line.substr(start, i - start));
+      while (i < n && text[i] != ',' && LineEndAt(text, i) == 0) ++i;
+      field = Trim(text.substr(start, i - start));
     }
+    // A NUL cannot be part of a file name: the list is not text.
+    if (field.find('\0') != std::string::npos) error = "malformed line: NUL byte (not a text list?)";
     fields->push_back(std::move(field));
-    if (i >= n) return true;
-    ++i;  // the comma
+    if (i < n && text[i] == ',') {
+      ++i;
+      continue;
+    }
+    const std::size_t end = LineEndAt(text, i);
+    if (end > 0) ++*lines;
+    *pos = i + end;
+    return error;
   }
 }
 
@@ -76,22 +106,29 @@ bool ParseCount(const std::string& text, std::uint64_t* value) {
 std::vector<PairEntry> ParsePairsList(const std::string& text) {
   std::vector<PairEntry> entries;
   std::vector<std::string> fields;
-  std::size_t pos = 0;
-  std::size_t line_number = 0;
+  // A UTF-8 byte order mark (spreadsheet exports) is not part of the header.
+  static const std::string kBom = "\xEF\xBB\xBF";
+  std::size_t pos = text.compare(0, kBom.size(), kBom) == 0 ? kBom.size() : 0;
+  std::size_t line_number = 1;  // of the line at `pos`
   bool first_entry = true;
   while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    std::string line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::string trimmed = Trim(line);
-    if (trimmed.empty() || trimmed[0] == '#') continue;
+    std::size_t first = pos;
+    while (first < text.size() && IsBlank(text[first])) ++first;
+    if (LineEndAt(text, first) > 0 || first == text.size() || text[first] == '#') {
+      pos = NextLine(text, pos);  // a blank line or a comment
+      ++line_number;
+      continue;
+    }
     PairEntry entry;
     entry.line = line_number;
-    if (!SplitFields(line, &fields)) {
-      entry.error = "malformed line: unbalanced double quotes";
+    const std::size_t record_start = pos;
+    std::size_t lines = 0;
+    entry.error = ReadRecord(text, &pos, &lines, &fields);
+    if (!entry.error.empty()) {
+      // Go on at the next line, so that a stray quote cannot swallow the
+      // rest of the list.
+      pos = NextLine(text, record_start);
+      lines = 1;
     } else if (fields.size() < 2) {
       entry.error = "malformed line: expected REFERENCE,DISTORTED";
     } else if (fields[0].empty() || fields[1].empty()) {
@@ -100,6 +137,7 @@ std::vector<PairEntry> ParsePairsList(const std::string& text) {
       entry.reference = fields[0];
       entry.distorted = fields[1];
     }
+    line_number += lines;
     if (first_entry && entry.error.empty() && Lower(entry.reference) == "reference" &&
         Lower(entry.distorted) == "distorted") {
       first_entry = false;

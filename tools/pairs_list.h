@@ -4,16 +4,18 @@
 // The format (docs/BATCH.md is the user-facing description):
 //   - one pair per line: REFERENCE,DISTORTED; further comma-separated fields
 //     are ignored (so a scores table such as reference,distorted,score works);
-//   - fields may be double-quoted as in RFC 4180 (a comma or quote in a file
-//     name; "" is a quote inside quotes); spaces around unquoted fields are
-//     trimmed; CRLF line ends are accepted;
+//   - fields may be double-quoted as in RFC 4180 (a comma, quote or line end
+//     in a file name; "" is a quote inside quotes); spaces around unquoted
+//     fields are trimmed; lines end in LF, CRLF or a bare CR; a UTF-8 byte
+//     order mark at the start is skipped;
 //   - blank lines and lines whose first non-space character is '#' are skipped;
 //   - the first entry is a header, and skipped, when its two fields are
 //     `reference` and `distorted` (any case);
 //   - relative paths are relative to the list file's folder (standard input:
 //     the current folder).
-// A line that does not parse (one field, empty field, open quote) is still an
-// entry: it becomes a failed row, so that it is reported in exactly one shard.
+// A line that does not parse (one field, empty field, open quote, a NUL byte)
+// is still an entry: it becomes a failed row, so that it is reported in
+// exactly one shard; the list goes on at the next line.
 #pragma once
 
 #include <cstddef>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -19,6 +20,8 @@
 #include <tuple>
 
 #include "image_io.h"
+#include "run_guard.h"
+#include "stdout_status.h"
 
 namespace ssim2 {
 namespace cli {
@@ -103,25 +106,25 @@ bool LoadOne(const char* which, const std::string& path, io::Image* image, std::
 
 // Decodes one entry the way the single-pair command checks it: the reference
 // first, its size alone, then the distorted image and the size match.
+// `opening` hears of each file before it is read (the watchdog's message
+// names the one that blocks).
 bool DecodeEntry(const PairEntry& entry, const std::string& list_dir, DecodedPair* pair,
-                 PairRow* row) {
+                 PairRow* row, const std::function<void(const char*, const std::string&)>& opening) {
   row->entry = entry;
   if (!entry.error.empty()) {
     row->error = entry.error;
     return false;
   }
-  if (!LoadOne("original", ResolveListPath(list_dir, entry.reference), &pair->reference,
-               &row->error)) {
-    return false;
-  }
+  const std::string reference = ResolveListPath(list_dir, entry.reference);
+  opening("original", reference);
+  if (!LoadOne("original", reference, &pair->reference, &row->error)) return false;
   if (pair->reference.width() < 8 || pair->reference.height() < 8) {
     row->error = "Minimum image size is 8x8 pixels";
     return false;
   }
-  if (!LoadOne("distorted", ResolveListPath(list_dir, entry.distorted), &pair->distorted,
-               &row->error)) {
-    return false;
-  }
+  const std::string distorted = ResolveListPath(list_dir, entry.distorted);
+  opening("distorted", distorted);
+  if (!LoadOne("distorted", distorted, &pair->distorted, &row->error)) return false;
   if (pair->reference.width() != pair->distorted.width() ||
       pair->reference.height() != pair->distorted.height()) {
     row->error = "Image size mismatch";
@@ -132,54 +135,110 @@ bool DecodeEntry(const PairEntry& entry, const std::string& list_dir, DecodedPai
   return true;
 }
 
-class Batch {
+// Pairs given up on whose reader threads may still be blocked; beyond this
+// many, the rest of the list is not read (each blocked thread keeps its
+// stack and, when the distorted file blocks, a decoded reference).
+constexpr std::size_t kMaxBlockedReads = 8;
+
+// How often the run checks for SIGINT/SIGTERM (a signal handler cannot wake
+// a condition variable).
+constexpr std::chrono::milliseconds kSignalPoll(100);
+
+// The batch is shared by its threads: a decoder thread blocked in open() or
+// read() cannot be stopped, so it is left behind (detached) and keeps the
+// batch alive until it returns, when it sees that its pair was given up and
+// ends. Rows are only handed to `on_row` while Run() runs.
+class Batch : public std::enable_shared_from_this<Batch> {
  public:
-  Batch(const PairsConfig& config, const std::function<void(const PairRow&)>& on_row)
-      : config_(config), on_row_(on_row) {
+  Batch(PairsConfig config, std::function<void(const PairRow&)> on_row)
+      : config_(std::move(config)), on_row_(std::move(on_row)) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    decode_threads_ = config.decode_threads > 0 ? static_cast<std::size_t>(config.decode_threads) : hw;
-    capacity_ = config.queue_capacity > 0 ? config.queue_capacity : 2 * config.workers.size() + 2;
+    decode_threads_ = config_.decode_threads > 0 ? static_cast<std::size_t>(config_.decode_threads) : hw;
+    capacity_ = config_.queue_capacity > 0 ? config_.queue_capacity : 2 * config_.workers.size() + 2;
     // Rows finished ahead of an unfinished one wait in `pending_`; decoders
     // stay within this many entries of the first unfinished one.
     window_ = 1024 + capacity_ + decode_threads_;
-    rows_per_worker_.assign(config.workers.size(), 0);
+    rows_per_worker_.assign(config_.workers.size(), 0);
+    read_limit_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+        config_.read_timeout_s > 0 ? config_.read_timeout_s : WatchdogSeconds()));
   }
 
-  PairsSummary Run() {
+  PairsSummary Run(std::vector<std::size_t>* rows_per_worker) {
     const auto start = Clock::now();
-    decoders_left_ = decode_threads_;
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < decode_threads_; ++i) threads.emplace_back([this] { Decode(); });
+    const std::size_t n = config_.entries.size();
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (std::size_t i = 0; i < decode_threads_; ++i) StartDecoder();
     if (!config_.decode_only) {
       for (std::size_t w = 0; w < config_.workers.size(); ++w) {
-        threads.emplace_back([this, w] { Score(w); });
+        ++active_threads_;
+        std::thread([self = shared_from_this(), w] { self->Score(w); }).detach();
       }
     }
-    for (std::thread& t : threads) t.join();
+    while (next_emit_ < n || active_threads_ > 0) {
+      if (config_.stop_signal != nullptr && *config_.stop_signal != 0) {
+        Stop(*config_.stop_signal);
+        break;
+      }
+      const Clock::time_point now = Clock::now();
+      GiveUpBlockedReads(now);
+      Clock::time_point wake = Clock::time_point::max();
+      for (const auto& [index, reading] : reading_) {
+        if (!reading.given_up) wake = std::min(wake, reading.since + read_limit_);
+      }
+      if (config_.stop_signal != nullptr) wake = std::min(wake, now + kSignalPoll);
+      if (wake == Clock::time_point::max()) changed_.wait(lock);
+      else changed_.wait_until(lock, wake);
+    }
+    on_row_ = nullptr;  // nothing reaches the caller after Run()
     summary_.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     summary_.peak_decoded = live_.peak();
+    summary_.threads_left = active_threads_ + blocked_threads_ > 0;
+    if (rows_per_worker) *rows_per_worker = rows_per_worker_;
     return summary_;
   }
 
-  const std::vector<std::size_t>& rows_per_worker() const { return rows_per_worker_; }
-
  private:
+  struct Reading {
+    Clock::time_point since;
+    const char* which = "original";
+    std::string path;
+    bool given_up = false;
+  };
+
+  // Under mutex_.
+  void StartDecoder() {
+    ++decoders_left_;
+    ++active_threads_;
+    std::thread([self = shared_from_this()] { self->Decode(); }).detach();
+  }
+
   void Decode() {
     const std::size_t n = config_.entries.size();
+    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      std::size_t i;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return next_take_ >= n || next_take_ < next_emit_ + window_; });
-        if (next_take_ >= n) break;
-        i = next_take_++;
-      }
+      changed_.wait(lock, [&] {
+        return stopping_ || next_take_ >= n || next_take_ < next_emit_ + window_;
+      });
+      if (stopping_ || next_take_ >= n) break;
+      const std::size_t i = next_take_++;
+      Reading& reading = reading_[i];
+      reading.since = Clock::now();
+      reading.path = config_.entries[i].reference;
+      changed_.notify_all();  // the watchdog's next deadline
+      lock.unlock();
+
       auto pair = std::make_unique<DecodedPair>(&live_);
       pair->index = i;
       PairRow row;
       bool ok = false;
       try {
-        ok = DecodeEntry(config_.entries[i], config_.list_dir, pair.get(), &row);
+        ok = DecodeEntry(config_.entries[i], config_.list_dir, pair.get(), &row,
+                         [this, i](const char* which, const std::string& path) {
+                           std::lock_guard<std::mutex> guard(mutex_);
+                           Reading& r = reading_[i];
+                           r.which = which;
+                           r.path = path;
+                         });
       } catch (const std::exception& e) {  // e.g. bad_alloc for a huge image
         row.error = std::string("cannot decode: ") + e.what();
       }
@@ -187,35 +246,41 @@ class Batch {
         ok = false;
         row.error = "no worker to score on";
       }
+      if (!ok || config_.decode_only) pair.reset();
+
+      lock.lock();
+      const bool given_up = reading_[i].given_up;
+      reading_.erase(i);
+      if (given_up) {
+        // The watchdog wrote this pair's row and started another decoder.
+        --blocked_threads_;
+        return;
+      }
       if (!ok || config_.decode_only) {
         row.status = ok ? PairStatus::kDecoded : PairStatus::kError;
-        pair.reset();
-        std::lock_guard<std::mutex> lock(mutex_);
         Deliver(i, std::move(row));
         continue;
       }
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return queue_.size() < capacity_; });
+      changed_.wait(lock, [&] { return stopping_ || queue_.size() < capacity_; });
+      if (stopping_) break;
       queue_.push_back({std::move(pair), std::move(row)});
       changed_.notify_all();
     }
-    std::lock_guard<std::mutex> lock(mutex_);
     --decoders_left_;
+    --active_threads_;
     changed_.notify_all();
   }
 
   void Score(std::size_t worker) {
     ScorerCache cache(config_.workers[worker]);
+    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      Item item;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return !queue_.empty() || decoders_left_ == 0; });
-        if (queue_.empty()) break;
-        item = std::move(queue_.front());
-        queue_.pop_front();
-        changed_.notify_all();
-      }
+      changed_.wait(lock, [&] { return stopping_ || !queue_.empty() || decoders_left_ == 0; });
+      if (stopping_ || queue_.empty()) break;
+      Item item = std::move(queue_.front());
+      queue_.pop_front();
+      changed_.notify_all();
+      lock.unlock();
       PairRow& row = item.row;
       row.worker = static_cast<int>(worker);
       try {
@@ -234,22 +299,80 @@ class Batch {
       }
       const std::size_t index = item.pair->index;
       item.pair.reset();  // free the pixels before waiting for the lock
-      std::lock_guard<std::mutex> lock(mutex_);
+      lock.lock();
       ++rows_per_worker_[worker];
       Deliver(index, std::move(row));
     }
+    --active_threads_;
+    changed_.notify_all();
+  }
+
+  // Under mutex_: a pair whose files have been read for longer than the
+  // limit gets its error row now; its thread is left behind and another
+  // decoder takes its place, up to kMaxBlockedReads.
+  void GiveUpBlockedReads(Clock::time_point now) {
+    for (auto& [index, reading] : reading_) {
+      if (reading.given_up || now - reading.since <= read_limit_) continue;
+      reading.given_up = true;
+      ++summary_.blocked_reads;
+      ++blocked_threads_;
+      --decoders_left_;
+      --active_threads_;
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", WatchdogLimitSeconds());
+      PairRow row;
+      row.entry = config_.entries[index];
+      row.error = std::string("Could not load ") + reading.which + " image: " + reading.path +
+                  " (still blocked after " + seconds +
+                  " s, e.g. a pipe with no writer or a stalled mount: given up)";
+      Deliver(index, std::move(row));
+      if (summary_.blocked_reads < kMaxBlockedReads) {
+        StartDecoder();
+      } else {
+        // The rest of the list is not read: one more stalled mount would
+        // only leave one more thread behind.
+        for (; next_take_ < config_.entries.size(); ++next_take_) {
+          PairRow skipped;
+          skipped.entry = config_.entries[next_take_];
+          skipped.error = "not read: " + std::to_string(kMaxBlockedReads) +
+                          " pairs of this list could not be read (blocked files); the rest is "
+                          "skipped";
+          Deliver(next_take_, std::move(skipped));
+        }
+      }
+    }
+  }
+
+  double WatchdogLimitSeconds() const {
+    return std::chrono::duration<double>(read_limit_).count();
+  }
+
+  // Under mutex_: SIGINT/SIGTERM. The rows that are finished come out (in
+  // list order, with gaps where pairs are still in flight); the threads end
+  // at their next step, and nothing more is delivered.
+  void Stop(int signal) {
+    summary_.stop_signal = signal;
+    for (auto& [index, row] : pending_) Emit(row);
+    pending_.clear();
+    stopping_ = true;
+    changed_.notify_all();
+  }
+
+  // Under mutex_: counts one row and hands it to the caller.
+  void Emit(const PairRow& r) {
+    ++summary_.pairs;
+    if (r.status == PairStatus::kOk) ++summary_.scored;
+    else if (r.status == PairStatus::kDecoded) ++summary_.decoded;
+    else ++summary_.failed;
+    on_row_(r);
   }
 
   // Under mutex_: emits every row that is next in list order.
   void Deliver(std::size_t index, PairRow row) {
+    if (stopping_) return;
     pending_.emplace(index, std::move(row));
     while (!pending_.empty() && pending_.begin()->first == next_emit_) {
-      const PairRow& r = pending_.begin()->second;
-      ++summary_.pairs;
-      if (r.status == PairStatus::kOk) ++summary_.scored;
-      else if (r.status == PairStatus::kDecoded) ++summary_.decoded;
-      else ++summary_.failed;
-      on_row_(r);
+      Emit(pending_.begin()->second);
       pending_.erase(pending_.begin());
       ++next_emit_;
     }
@@ -261,11 +384,12 @@ class Batch {
     PairRow row;
   };
 
-  const PairsConfig& config_;
-  const std::function<void(const PairRow&)>& on_row_;
+  const PairsConfig config_;
+  std::function<void(const PairRow&)> on_row_;
   std::size_t decode_threads_ = 1;
   std::size_t capacity_ = 1;
   std::size_t window_ = 1;
+  Clock::duration read_limit_{};
 
   LiveCounter live_;
 
@@ -274,7 +398,11 @@ class Batch {
   std::deque<Item> queue_;
   std::size_t next_take_ = 0;
   std::size_t next_emit_ = 0;
-  std::size_t decoders_left_ = 0;
+  std::size_t decoders_left_ = 0;    // decoders that may still queue a pair
+  std::size_t active_threads_ = 0;   // decoders and workers not left behind
+  std::size_t blocked_threads_ = 0;  // decoders left behind, not yet returned
+  bool stopping_ = false;
+  std::map<std::size_t, Reading> reading_;  // entries being read, by index
   std::map<std::size_t, PairRow> pending_;
   PairsSummary summary_;
   std::vector<std::size_t> rows_per_worker_;
@@ -345,16 +473,23 @@ struct Output {
   bool owned = false;
   std::string name;
   std::unique_ptr<PairRowWriter> writer;
+  std::string error;  // the first write error (strerror), empty while none
+
+  // Pushes what was written to the file, so that a run ended by a signal or
+  // a crash loses no finished row.
+  void Flush() {
+    errno = 0;
+    if ((std::fflush(file) != 0 || std::ferror(file)) && error.empty())
+      error = errno != 0 ? std::strerror(errno) : "write error";
+  }
 };
 
 }  // namespace
 
-PairsSummary RunPairs(const PairsConfig& config, const std::function<void(const PairRow&)>& on_row,
+PairsSummary RunPairs(PairsConfig config, std::function<void(const PairRow&)> on_row,
                       std::vector<std::size_t>* rows_per_worker) {
-  Batch batch(config, on_row);
-  const PairsSummary summary = batch.Run();
-  if (rows_per_worker) *rows_per_worker = batch.rows_per_worker();
-  return summary;
+  auto batch = std::make_shared<Batch>(std::move(config), std::move(on_row));
+  return batch->Run(rows_per_worker);
 }
 
 int RunPairsMode(const Options& o) {
@@ -377,7 +512,12 @@ int RunPairsMode(const Options& o) {
     if (!ok) return Fail("cannot read pairs list " + o.pairs_path);
   }
 
+  // From here on SIGINT and SIGTERM end the batch with the rows finished so
+  // far (not before: reading the list may block, and then the signal's
+  // default action is the way out).
+  StopSignals signals;
   PairsConfig config;
+  config.stop_signal = StopSignals::received();
   config.entries = ParsePairsList(text);
   if (!o.shard.empty()) {
     Shard shard;
@@ -460,10 +600,16 @@ int RunPairsMode(const Options& o) {
   }
 
   Progress progress(!o.quiet && isatty(STDERR_FILENO), config.entries.size());
-  for (Output& out : outputs) out.writer->Begin();
+  for (Output& out : outputs) {
+    out.writer->Begin();
+    out.Flush();
+  }
   PairsSummary running;
-  const PairsSummary summary = RunPairs(config, [&](const PairRow& row) {
-    for (Output& out : outputs) out.writer->Write(row);
+  const PairsSummary summary = RunPairs(std::move(config), [&](const PairRow& row) {
+    for (Output& out : outputs) {
+      out.writer->Write(row);
+      out.Flush();
+    }
     if (row.status == PairStatus::kError) {
       progress.Clear();
       std::fprintf(stderr, "ssim2: %s:%zu: %s\n", list_name.c_str(), row.entry.line,
@@ -474,28 +620,39 @@ int RunPairsMode(const Options& o) {
     progress.Update(running);
   });
   progress.Clear();
-  for (Output& out : outputs) out.writer->End(summary);
-  bool written = true;
   std::string bad;
   for (Output& out : outputs) {
-    if (std::fflush(out.file) != 0 || std::ferror(out.file)) {
-      written = false;
-      bad = out.name;
-    }
+    out.writer->End(summary);
+    out.Flush();
+    if (!out.error.empty() && bad.empty()) bad = out.name + ": " + out.error;
   }
-  if (!close_all() && written) {
-    written = false;
-    bad = "an output file";
-  }
-  if (!written) return Fail("cannot write " + bad);
-  if (!o.quiet) {
+  if (!close_all() && bad.empty()) bad = "an output file";
+  int code = summary.failed == 0 ? 0 : 1;
+  if (!bad.empty()) {
+    code = Fail("cannot write " + bad);
+  } else if (summary.stop_signal != 0) {
+    std::fprintf(stderr,
+                 "ssim2: interrupted by %s: %zu rows written (%zu of them failed), the pairs in "
+                 "flight and the rest of the list have none\n",
+                 summary.stop_signal == SIGINT ? "SIGINT" : "SIGTERM", summary.pairs,
+                 summary.failed);
+    code = SignalExitCode(summary.stop_signal);
+  } else if (!o.quiet) {
     const double rate = summary.seconds > 0 ? summary.pairs / summary.seconds : 0.0;
     std::fprintf(stderr, "ssim2: %zu pairs in %.2f s (%.1f pairs/s): %zu %s, %zu failed\n",
                  summary.pairs, summary.seconds, rate,
                  o.decode_only ? summary.decoded : summary.scored,
                  o.decode_only ? "decoded" : "scored", summary.failed);
   }
-  return summary.failed == 0 ? 0 : 1;
+  if (summary.threads_left) {
+    // A reader blocked in open() or read() (or a pair being scored when a
+    // signal came) cannot be joined; the results are out, so the process
+    // ends here rather than run its destructors under that thread.
+    const int final_code = FinishStdout(code);
+    std::fflush(stderr);
+    _exit(final_code);
+  }
+  return code;
 }
 
 }  // namespace cli

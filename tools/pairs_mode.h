@@ -8,8 +8,15 @@
 // the next decoded pair from the shared queue, so a faster device simply
 // takes more, and keeps one scorer per image size. Rows come out in list
 // order. The list itself is read whole before the first pair.
+//
+// A pair whose files are still being read after the watchdog's limit (a FIFO
+// with no writer, a stalled mount) gets an error row and the batch goes on;
+// its thread, which cannot be stopped in open() or read(), is left behind.
+// After kMaxBlockedReads such pairs the rest of the list is skipped. A stop
+// signal ends the run with the rows finished so far.
 #pragma once
 
+#include <csignal>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -37,11 +44,22 @@ struct PairsConfig {
   int decode_threads = 0;          // 0: all hardware threads
   std::size_t queue_capacity = 0;  // decoded pairs waiting; 0: 2 per worker + 2
   bool decode_only = false;        // decode every pair, score none
+  // Seconds a pair's files may take to be read and decoded; 0: the
+  // watchdog's limit (run_guard.h).
+  double read_timeout_s = 0.0;
+  // Polled while the batch runs: when it becomes non-zero (a signal's
+  // number), the batch stops with the rows finished so far. nullptr: never.
+  const volatile std::sig_atomic_t* stop_signal = nullptr;
 };
 
 // Runs the batch. `on_row` is called once per entry, in list order, never
-// from two threads at once. Returns the counts and the wall time.
-PairsSummary RunPairs(const PairsConfig& config, const std::function<void(const PairRow&)>& on_row,
+// from two threads at once and never after RunPairs returns; a stopped run
+// (stop_signal) also hands over the rows finished out of order, in list
+// order, and none for the pairs in flight. Returns the counts and the wall
+// time. With summary.threads_left, threads that are blocked or finishing a
+// pair still run (they own what they use); a process should then end with
+// _exit() rather than run its static destructors under them.
+PairsSummary RunPairs(PairsConfig config, std::function<void(const PairRow&)> on_row,
                       std::vector<std::size_t>* rows_per_worker = nullptr);
 
 // The tool's --pairs command; returns the process exit code (0: every pair

@@ -55,16 +55,16 @@ void PairRowWriter::Write(const PairRow& row) {
            "}";
   }
   first_row_ = false;
-  std::fputs(text.c_str(), out_);
+  std::fwrite(text.data(), 1, text.size(), out_);
 }
 
 void PairRowWriter::End(const PairsSummary& summary) {
   if (format_ == RowFormat::kCsv) return;
   std::fprintf(out_,
                "%s  ],\n  \"summary\": {\"pairs\": %zu, \"scored\": %zu, \"decoded\": %zu, "
-               "\"failed\": %zu}\n}\n",
+               "\"failed\": %zu%s}\n}\n",
                first_row_ ? "" : "\n", summary.pairs, summary.scored, summary.decoded,
-               summary.failed);
+               summary.failed, summary.stop_signal != 0 ? ", \"interrupted\": true" : "");
 }
 
 }  // namespace cli

@@ -32,6 +32,9 @@ struct PairsSummary {
   double seconds = 0.0;
   // Most decoded pairs alive at once (the memory bound of pairs_mode.h).
   std::size_t peak_decoded = 0;
+  std::size_t blocked_reads = 0;  // pairs given up because their files blocked
+  int stop_signal = 0;            // the signal that stopped the run, 0: none
+  bool threads_left = false;      // threads still running after the run (see RunPairs)
 };
 
 enum class RowFormat { kCsv, kJson };

@@ -11,6 +11,7 @@
 #include "cli_options.h"
 #include "image_io.h"
 #include "pairs_mode.h"
+#include "run_guard.h"
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
 #include "stdout_status.h"
@@ -160,6 +161,7 @@ namespace {
 
 int Main(int argc, char** argv) {
   using namespace ssim2::cli;
+  IgnoreFileSizeSignal();
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   Options options;
   Command command;

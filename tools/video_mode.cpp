@@ -5,7 +5,7 @@
 //   blocking while it opens (a FIFO with no writer, a hung network share)
 //   cannot stop the main loop, and with it the watchdog and the signal
 //   handlers, from running. FIFOs are opened there too (OpenPipes()).
-// - Watchdog: a run where nothing moves for kDefaultWatchdogSeconds (no frame
+// - Watchdog: a run where nothing moves for WatchdogSeconds() (no frame
 //   decoded on either input, no bus message) is stalled, e.g. on a damaged
 //   file whose demuxer neither errors nor ends, or a pipe that stopped
 //   delivering: the tool gives up with one line.
@@ -40,6 +40,7 @@
 
 #include "cli_options.h"
 #include "plot_svg.h"
+#include "run_guard.h"
 #include "ssim2/stats.h"
 #include "stdout_status.h"
 #include "video_pipeline.h"
@@ -51,22 +52,8 @@ namespace cli {
 
 namespace {
 
-// Seconds without progress before the watchdog gives up. The environment
-// variable SSIM2_WATCHDOG_SECONDS overrides it; it exists for the tests
-// (which would otherwise wait this long) and is not a user option.
-constexpr double kDefaultWatchdogSeconds = 30.0;
 // How long stopping the pipeline may take before the process ends anyway.
 constexpr double kTeardownSeconds = 3.0;
-
-double WatchdogSeconds() {
-  static const double seconds = [] {
-    const char* env = std::getenv("SSIM2_WATCHDOG_SECONDS");
-    char* end = nullptr;
-    const double v = env ? std::strtod(env, &end) : 0.0;
-    return env && end != env && *end == '\0' && v > 0.0 ? v : kDefaultWatchdogSeconds;
-  }();
-  return seconds;
-}
 
 // A call on a detached thread that the main thread waits for with a deadline.
 // The completion state is shared, so a call that is given up on may still
@@ -636,7 +623,7 @@ int ReportResults(Run& run, double elapsed) {
     if (run.stop_signal) {
       PrintLine(&run, "interrupted before any frame pair was scored " +
                           (Several(&run) ? std::string() : counts));
-      return 128 + run.stop_signal;
+      return SignalExitCode(run.stop_signal);
     }
     PrintLine(&run, "no frame pair could be scored " + (Several(&run) ? std::string() : counts));
     return 1;
@@ -713,7 +700,7 @@ int ReportResults(Run& run, double elapsed) {
   }
   const bool written = WriteOutputFiles(options, rows, log_summary, info);
   if (run.stalled) return 1;
-  if (run.stop_signal) return 128 + run.stop_signal;
+  if (run.stop_signal) return SignalExitCode(run.stop_signal);
   return written && !any_failed ? 0 : 1;
 }
 

@@ -368,6 +368,41 @@ TEST(Args, NumbersOutOfRangeAreErrors) {
   EXPECT_EQ(p.options.cuda_device, 1024);
 }
 
+// An unset $SLURM_ARRAY_TASK_ID gives "--shard /N" or, with a variable for
+// the whole value, an empty one: an error, never "no shard" (which would
+// score the whole list in every task).
+TEST(Args, EmptyShardIsAnError) {
+  ASSERT_TRUE(Parse({"--pairs", "list.csv", "--shard", "1/4"}).ok);
+  EXPECT_EQ(Parse({"--pairs", "list.csv", "--shard", "1/4"}).options.shard, "1/4");
+  for (auto args : {std::vector<std::string>{"--pairs", "list.csv", "--shard", ""},
+                    {"--pairs", "list.csv", "--shard="}, {"--shard=", "--pairs", "list.csv"}}) {
+    const Parsed p = Parse(args);
+    EXPECT_FALSE(p.ok) << args.back();
+    EXPECT_NE(p.error.find("--shard: expected I/N"), std::string::npos) << p.error;
+  }
+}
+
+// Frame selection and scaling have no meaning for whole images: with --pairs
+// they are refused, as --plot is, even at their default values.
+TEST(Args, PairsRefusesVideoOptions) {
+  for (auto extra : {std::vector<std::string>{"--every", "2"}, {"--every", "1"},
+                     {"--offset", "3"}, {"--frames", "10"}, {"--scale"},
+                     {"--alignment", "sequence"}}) {
+    std::vector<std::string> args = {"--pairs", "list.csv"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Parsed p = Parse(args);
+    EXPECT_FALSE(p.ok) << extra[0];
+    EXPECT_EQ(p.error,
+              "--alignment, --offset, --every, --frames and --scale are for videos; "
+              "--pairs scores whole images")
+        << extra[0];
+    // The same options still work for videos.
+    std::vector<std::string> video = extra;
+    video.insert(video.end(), {"ref.mkv", "dist.mkv"});
+    EXPECT_TRUE(Parse(video).ok) << extra[0];
+  }
+}
+
 TEST(Args, UnknownOptionIsOneLine) {
   const Parsed p = Parse({"--frobnicate", "a", "b"});
   EXPECT_FALSE(p.ok);

@@ -16,23 +16,13 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
-
-
-def check(condition, what):
-    if not condition:
-        FAILURES.append(what)
-        print("FAIL:", what)
-
-
-def run(exe, *args, cwd=None):
-    p = subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, timeout=60)
-    return p.returncode, p.stdout, p.stderr
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ssim2_test import check, finish, run_tool  # noqa: E402
 
 
 def expect_error(exe, args, line_start, cwd, exact=False):
     """Exit 1, nothing on stdout, exactly one stderr line starting with line_start."""
-    rc, out, err = run(exe, *args, cwd=cwd)
+    rc, out, err = run_tool(exe, *args, cwd=cwd)
     lines = err.splitlines()
     what = f"ssim2 {' '.join(args)}"
     check(rc == 1, f"{what}: exit code {rc}, expected 1")
@@ -48,7 +38,7 @@ def test_error_cases(exe, data):
         rows = list(csv.DictReader(f))
     check(len(rows) >= 8, "errors.csv has fewer rows than expected")
     for row in rows:
-        rc, out, err = run(exe, row["reference"], row["distorted"], cwd=data)
+        rc, out, err = run_tool(exe, row["reference"], row["distorted"], cwd=data)
         what = f"errors.csv {row['reference']} {row['distorted']}"
         check(rc == int(row["exit_code"]), f"{what}: exit {rc}, expected {row['exit_code']}")
         check(err == row["stderr"] + "\n", f"{what}: stderr {err!r}, expected {row['stderr']!r}")
@@ -84,7 +74,7 @@ def test_more_errors(exe, data, tmp):
                  "Image size mismatch", data, exact=True)
     # Arguments: usage on stderr, exit 1.
     for args in ([], [ref]):
-        rc, out, err = run(exe, *args, cwd=data)
+        rc, out, err = run_tool(exe, *args, cwd=data)
         check(rc == 1 and out == "" and "Usage:" in err, f"ssim2 {args}: usage expected")
     # More than two inputs are for videos (one reference, several distorted).
     expect_error(exe, [ref, ref, ref], "ssim2: images are compared two at a time", data)
@@ -174,7 +164,7 @@ def test_scores(exe, data):
     for row in rows:
         if int(row["width"]) * int(row["height"]) > 300 * 300:
             continue  # the parity test covers the large ones
-        rc, out, err = run(exe, "--backend", "cpu", row["reference"], row["distorted"], cwd=data)
+        rc, out, err = run_tool(exe, "--backend", "cpu", row["reference"], row["distorted"], cwd=data)
         check(rc == 0 and err == "", f"{row['distorted']}: rc {rc}, stderr {err!r}")
         check(out == row["score"] + "\n", f"{row['distorted']}: printed {out!r}, reference {row['score']}")
         checked += 1
@@ -184,9 +174,9 @@ def test_scores(exe, data):
 def test_json(exe, data, tmp):
     ref = "images/astronaut_256x256/reference.png"
     dist = "images/astronaut_256x256/jpeg_q60.png"
-    rc, plain, _ = run(exe, ref, dist, cwd=data)
+    rc, plain, _ = run_tool(exe, ref, dist, cwd=data)
     check(rc == 0, "plain score failed")
-    rc, out, err = run(exe, "--json", "--backend", "cpu", ref, dist, cwd=data)
+    rc, out, err = run_tool(exe, "--json", "--backend", "cpu", ref, dist, cwd=data)
     check(rc == 0 and err == "", f"--json: rc {rc}, stderr {err!r}")
     try:
         doc = json.loads(out)
@@ -211,14 +201,14 @@ def test_json(exe, data, tmp):
                                       f"features.csv {r[m]}")
     # --json=FILE: the file gets the JSON and stdout keeps the score line.
     path = os.path.join(tmp, "out.json")
-    rc, out, err = run(exe, f"--json={path}", ref, dist, cwd=data)
+    rc, out, err = run_tool(exe, f"--json={path}", ref, dist, cwd=data)
     check(rc == 0 and out == plain, f"--json=FILE: rc {rc}, stdout {out!r}")
     with open(path) as f:
         check(json.load(f)["score"] == doc["score"], "--json=FILE content differs")
 
 
 def test_help(exe, with_video):
-    rc, out, err = run(exe, "--help")
+    rc, out, err = run_tool(exe, "--help")
     check(rc == 0 and "Usage:" in out and err == "", "--help: usage on stdout, exit 0")
     positions = [out.find(t) for t in ("Scoring options", "Video options:", "Output options:",
                                        "Help options:")]
@@ -227,13 +217,13 @@ def test_help(exe, with_video):
     for option in ("--threads=N", "-o, --output=FILE", "--format=csv|json|vmaf-json"):
         check(option in out, f"--help lacks {option}")
     check("--gst-debug-level=" not in out, "--help lists GStreamer's options (--help-all does)")
-    rc, out, _ = run(exe, "--help-all")
+    rc, out, _ = run_tool(exe, "--help-all")
     if with_video:
         check(rc == 0 and "--gst-debug-level=" in out and "--threads=N" in out,
               "--help-all: ours and GStreamer's options")
     else:
         check(rc == 1 and out == "", "--help-all without GStreamer: unknown option")
-    rc, out, _ = run(exe, "--version")
+    rc, out, _ = run_tool(exe, "--version")
     check(rc == 0 and "SSIMULACRA 2.1" in out, f"--version: {out!r}")
 
 
@@ -242,35 +232,35 @@ def test_options(exe, data, tmp, with_video):
     and one-line errors for numbers out of range."""
     ref = "images/astronaut_256x256/reference.png"
     dist = "images/astronaut_256x256/jpeg_q60.png"
-    rc, plain, _ = run(exe, "--backend", "cpu", ref, dist, cwd=data)
+    rc, plain, _ = run_tool(exe, "--backend", "cpu", ref, dist, cwd=data)
     check(rc == 0, "plain score failed")
     # GStreamer's own options, where the build has GStreamer.
     for args in (["--gst-debug-level=1"], ["--gst-debug-level", "1"], ["--gst-debug=*:1"],
                  ["--gst-disable-registry-update"]):
         if with_video:
-            rc, out, err = run(exe, *args, "--backend", "cpu", ref, dist, cwd=data)
+            rc, out, err = run_tool(exe, *args, "--backend", "cpu", ref, dist, cwd=data)
             check(rc == 0 and out == plain, f"{args}: rc {rc}, stdout {out!r}, stderr {err!r}")
         else:
             expect_error(exe, args + [ref, dist], "ssim2: unknown option --gst-", data)
     # --threads: the same score with one thread and with several.
     for n in ("1", "3", "0"):
-        rc, out, err = run(exe, "--backend", "cpu", "--threads", n, ref, dist, cwd=data)
+        rc, out, err = run_tool(exe, "--backend", "cpu", "--threads", n, ref, dist, cwd=data)
         check(rc == 0 and out == plain and err == "", f"--threads {n}: rc {rc}, {out!r} {err!r}")
     # -o FILE.json writes what --json=FILE writes; the score line stays.
     by_option, by_o = os.path.join(tmp, "a.json"), os.path.join(tmp, "b.JSON")
-    rc, out, _ = run(exe, "--backend", "cpu", f"--json={by_option}", ref, dist, cwd=data)
+    rc, out, _ = run_tool(exe, "--backend", "cpu", f"--json={by_option}", ref, dist, cwd=data)
     check(rc == 0 and out == plain, "--json=FILE failed")
-    rc, out, err = run(exe, "--backend", "cpu", "-o", by_o, ref, dist, cwd=data)
+    rc, out, err = run_tool(exe, "--backend", "cpu", "-o", by_o, ref, dist, cwd=data)
     check(rc == 0 and out == plain and err == "", f"-o FILE.JSON: rc {rc}, {out!r} {err!r}")
     with open(by_option) as f1, open(by_o) as f2:
         check(json.load(f1) == json.load(f2), "-o FILE.json differs from --json=FILE")
     # A non-ASCII file name is taken as it is (the tool runs in the C locale).
     accented = os.path.join(tmp, "sc\u00f6re.json")
-    rc, out, err = run(exe, "--backend", "cpu", "-o", accented, ref, dist, cwd=data)
+    rc, out, err = run_tool(exe, "--backend", "cpu", "-o", accented, ref, dist, cwd=data)
     check(rc == 0 and out == plain and err == "" and os.path.isfile(accented),
           f"-o with a non-ASCII name: rc {rc}, stderr {err!r}")
     forced = os.path.join(tmp, "scores.dat")
-    rc, out, _ = run(exe, "--backend", "cpu", "--format", "json", "-o", forced, ref, dist, cwd=data)
+    rc, out, _ = run_tool(exe, "--backend", "cpu", "--format", "json", "-o", forced, ref, dist, cwd=data)
     check(rc == 0 and out == plain and os.path.isfile(forced), "--format json -o FILE.dat")
     # Formats this mode or build cannot write: one line, nothing written.
     csv_out = os.path.join(tmp, "image.csv")
@@ -302,23 +292,22 @@ def main():
     if not os.path.isfile(os.path.join(data, "scores.csv")):
         print(f"FAIL: test data not found at {data} (expected shared/testdata beside the repository)")
         return 1
-    with tempfile.TemporaryDirectory() as tmp:
-        test_help(exe, video_flag == "--with-video")
-        test_options(exe, data, tmp, video_flag == "--with-video")
+    with_video = video_flag == "--with-video"
+
+    def all_tests(tmp):
+        test_help(exe, with_video)
+        test_options(exe, data, tmp, with_video)
         test_error_cases(exe, data)
         test_more_errors(exe, data, tmp)
-        test_video_dispatch(exe, data, tmp, video_flag == "--with-video")
+        test_video_dispatch(exe, data, tmp, with_video)
         test_stdout_write_error(exe, data)
         test_decompression_bomb(exe, data, tmp)
         test_out_of_memory(exe, data, tmp)
         test_scores(exe, data)
         test_json(exe, data, tmp)
-    if FAILURES:
-        print(f"{len(FAILURES)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
 
+    with tempfile.TemporaryDirectory() as tmp:
+        return finish(lambda: all_tests(tmp), "all checks passed")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,12 @@
 // The pairs mode's parts that need no process: the list format, --shard and
 // the decode/score pipeline with several CPU workers (the same dispatch that
 // --device all uses with one CUDA worker per device).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <fstream>
@@ -54,6 +59,68 @@ TEST(PairsList, FormatRules) {
   EXPECT_EQ(e[8].line, 13u);
   EXPECT_EQ(e[8].reference, "/abs/g.png");
   EXPECT_EQ(e[8].distorted, "h.jpg");
+}
+
+// Spreadsheet exports: a UTF-8 byte order mark before the header.
+TEST(PairsList, ByteOrderMarkBeforeTheHeader) {
+  const std::vector<PairEntry> e = ParsePairsList("\xEF\xBB\xBFreference,distorted\na.png,b.png\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].line, 2u);
+  EXPECT_EQ(e[0].reference, "a.png");
+  // Elsewhere the same bytes are part of a name.
+  const std::vector<PairEntry> f = ParsePairsList("a.png,b.png\n\xEF\xBB\xBF" "c.png,d.png\n");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[1].reference, "\xEF\xBB\xBF" "c.png");
+}
+
+// Old Mac line ends (a bare CR) end a line as LF and CRLF do.
+TEST(PairsList, BareCarriageReturnEndsALine) {
+  const std::vector<PairEntry> e =
+      ParsePairsList("reference,distorted\ra.png,b.png\r# note\rc.png,d.png\r\ne.png,f.png");
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].line, 2u);
+  EXPECT_EQ(e[0].distorted, "b.png");
+  EXPECT_EQ(e[1].line, 4u);
+  EXPECT_EQ(e[1].reference, "c.png");
+  EXPECT_EQ(e[1].distorted, "d.png");
+  EXPECT_EQ(e[2].line, 5u);
+  EXPECT_EQ(e[2].reference, "e.png");
+}
+
+// A NUL byte cannot be in a file name: that line is an error entry, the
+// next lines are read.
+TEST(PairsList, NulByteMakesAnErrorEntry) {
+  const char raw[] = "a.png,b.png\nc\0.png,d.png\ne.png,f.png\n";
+  const std::string text(raw, sizeof raw - 1);
+  ASSERT_EQ(text.size(), 37u);
+  const std::vector<PairEntry> e = ParsePairsList(text);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_TRUE(e[0].error.empty());
+  EXPECT_EQ(e[1].line, 2u);
+  EXPECT_NE(e[1].error.find("NUL byte"), std::string::npos) << e[1].error;
+  EXPECT_EQ(e[1].reference.find('\0'), std::string::npos);
+  EXPECT_EQ(e[2].line, 3u);
+  EXPECT_EQ(e[2].reference, "e.png");
+}
+
+// RFC 4180: a quoted field may hold line ends; the entry keeps the line
+// where it starts and the following lines are counted on.
+TEST(PairsList, QuotedFieldsHoldLineEnds) {
+  const std::vector<PairEntry> e =
+      ParsePairsList("\"two\nlines.png\",\"b\r\n.png\"\nc.png,d.png\n\"open.png,x.png\ne.png,f.png\n");
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0].line, 1u);
+  EXPECT_TRUE(e[0].error.empty()) << e[0].error;
+  EXPECT_EQ(e[0].reference, "two\nlines.png");
+  EXPECT_EQ(e[0].distorted, "b\r\n.png");
+  EXPECT_EQ(e[1].line, 4u);
+  EXPECT_EQ(e[1].reference, "c.png");
+  // A quote that never closes is an error on its line; the list goes on at
+  // the next line instead of ending in one endless field.
+  EXPECT_EQ(e[2].line, 5u);
+  EXPECT_NE(e[2].error.find("quotes"), std::string::npos);
+  EXPECT_EQ(e[3].line, 6u);
+  EXPECT_EQ(e[3].reference, "e.png");
 }
 
 TEST(PairsList, Paths) {
@@ -235,6 +302,126 @@ TEST(PairsPipeline, DecodeOnlyScoresNothing) {
       EXPECT_GE(row.width, 8);
     }
   }
+}
+
+// A FIFO in a fresh folder: opening it for reading blocks until a writer
+// comes, like a stalled mount. Unblock() lets a reader left behind finish.
+class BlockingPath {
+ public:
+  BlockingPath() {
+    char dir[] = "/tmp/ssim2-pairs-XXXXXX";
+    EXPECT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    path_ = dir_ + "/blocks.png";
+    EXPECT_EQ(mkfifo(path_.c_str(), 0600), 0);
+  }
+  ~BlockingPath() {
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  const std::string& path() const { return path_; }
+  // Opens the writing end (which succeeds only while a reader is blocked in
+  // open()) and closes it: the reader gets end of file.
+  bool Unblock() const {
+    const int fd = open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd < 0) return false;
+    close(fd);
+    return true;
+  }
+
+ private:
+  std::string dir_, path_;
+};
+
+PairsConfig ListWith(const std::string& text) {
+  PairsConfig config;
+  config.entries = ParsePairsList(text);
+  config.list_dir = SSIM2_TESTDATA_DIR;
+  config.workers.push_back({Backend::kCpu, -1, 1});
+  config.decode_threads = 1;
+  return config;
+}
+
+const char kGoodPair[] = "images/coffee_8x8/reference.png,images/coffee_8x8/identical.png\n";
+
+// Issue 23 item 4: a pair whose file blocks (a FIFO without a writer) gets an
+// error row when its read passes the limit; another decoder takes over, so
+// the pairs after it are scored, and the run ends with the reader left
+// behind.
+TEST(PairsPipeline, BlockedReadBecomesAnErrorRow) {
+  BlockingPath fifo;
+  PairsConfig config = ListWith(std::string(kGoodPair) + "images/coffee_8x8/reference.png," +
+                                fifo.path() + "\n" + kGoodPair);
+  config.read_timeout_s = 2;  // the good pairs are 8x8 images
+  std::vector<PairRow> rows;
+  const PairsSummary summary = RunPairs(config, [&](const PairRow& row) { rows.push_back(row); });
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].status, PairStatus::kOk);
+  EXPECT_EQ(rows[1].status, PairStatus::kError);
+  EXPECT_EQ(rows[1].entry.line, 2u);
+  EXPECT_EQ(rows[1].error, "Could not load distorted image: " + fifo.path() +
+                               " (still blocked after 2 s, e.g. a pipe with no writer or a "
+                               "stalled mount: given up)");
+  EXPECT_EQ(rows[2].status, PairStatus::kOk);
+  EXPECT_EQ(rows[2].score, 100.0);
+  EXPECT_EQ(summary.blocked_reads, 1u);
+  EXPECT_EQ(summary.failed, 1u);
+  EXPECT_EQ(summary.scored, 2u);
+  EXPECT_TRUE(summary.threads_left);
+  EXPECT_TRUE(fifo.Unblock());  // the reader left behind ends on its own
+}
+
+// After kMaxBlockedReads (8) blocked pairs the rest of the list is skipped,
+// with a row each, instead of leaving a thread behind per entry.
+TEST(PairsPipeline, BlockedReadsAreBounded) {
+  BlockingPath fifo;
+  std::string text;
+  for (int i = 0; i < 10; ++i) text += "images/coffee_8x8/reference.png," + fifo.path() + "\n";
+  PairsConfig config = ListWith(text + kGoodPair);
+  config.read_timeout_s = 0.2;  // one decoder: the pairs are given up one after the other
+  std::vector<PairRow> rows;
+  const PairsSummary summary = RunPairs(config, [&](const PairRow& row) { rows.push_back(row); });
+  ASSERT_EQ(rows.size(), 11u);
+  EXPECT_EQ(summary.blocked_reads, 8u);
+  EXPECT_EQ(summary.failed, 11u);
+  std::size_t given_up = 0, skipped = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    EXPECT_EQ(rows[k].entry.line, k + 1);
+    if (rows[k].error.find("given up") != std::string::npos) ++given_up;
+    if (rows[k].error.find("the rest is skipped") != std::string::npos) ++skipped;
+  }
+  EXPECT_EQ(given_up, 8u);
+  EXPECT_EQ(skipped, 3u);
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(fifo.Unblock());
+}
+
+// Issue 23 item 5: a stop signal while a pair is provably in flight (its
+// file blocks): RunPairs returns with the rows finished so far, in list
+// order, and hands over none afterwards.
+TEST(PairsPipeline, StopSignalKeepsTheFinishedRows) {
+  BlockingPath fifo;
+  PairsConfig config = ListWith(std::string(kGoodPair) + kGoodPair + fifo.path() + "," +
+                                fifo.path() + "\n" + kGoodPair);
+  config.read_timeout_s = 3600;  // only the signal ends this run
+  volatile std::sig_atomic_t stop = 0;
+  config.stop_signal = &stop;
+  std::vector<PairRow> rows;
+  bool returned = false;
+  const PairsSummary summary = RunPairs(config, [&](const PairRow& row) {
+    EXPECT_FALSE(returned);
+    rows.push_back(row);
+    if (row.entry.line == 2) stop = SIGTERM;
+  });
+  returned = true;
+  EXPECT_EQ(summary.stop_signal, SIGTERM);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].entry.line, 1u);
+  EXPECT_EQ(rows[1].entry.line, 2u);
+  EXPECT_EQ(rows[1].status, PairStatus::kOk);
+  EXPECT_EQ(summary.pairs, 2u);
+  EXPECT_EQ(summary.scored, 2u);
+  EXPECT_TRUE(summary.threads_left);  // the reader of line 3
+  EXPECT_TRUE(fifo.Unblock());
 }
 
 }  // namespace

@@ -13,23 +13,15 @@ import io
 import json
 import os
 import pty
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
-FAILURES = []
-
-
-def check(condition, what):
-    if not condition:
-        FAILURES.append(what)
-        print("FAIL:", what)
-
-
-def run(exe, *args, cwd=None, stdin=None):
-    p = subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, input=stdin,
-                       timeout=240)
-    return p.returncode, p.stdout, p.stderr
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ssim2_test import check, finish, run_tool, stop_with  # noqa: E402
 
 
 def rows_of(text):
@@ -38,14 +30,14 @@ def rows_of(text):
 
 def single(exe, ref, dist, cwd):
     """What the single-pair command says: (score line or None, stderr line)."""
-    rc, out, err = run(exe, ref, dist, cwd=cwd)
+    rc, out, err = run_tool(exe, ref, dist, cwd=cwd)
     return (out.strip() if rc == 0 else None), err.strip()
 
 
 def test_rows_equal_single_pair(exe, data, tmp):
     # The list is read from another folder: its relative paths resolve
     # against the list's folder, not the current one.
-    rc, out, err = run(exe, "--pairs", os.path.join(data, "scores.csv"), cwd=tmp)
+    rc, out, err = run_tool(exe, "--pairs", os.path.join(data, "scores.csv"), cwd=tmp)
     check(rc == 0, f"scores.csv: exit {rc}, stderr {err!r}")
     rows = rows_of(out)
     with open(os.path.join(data, "scores.csv"), newline="") as f:
@@ -88,7 +80,7 @@ def test_bad_lines(exe, data, tmp):
         f.write("# bad lines among good ones\n")
         f.writelines(f"{a},{b}\n" for a, b in lines)
         f.write("just-one-field.png\n")
-    rc, out, err = run(exe, "--pairs", listfile, cwd=tmp)
+    rc, out, err = run_tool(exe, "--pairs", listfile, cwd=tmp)
     rows = rows_of(out)
     check(rc == 1, f"bad lines: exit {rc}, expected 1")
     check(len(rows) == len(lines) + 1, f"bad lines: {len(rows)} rows, expected {len(lines) + 1}")
@@ -120,7 +112,7 @@ def test_stdin_json_and_files(exe, data, tmp):
             "images/coffee_8x8/reference.png,images/coffee_8x8/nope.png\n"
             "\"images/hubble_17x33/reference.png\" , images/hubble_17x33/identical.png\r\n")
     # Standard input: relative to the current folder.
-    rc, out, err = run(exe, "--pairs", "-", "--json", "-q", cwd=data, stdin=text)
+    rc, out, err = run_tool(exe, "--pairs", "-", "--json", "-q", cwd=data, stdin=text)
     check(rc == 1, f"stdin: exit {rc}")
     check(len(err.splitlines()) == 1 and err.startswith(
         "ssim2: stdin:3: Could not load distorted image: images/coffee_8x8/nope.png ("),
@@ -145,8 +137,8 @@ def test_stdin_json_and_files(exe, data, tmp):
     # --csv FILE and --json=FILE together; nothing on stdout then.
     csv_path = os.path.join(tmp, "rows.csv")
     json_path = os.path.join(tmp, "rows.json")
-    rc, out, err = run(exe, "--pairs", "-", "--csv", csv_path, f"--json={json_path}", cwd=data,
-                       stdin=text)
+    rc, out, err = run_tool(exe, "--pairs", "-", "--csv", csv_path, f"--json={json_path}", cwd=data,
+                            stdin=text)
     check(rc == 1 and out == "", f"files: exit {rc}, stdout {out!r}")
     with open(csv_path, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -155,7 +147,7 @@ def test_stdin_json_and_files(exe, data, tmp):
     check([r["score"] for r in rows] == [s0, "", "100.00000000"], f"files: csv {rows}")
     check(doc2 == doc, "files: --json=FILE differs from --json on stdout")
     # A bare --json takes the word after it as its file when --pairs leaves no other.
-    rc, out, err = run(exe, "--pairs", "-", "--json", json_path + "2", "-q", cwd=data, stdin=text)
+    rc, out, err = run_tool(exe, "--pairs", "-", "--json", json_path + "2", "-q", cwd=data, stdin=text)
     check(rc == 1 and out == "", f"--json FILE: exit {rc}, stdout {out!r}")
     with open(json_path + "2") as f:
         check(json.load(f) == doc, "--json FILE differs from --json on stdout")
@@ -163,7 +155,7 @@ def test_stdin_json_and_files(exe, data, tmp):
 
 def test_shards(exe, data, tmp):
     listfile = os.path.join(data, "scores.csv")
-    rc, out, _ = run(exe, "--pairs", listfile, "--decode-only", "-q")
+    rc, out, _ = run_tool(exe, "--pairs", listfile, "--decode-only", "-q")
     full = rows_of(out)
     check(rc == 0 and len(full) >= 60, f"decode-only: exit {rc}, {len(full)} rows")
     check(all(r["status"] == "decoded" and r["score"] == "" and r["width"] for r in full),
@@ -171,8 +163,8 @@ def test_shards(exe, data, tmp):
     for n in (1, 3, 7, len(full), len(full) + 5):
         seen = []
         for i in range(n):
-            rc, out, err = run(exe, "--pairs", listfile, "--decode-only", "-q",
-                               "--shard", f"{i}/{n}")
+            rc, out, err = run_tool(exe, "--pairs", listfile, "--decode-only", "-q",
+                                    "--shard", f"{i}/{n}")
             check(rc == 0, f"shard {i}/{n}: exit {rc} {err!r}")
             part = rows_of(out)
             check(part == full[i::n], f"shard {i}/{n}: not entries k with k mod {n} = {i}")
@@ -193,7 +185,7 @@ def test_odd_names(exe, data, tmp):
         f.write(quoted + "\n")
     score, _ = single(exe, os.path.join(tmp, names[0]), os.path.join(tmp, names[1]), tmp)
     json_path = os.path.join(tmp, "odd.json")
-    rc, out, err = run(exe, "--pairs", "odd.csv", f"--json={json_path}", "--csv", "-", cwd=tmp)
+    rc, out, err = run_tool(exe, "--pairs", "odd.csv", f"--json={json_path}", "--csv", "-", cwd=tmp)
     rows = rows_of(out) if rc == 0 else []
     check(rc == 0 and len(rows) == 1, f"odd names: exit {rc}, {err!r}")
     if rows:
@@ -230,7 +222,7 @@ def test_progress(exe, data, tmp):
         p.wait(timeout=120)
         shown = b"\r\x1b[Kssim2: " in err and b" pairs, 0 failed, " in err
         check(shown != quiet, f"progress on a terminal (quiet={quiet}): {err[-200:]!r}")
-    rc, _, err = run(exe, "--pairs", listfile, "--decode-only")
+    rc, _, err = run_tool(exe, "--pairs", listfile, "--decode-only")
     check(rc == 0 and "\r" not in err, f"progress written into a pipe: {err!r}")
 
 
@@ -247,13 +239,115 @@ def test_fatal_errors(exe, data, tmp):
         (["--pairs", listfile, "--json", "--csv", "-"], "ssim2: --json and --csv - would both"),
         (["--shard", "0/2", "a.png", "b.png"], "ssim2: --device all, --shard, --jobs and --decode-only work with --pairs only"),
         (["--device", "all", "a.png", "b.png"], "ssim2: --device all, --shard"),
+        # An unset task variable must not mean "no shard" (every task would
+        # score the whole list).
+        (["--pairs", listfile, "--shard", ""], "ssim2: --shard: expected I/N"),
+        (["--pairs", listfile, "--shard="], "ssim2: --shard: expected I/N"),
+        (["--pairs", listfile, "--every", "2"], "ssim2: --alignment, --offset, --every, --frames"),
+        (["--pairs", listfile, "--scale"], "ssim2: --alignment, --offset, --every, --frames"),
     ]
     for args, start in cases:
-        rc, out, err = run(exe, *args)
+        rc, out, err = run_tool(exe, *args)
         what = "ssim2 " + " ".join(args)
         check(rc == 1, f"{what}: exit {rc}")
         check(out == "", f"{what}: stdout {out!r}")
         check(len(err.splitlines()) == 1 and err.startswith(start), f"{what}: stderr {err!r}")
+
+
+def pair_list(tmp, data, name, lines):
+    """A list file in `tmp` of (reference, distorted) lines, each "good" is
+    the 8x8 reference against its identical copy."""
+    ref = os.path.join(data, "images/coffee_8x8/reference.png")
+    good = (ref, os.path.join(data, "images/coffee_8x8/identical.png"))
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        for line in lines:
+            f.write(",".join(good if line == "good" else (ref, line)) + "\n")
+    return path
+
+
+def test_blocked_path(exe, data, tmp):
+    """Issue 23 item 4: a distorted file that blocks (a FIFO with no writer)
+    becomes an error row after the watchdog's limit, the pairs after it are
+    scored, and the tool ends although its reader is still blocked."""
+    fifo = os.path.join(tmp, "blocked.png")
+    os.mkfifo(fifo)
+    listfile = pair_list(tmp, data, "blocked.csv", ["good", fifo, "good"])
+    json_path = os.path.join(tmp, "blocked.json")
+    rc, out, err = run_tool(exe, "--pairs", listfile, "--jobs", "1", "-q", "--csv", "-",
+                            f"--json={json_path}", timeout=120,
+                            env=dict(os.environ, SSIM2_WATCHDOG_SECONDS="2"))
+    rows = rows_of(out)
+    check(rc == 1, f"blocked path: exit {rc}")
+    check([(r["line"], r["status"]) for r in rows] == [("1", "ok"), ("2", "error"), ("3", "ok")],
+          f"blocked path: rows {rows}")
+    message = (f"Could not load distorted image: {fifo} (still blocked after 2 s, e.g. a pipe "
+               "with no writer or a stalled mount: given up)")
+    check(len(rows) == 3 and rows[1]["error"] == message, f"blocked path: error {rows[1:2]}")
+    check(err == f"ssim2: {listfile}:2: {message}\n", f"blocked path: stderr {err!r}")
+    with open(json_path) as f:
+        summary = json.load(f)["summary"]
+    check(summary == {"pairs": 3, "scored": 2, "decoded": 0, "failed": 1},
+          f"blocked path: JSON summary {summary}")
+
+
+def test_signals(exe, data, tmp):
+    """Issue 23 item 5: SIGINT or SIGTERM while a pair is provably in flight
+    (its file blocks): the finished row is in the CSV (flushed when it was
+    finished), the JSON is closed, exit 128 + the signal."""
+    for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+        fifo = os.path.join(tmp, f"stop-{name}.png")
+        os.mkfifo(fifo)
+        listfile = pair_list(tmp, data, f"stop-{name}.csv", ["good", fifo, "good"])
+        csv_path = os.path.join(tmp, f"stop-{name}-rows.csv")
+        json_path = os.path.join(tmp, f"stop-{name}-rows.json")
+        proc = subprocess.Popen([exe, "--pairs", listfile, "--jobs", "1", "-q", "--csv", csv_path,
+                                 f"--json={json_path}"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                env=dict(os.environ, SSIM2_WATCHDOG_SECONDS="3600"))
+        # The first row appears as soon as it is scored; the one decoder is
+        # then blocked in the FIFO. (The loop only guards against a hang.)
+        lines = []
+        for _ in range(2400):
+            with open(csv_path) if os.path.exists(csv_path) else io.StringIO() as f:
+                lines = f.read().splitlines()
+            if len(lines) >= 2 or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        check(len(lines) == 2 and proc.poll() is None,
+              f"{name}: the first row was not written while the second pair blocks: {lines}")
+        rc, out, err = stop_with(proc, signum, name, timeout=120)
+        check(rc == 128 + signum, f"{name}: exit {rc} {err!r}")
+        check(out == "", f"{name}: stdout {out!r}")
+        with open(csv_path) as f:
+            rows = rows_of(f.read())
+        check([(r["line"], r["status"], r["score"]) for r in rows] == [("1", "ok", "100.00000000")],
+              f"{name}: CSV rows {rows}")
+        with open(json_path) as f:
+            doc = json.load(f)  # a JSON that does not parse fails here
+        check([p["line"] for p in doc["pairs"]] == [1], f"{name}: JSON rows {doc['pairs']}")
+        check(doc["summary"] == {"pairs": 1, "scored": 1, "decoded": 0, "failed": 0,
+                                 "interrupted": True}, f"{name}: JSON summary {doc['summary']}")
+        check(err.startswith(f"ssim2: interrupted by {name}: 1 rows written"),
+              f"{name}: stderr {err!r}")
+
+
+def test_file_size_limit(exe, data, tmp):
+    """A file-size limit (ulimit -f) is a write error with its reason, not a
+    death by SIGXFSZ."""
+    listfile = pair_list(tmp, data, "fsize.csv", ["good"] * 6)
+    csv_path = os.path.join(tmp, "fsize-rows.csv")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+    p = subprocess.run([exe, "--pairs", listfile, "-q", "--csv", csv_path], capture_output=True,
+                       preexec_fn=limit, timeout=120)
+    err = p.stderr.decode()
+    check(p.returncode == 1, f"file-size limit: exit {p.returncode} {err!r}")
+    check(err == f"ssim2: cannot write {csv_path}: File too large\n",
+          f"file-size limit: stderr {err!r}")
+    check(os.path.getsize(csv_path) == 300, f"file-size limit: {os.path.getsize(csv_path)} bytes")
 
 
 def main():
@@ -265,12 +359,11 @@ def main():
         print(f"FAIL: test data missing: {data}")
         return 1
     tests = (test_rows_equal_single_pair, test_bad_lines, test_stdin_json_and_files, test_shards,
-             test_odd_names, test_progress, test_fatal_errors)
+             test_odd_names, test_progress, test_fatal_errors, test_blocked_path, test_signals,
+             test_file_size_limit)
     with tempfile.TemporaryDirectory() as tmp:
-        for test in tests:
-            test(exe, data, tmp)
-    print(f"{len(FAILURES)} failure(s)" if FAILURES else "all pairs-mode checks passed")
-    return 1 if FAILURES else 0
+        return finish(lambda: [test(exe, data, tmp) for test in tests],
+                      "all pairs-mode checks passed")
 
 
 if __name__ == "__main__":

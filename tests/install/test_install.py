@@ -13,9 +13,11 @@ import csv
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ssim2_test import finish, require, run, run_ok  # noqa: E402
 
 # Pairs the consumer scores against one reference (SetReference, then each
 # distorted image); the scores come from scores.csv.
@@ -25,22 +27,6 @@ DISTORTED = ["images/astronaut_256x256/jpeg_q60.png", "images/astronaut_256x256/
 # A distorted image of another size: the library's size check must answer.
 OTHER_SIZE = "images/gravel_64x64/jpeg_q60.png"
 SCORE_TOLERANCE = 1e-6  # as tests/core/test_parity.cpp
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def run(cmd, env=None, expect_ok=True):
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=90)
-    if expect_ok and proc.returncode != 0:
-        raise Failure(f"{shlex.join(cmd)} exited {proc.returncode}:\n{proc.stdout}{proc.stderr}")
-    return proc
 
 
 def reference_scores(testdata):
@@ -57,75 +43,75 @@ INTERNAL_NAMES = re.compile(
 
 def check_library(libdir, soname):
     lib = os.path.join(libdir, "libssim2.so")
-    check(os.path.islink(lib), f"{lib}: missing (the development symlink)")
-    check(os.path.realpath(os.path.join(libdir, soname)) == os.path.realpath(lib),
-          f"{soname} and libssim2.so name different files")
-    dynamic = run(["readelf", "-d", lib]).stdout
-    check(f"Library soname: [{soname}]" in dynamic, f"{lib}: SONAME is not {soname}:\n{dynamic}")
+    require(os.path.islink(lib), f"{lib}: missing (the development symlink)")
+    require(os.path.realpath(os.path.join(libdir, soname)) == os.path.realpath(lib),
+            f"{soname} and libssim2.so name different files")
+    dynamic = run_ok(["readelf", "-d", lib])
+    require(f"Library soname: [{soname}]" in dynamic, f"{lib}: SONAME is not {soname}:\n{dynamic}")
 
     # Only the public C++ API (namespace ssim2, not its internal namespaces:
     # the CUDA engine is reached through Scorer), versioned; the statically
     # linked CUDA runtime stays local.
-    symbols = run(["nm", "-D", "--defined-only", "-C", lib]).stdout.splitlines()
+    symbols = run_ok(["nm", "-D", "--defined-only", "-C", lib]).splitlines()
     names = [line.split(" ", 2)[2] for line in symbols if line.count(" ") >= 2]
     public = re.compile(r"^((vtable|typeinfo|typeinfo name) for )?ssim2::")
     internal = re.compile(
         r"^((vtable|typeinfo|typeinfo name) for )?ssim2::(cpu|cuda|replay|yuv|arith)::")
     leaked = [n for n in names
               if not n.startswith("SSIM2_") and (not public.match(n) or internal.match(n))]
-    check(not leaked, f"{lib} exports non-public symbols: {leaked[:10]}")
+    require(not leaked, f"{lib} exports non-public symbols: {leaked[:10]}")
     # What the library calls itself and a user does not: the backends'
     # interface, the input checks, the text helpers of the writers.
     unused = [n for n in names if INTERNAL_NAMES.match(n)]
-    check(not unused, f"{lib} exports internal helpers: {unused[:10]}")
-    check(any(n.startswith("ssim2::Scorer::Create(") for n in names),
-          f"{lib} does not export ssim2::Scorer::Create")
-    check(all(n.endswith("@@SSIM2_0") or n.startswith("SSIM2_") for n in names),
-          f"{lib}: symbols without the version node SSIM2_0")
+    require(not unused, f"{lib} exports internal helpers: {unused[:10]}")
+    require(any(n.startswith("ssim2::Scorer::Create(") for n in names),
+            f"{lib} does not export ssim2::Scorer::Create")
+    require(all(n.endswith("@@SSIM2_0") or n.startswith("SSIM2_") for n in names),
+            f"{lib}: symbols without the version node SSIM2_0")
 
 
 def build_consumer(args, destdir, libdir, workdir):
     pkgconfig_dir = os.path.join(libdir, "pkgconfig")
-    check(os.path.isfile(os.path.join(pkgconfig_dir, "ssim2.pc")), f"{pkgconfig_dir}/ssim2.pc missing")
+    require(os.path.isfile(os.path.join(pkgconfig_dir, "ssim2.pc")), f"{pkgconfig_dir}/ssim2.pc missing")
     env = dict(os.environ)
     # Only the installed ssim2.pc, relocated into the DESTDIR.
     env["PKG_CONFIG_LIBDIR"] = pkgconfig_dir
     env.pop("PKG_CONFIG_PATH", None)
     env["PKG_CONFIG_SYSROOT_DIR"] = destdir
-    ssim2_flags = shlex.split(run([args.pkg_config, "--cflags", "--libs", "ssim2"], env=env).stdout)
-    check(any(f.startswith("-I" + destdir) for f in ssim2_flags),
-          f"pkg-config ssim2 gives no include path inside the DESTDIR: {ssim2_flags}")
-    png_flags = shlex.split(run([args.pkg_config, "--cflags", "--libs", "libpng"]).stdout)
+    ssim2_flags = shlex.split(run_ok([args.pkg_config, "--cflags", "--libs", "ssim2"], env=env))
+    require(any(f.startswith("-I" + destdir) for f in ssim2_flags),
+            f"pkg-config ssim2 gives no include path inside the DESTDIR: {ssim2_flags}")
+    png_flags = shlex.split(run_ok([args.pkg_config, "--cflags", "--libs", "libpng"]))
     exe = os.path.join(workdir, "score_png")
-    run(args.cxx + ["-std=c++17", args.example, "-o", exe] + ssim2_flags + png_flags)
+    run_ok(args.cxx + ["-std=c++17", args.example, "-o", exe] + ssim2_flags + png_flags)
     return exe
 
 
 def check_consumer(exe, in_tree, libdir, testdata):
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
-    ldd = run(["ldd", exe], env=env).stdout
-    check(re.search(r"libssim2\.so\.\S+ => " + re.escape(libdir), ldd),
-          f"the consumer does not load libssim2 from the DESTDIR:\n{ldd}")
+    ldd = run_ok(["ldd", exe], env=env)
+    require(re.search(r"libssim2\.so\.\S+ => " + re.escape(libdir), ldd),
+            f"the consumer does not load libssim2 from the DESTDIR:\n{ldd}")
 
     paths = [os.path.join(testdata, p) for p in [REFERENCE] + DISTORTED]
-    got = run([exe] + paths, env=env).stdout.split()
+    got = run_ok([exe] + paths, env=env).split()
     expected = reference_scores(testdata)
-    check(len(got) == len(DISTORTED), f"{len(got)} scores for {len(DISTORTED)} images: {got}")
+    require(len(got) == len(DISTORTED), f"{len(got)} scores for {len(DISTORTED)} images: {got}")
     for dist, score in zip(DISTORTED, got):
         want = expected[(REFERENCE, dist)]
-        check(abs(float(score) - want) <= SCORE_TOLERANCE,
-              f"{dist}: installed library scores {score}, scores.csv says {want:.8f}")
-    in_tree_got = run([in_tree] + paths).stdout.split()
-    check(got == in_tree_got, f"installed {got} != in-tree {in_tree_got}")
+        require(abs(float(score) - want) <= SCORE_TOLERANCE,
+                f"{dist}: installed library scores {score}, scores.csv says {want:.8f}")
+    in_tree_got = run_ok([in_tree] + paths).split()
+    require(got == in_tree_got, f"installed {got} != in-tree {in_tree_got}")
 
     bad = [os.path.join(testdata, REFERENCE), os.path.join(testdata, OTHER_SIZE)]
-    installed_err = run([exe] + bad, env=env, expect_ok=False)
-    in_tree_err = run([in_tree] + bad, expect_ok=False)
-    check(installed_err.returncode == 1 and "size mismatch" in installed_err.stderr,
-          f"sizes 256x256 and 64x64: want exit 1 with a size mismatch, got "
-          f"{installed_err.returncode}: {installed_err.stderr!r}")
-    check((installed_err.returncode, installed_err.stderr) == (in_tree_err.returncode, in_tree_err.stderr),
-          f"installed error {installed_err.stderr!r} != in-tree error {in_tree_err.stderr!r}")
+    installed_rc, _, installed_err = run([exe] + bad, env=env)
+    in_tree_rc, _, in_tree_err = run([in_tree] + bad)
+    require(installed_rc == 1 and "size mismatch" in installed_err,
+            f"sizes 256x256 and 64x64: want exit 1 with a size mismatch, got "
+            f"{installed_rc}: {installed_err!r}")
+    require((installed_rc, installed_err) == (in_tree_rc, in_tree_err),
+            f"installed error {installed_err!r} != in-tree error {in_tree_err!r}")
     return got
 
 
@@ -135,27 +121,27 @@ def check_meta_header(args, destdir, libdir, workdir):
                PKG_CONFIG_SYSROOT_DIR=destdir)
     # The sysroot moves GStreamer's own include paths too: keep only those
     # that exist in the DESTDIR, and take GStreamer's from the system.
-    cflags = [f for f in shlex.split(run([args.pkg_config, "--cflags-only-I",
-                                          "gstreamer-ssim2-1.0"], env=env).stdout)
+    cflags = [f for f in shlex.split(run_ok([args.pkg_config, "--cflags-only-I",
+                                             "gstreamer-ssim2-1.0"], env=env))
               if f.startswith("-I" + destdir) and os.path.isdir(f[2:])]
-    check(cflags, "pkg-config gstreamer-ssim2-1.0 gives no include path inside the DESTDIR")
-    cflags += shlex.split(run([args.pkg_config, "--cflags", "gstreamer-1.0"]).stdout)
+    require(cflags, "pkg-config gstreamer-ssim2-1.0 gives no include path inside the DESTDIR")
+    cflags += shlex.split(run_ok([args.pkg_config, "--cflags", "gstreamer-1.0"]))
     source = os.path.join(workdir, "meta.c")
     with open(source, "w") as f:
         f.write("#include <gst/ssim2/gstssim2meta.h>\n"
                 "double score (GstBuffer * b) { GstSsim2Meta *m = gst_buffer_get_ssim2_meta (b);"
                 " return m ? m->score : 0.0; }\n")
-    run(args.cc + ["-fsyntax-only", source] + cflags)
+    run_ok(args.cc + ["-fsyntax-only", source] + cflags)
 
 
 def check_plugin(args, destdir, libdir, soname, workdir):
     plugin_dir = destdir + os.path.join(args.prefix, args.plugin_dir)
     plugin = os.path.join(plugin_dir, "libgstssim2.so")
-    check(os.path.isfile(plugin), f"{plugin}: missing")
+    require(os.path.isfile(plugin), f"{plugin}: missing")
     tool = destdir + os.path.join(args.prefix, "bin", "ssim2")
     for binary in (plugin, tool):
-        needed = run(["readelf", "-d", binary]).stdout
-        check(f"Shared library: [{soname}]" in needed, f"{binary} does not link {soname}")
+        needed = run_ok(["readelf", "-d", binary])
+        require(f"Shared library: [{soname}]" in needed, f"{binary} does not link {soname}")
 
     empty = os.path.join(workdir, "no-system-plugins")
     os.makedirs(empty, exist_ok=True)
@@ -165,10 +151,10 @@ def check_plugin(args, destdir, libdir, soname, workdir):
                GST_PLUGIN_PATH_1_0=plugin_dir,
                LD_LIBRARY_PATH=libdir)
     env.pop("GST_PLUGIN_PATH", None)
-    out = run([args.gst_inspect, "ssim2compare"], env=env).stdout
-    check(re.search(r"Filename\s+" + re.escape(plugin), out),
-          f"gst-inspect-1.0 ssim2compare does not name {plugin}:\n{out[:2000]}")
-    check("Long-name" in out and "SSIMULACRA" in out, "gst-inspect-1.0 shows no element details")
+    out = run_ok([args.gst_inspect, "ssim2compare"], env=env)
+    require(re.search(r"Filename\s+" + re.escape(plugin), out),
+            f"gst-inspect-1.0 ssim2compare does not name {plugin}:\n{out[:2000]}")
+    require("Long-name" in out and "SSIMULACRA" in out, "gst-inspect-1.0 shows no element details")
 
 
 def main():
@@ -182,14 +168,14 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="ssim2-install-") as workdir:
         destdir = os.path.join(workdir, "destdir")
-        run([args.meson, "install", "-C", args.build_root, "--no-rebuild", "--quiet",
-             "--destdir", destdir])
+        run_ok([args.meson, "install", "-C", args.build_root, "--no-rebuild", "--quiet",
+                "--destdir", destdir])
         libdir = destdir + os.path.join(args.prefix, args.libdir)
         includedir = destdir + os.path.join(args.prefix, args.includedir)
         # The public API and nothing else (the CUDA engine's header is internal).
         headers = sorted(os.listdir(os.path.join(includedir, "ssim2")))
-        check(headers == PUBLIC_HEADERS,
-              f"{includedir}/ssim2 holds {headers}, not the public headers {PUBLIC_HEADERS}")
+        require(headers == PUBLIC_HEADERS,
+                f"{includedir}/ssim2 holds {headers}, not the public headers {PUBLIC_HEADERS}")
         check_library(libdir, args.soname)
         exe = build_consumer(args, destdir, libdir, workdir)
         scores = check_consumer(exe, args.in_tree_example, libdir, args.testdata)
@@ -201,8 +187,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as failure:
-        print(f"FAIL: {failure}", file=sys.stderr)
-        sys.exit(1)
+    sys.exit(finish(main, "install: all checks passed"))

@@ -9,21 +9,17 @@ Usage: test_python_example.py PYTHON_WITH_GI EXAMPLE PLUGIN_DIR
 """
 import os
 import re
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ssim2_test import fail, finish, run  # noqa: E402
 
 FRAMES = 6
 
 
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
 def run_example(python, example, env):
-    return subprocess.run([python, example, "--frames", str(FRAMES)], env=env,
-                          capture_output=True, text=True, timeout=90)
+    return run([python, example, "--frames", str(FRAMES)], env=env)
 
 
 # Run by PYTHON_WITH_GI: the meta types are unknown before the plugin is
@@ -71,10 +67,9 @@ assert indices == [0, 1, 2], indices
 
 
 def check_snippet(python, plugin_dir, code, what):
-    proc = subprocess.run([python, "-c", code], capture_output=True, text=True,
-                          env=dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir), timeout=60)
-    if proc.returncode != 0:
-        fail(f"{what}:\n{proc.stderr}")
+    rc, _, err = run([python, "-c", code], env=dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir))
+    if rc != 0:
+        fail(f"{what}:\n{err}")
 
 
 def main():
@@ -84,12 +79,12 @@ def main():
     check_snippet(python, plugin_dir, SCALE_CHECK, "meta after videoscale")
 
     env = dict(os.environ, GST_PLUGIN_PATH_1_0=plugin_dir)
-    proc = run_example(python, example, env)
-    if proc.returncode != 0:
-        fail(f"example exited {proc.returncode}:\n{proc.stdout}{proc.stderr}")
+    rc, out, err = run_example(python, example, env)
+    if rc != 0:
+        fail(f"example exited {rc}:\n{out}{err}")
     line = re.compile(r"^(message|meta) index=(\d+) score=(-?[0-9.]+)$")
     seen = {"message": {}, "meta": {}}
-    for text in proc.stdout.splitlines():
+    for text in out.splitlines():
         m = line.match(text)
         if m:
             kind, index, score = m.group(1), int(m.group(2)), m.group(3)
@@ -98,7 +93,7 @@ def main():
             seen[kind][index] = score
     for kind, scores in seen.items():
         if sorted(scores) != list(range(FRAMES)):
-            fail(f"{kind} lines for frames {sorted(scores)}, want 0..{FRAMES - 1}:\n{proc.stdout}")
+            fail(f"{kind} lines for frames {sorted(scores)}, want 0..{FRAMES - 1}:\n{out}")
     for index in range(FRAMES):
         if seen["message"][index] != seen["meta"][index]:
             fail(f"frame {index}: message score {seen['message'][index]} != "
@@ -106,8 +101,8 @@ def main():
     scores = [float(s) for s in seen["meta"].values()]
     if not all(s < 100.0 for s in scores):
         fail(f"the scaled copy scores 100: {scores}")
-    if f"frames: {FRAMES} messages, {FRAMES} metas" not in proc.stdout:
-        fail(f"no summary line for {FRAMES} frames:\n{proc.stdout}")
+    if f"frames: {FRAMES} messages, {FRAMES} metas" not in out:
+        fail(f"no summary line for {FRAMES} frames:\n{out}")
     print(f"python example: {FRAMES} frames, message and meta scores equal ({min(scores):.2f} .. "
           f"{max(scores):.2f})")
 
@@ -118,12 +113,11 @@ def main():
                    GST_PLUGIN_LOADING_WHITELIST="gstreamer:gst-plugins-base",
                    GST_REGISTRY_1_0=os.path.join(tmp, "registry.bin"))
         env.pop("GST_PLUGIN_PATH", None)
-        proc = run_example(python, example, env)
-    if proc.returncode == 0 or "ssim2compare" not in proc.stderr:
-        fail(f"without the plugin: want a non-zero exit naming ssim2compare, got "
-             f"{proc.returncode}: {proc.stderr!r}")
-    print(f"python example without the plugin: exit {proc.returncode}, {proc.stderr.strip()}")
+        rc, _, err = run_example(python, example, env)
+    if rc == 0 or "ssim2compare" not in err:
+        fail(f"without the plugin: want a non-zero exit naming ssim2compare, got {rc}: {err!r}")
+    print(f"python example without the plugin: exit {rc}, {err.strip()}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(finish(main, "python example: all checks passed"))

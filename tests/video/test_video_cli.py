@@ -22,41 +22,21 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ssim2_test import fail, finish, require, run, run_tool, stop_with  # noqa: E402
+
 W, H = 320, 240
 FRAME_BYTES = W * H * 3 // 2  # I420
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
-
-
 # ---------------------------------------------------------------------------
 # Running things
-
-def run(args, env=None, timeout=120):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=env, timeout=timeout)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
-
-def ssim2(exe, *args, timeout=120, env=None):
-    rc, out, err = run([exe] + [str(a) for a in args], timeout=timeout, env=env)
-    print("$ ssim2 " + " ".join(str(a) for a in args) + f"  -> exit {rc}")
-    if err:
-        print("  stderr: " + err.rstrip().replace("\n", "\n          "))
-    return rc, out, err
-
 
 def gst_launch(pipeline):
     rc, out, err = run(["gst-launch-1.0", "-q"] + pipeline.split(), timeout=120)
     if rc != 0:
-        raise Failure(f"gst-launch-1.0 failed ({rc}): {pipeline}\n{out}{err}")
+        fail(f"gst-launch-1.0 failed ({rc}): {pipeline}\n{out}{err}")
 
 
 def make_raw(path, frames, pattern="smpte", speed=2):
@@ -113,8 +93,8 @@ def parse_summary(stdout):
         elif line.strip():
             key, value = line.split()[:2]
             values[key] = float(value)
-    check(all(k in values for k in SUMMARY_KEYS + ["throughput"]),
-          f"summary lacks keys: {sorted(set(SUMMARY_KEYS) - set(values))}\n{stdout}")
+    require(all(k in values for k in SUMMARY_KEYS + ["throughput"]),
+            f"summary lacks keys: {sorted(set(SUMMARY_KEYS) - set(values))}\n{stdout}")
     return values
 
 
@@ -129,11 +109,11 @@ def read_csv(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     lines = text.splitlines()
-    check(lines[0] == ",".join(CSV_COLUMNS), f"CSV header is {lines[0]!r}")
+    require(lines[0] == ",".join(CSV_COLUMNS), f"CSV header is {lines[0]!r}")
     body = [l for l in lines if not l.startswith("#")]
     rows = []
     for r in csv.DictReader(io.StringIO("\n".join(body))):
-        check(None not in r and len(r) == len(CSV_COLUMNS), f"CSV row {r}")
+        require(None not in r and len(r) == len(CSV_COLUMNS), f"CSV row {r}")
         t = r["stream_time"] or r["pts"]
         rows.append((int(r["frame"]), int(t) / 1e9 if t else None, float(r["score"])))
     summary = {}
@@ -141,10 +121,10 @@ def read_csv(path):
         if l.startswith("# "):
             key, value = l[2:].split(",")
             summary[key] = float(value) if key in SUMMARY_KEYS else value
-    check(list(summary) == SUMMARY_KEYS + CSV_SUMMARY_EXTRA, f"CSV summary keys {list(summary)}")
+    require(list(summary) == SUMMARY_KEYS + CSV_SUMMARY_EXTRA, f"CSV summary keys {list(summary)}")
     # The summary comes after the rows only.
     first_comment = next(i for i, l in enumerate(lines) if l.startswith("#"))
-    check(all(l.startswith("#") for l in lines[first_comment:]), "CSV rows after the summary")
+    require(all(l.startswith("#") for l in lines[first_comment:]), "CSV rows after the summary")
     return rows, summary
 
 
@@ -171,8 +151,8 @@ def expected_summary(scores):
 def check_summary(got, scores, what, tol=2e-8):
     want = expected_summary(scores)
     for key in SUMMARY_KEYS:
-        check(abs(got[key] - want[key]) <= tol * max(1.0, abs(want[key])),
-              f"{what}: {key} is {got[key]}, expected {want[key]}")
+        require(abs(got[key] - want[key]) <= tol * max(1.0, abs(want[key])),
+                f"{what}: {key} is {got[key]}, expected {want[key]}")
 
 
 def worst_count(n):
@@ -183,24 +163,24 @@ def check_svg(path, rows):
     """Well-formed SVG, one polyline vertex (and dot) per scored frame, mean and
     p5 lines, the worst frames circled and labelled with their frame numbers."""
     root = ET.parse(path).getroot()
-    check(root.tag == SVG_NS + "svg", f"root element is {root.tag}")
+    require(root.tag == SVG_NS + "svg", f"root element is {root.tag}")
     polylines = [e for e in root.iter(SVG_NS + "polyline") if e.get("id") == "scores"]
-    check(len(polylines) == 1, "no polyline with id=scores")
+    require(len(polylines) == 1, "no polyline with id=scores")
     points = polylines[0].get("points").split()
-    check(len(points) == len(rows), f"{len(points)} vertices for {len(rows)} scored frames")
+    require(len(points) == len(rows), f"{len(points)} vertices for {len(rows)} scored frames")
     xs = [float(p.split(",")[0]) for p in points]
-    check(xs == sorted(xs), "vertices not in frame order")
+    require(xs == sorted(xs), "vertices not in frame order")
     dots = [e for e in root.iter(SVG_NS + "circle") if e.get("class") == "point"]
-    check(len(dots) == len(rows), f"{len(dots)} dots for {len(rows)} scored frames")
+    require(len(dots) == len(rows), f"{len(dots)} dots for {len(rows)} scored frames")
     ids = {e.get("id") for e in root.iter()}
-    check({"mean", "p5", "mean-label", "p5-label", "x-label", "y-label"} <= ids,
-          f"missing elements: {sorted({'mean', 'p5', 'mean-label', 'p5-label'} - ids)}")
+    require({"mean", "p5", "mean-label", "p5-label", "x-label", "y-label"} <= ids,
+            f"missing elements: {sorted({'mean', 'p5', 'mean-label', 'p5-label'} - ids)}")
     labels = [e for e in root.iter(SVG_NS + "text") if e.get("class") == "worst-label"]
     n_worst = worst_count(len(rows))
-    check(len(labels) == n_worst, f"{len(labels)} worst-frame labels, expected {n_worst}")
+    require(len(labels) == n_worst, f"{len(labels)} worst-frame labels, expected {n_worst}")
     worst = sorted(rows, key=lambda r: r[2])[:n_worst]
-    check(sorted(int(l.get("data-frame")) for l in labels) == sorted(r[0] for r in worst),
-          "worst-frame labels do not name the lowest-scoring frames")
+    require(sorted(int(l.get("data-frame")) for l in labels) == sorted(r[0] for r in worst),
+            "worst-frame labels do not name the lowest-scoring frames")
 
 
 # ---------------------------------------------------------------------------
@@ -214,32 +194,32 @@ def case_shared_clip(exe, data, tmp):
         for r in csv.DictReader(f):
             want[int(r["frame"])] = float(r["score"])
     csv_path, json_path, svg_path = (os.path.join(tmp, n) for n in ("s.csv", "s.json", "s.svg"))
-    rc, out, err = ssim2(exe, "--csv", csv_path, f"--json={json_path}", "--plot", svg_path,
-                         os.path.join(data, "video", "reference.mkv"),
-                         os.path.join(data, "video", "distorted.mkv"))
-    check(rc == 0, f"exit {rc}")
-    check(err == "", "stderr not empty when not a terminal")
+    rc, out, err = run_tool(exe, "--csv", csv_path, f"--json={json_path}", "--plot", svg_path,
+                            os.path.join(data, "video", "reference.mkv"),
+                            os.path.join(data, "video", "distorted.mkv"))
+    require(rc == 0, f"exit {rc}")
+    require(err == "", "stderr not empty when not a terminal")
     rows, csv_summary = read_csv(csv_path)
-    check([r[0] for r in rows] == list(range(30)), f"frames {[r[0] for r in rows]}")
+    require([r[0] for r in rows] == list(range(30)), f"frames {[r[0] for r in rows]}")
     deltas = [abs(score - want[frame]) for frame, _, score in rows]
     worst = max(range(len(deltas)), key=lambda i: deltas[i])
     print(f"max |score - video_scores.csv| = {deltas[worst]:.3g} (frame {rows[worst][0]}), "
           f"mean |delta| = {sum(deltas) / len(deltas):.3g}")
-    check(deltas[worst] <= 1e-3, f"frame {rows[worst][0]}: {rows[worst][2]} vs {want[worst]}")
-    check(all(abs(r[1] - r[0] / 30) < 0.002 for r in rows), "times are not frame/30 s")
+    require(deltas[worst] <= 1e-3, f"frame {rows[worst][0]}: {rows[worst][2]} vs {want[worst]}")
+    require(all(abs(r[1] - r[0] / 30) < 0.002 for r in rows), "times are not frame/30 s")
     scores = [r[2] for r in rows]
     printed = parse_summary(out)
     check_summary(printed, scores, "stdout summary")
     check_summary(csv_summary, scores, "CSV summary")
     for key in SUMMARY_KEYS:
-        check(printed[key] == csv_summary[key], f"stdout and CSV differ in {key}")
+        require(printed[key] == csv_summary[key], f"stdout and CSV differ in {key}")
     with open(json_path) as f:
         doc = json.load(f)
-    check(doc["width"] == 1280 and doc["height"] == 720, "JSON size")
-    check([fr["score"] for fr in doc["frames"]] == scores, "JSON and CSV scores differ")
-    check(all(doc["summary"][k] == csv_summary[k] for k in SUMMARY_KEYS), "JSON summary")
-    check(abs(doc["summary"]["min"] - 20.31) < 0.01 and rows[10][2] == doc["summary"]["min"],
-          "frame 10 is not the worst")
+    require(doc["width"] == 1280 and doc["height"] == 720, "JSON size")
+    require([fr["score"] for fr in doc["frames"]] == scores, "JSON and CSV scores differ")
+    require(all(doc["summary"][k] == csv_summary[k] for k in SUMMARY_KEYS), "JSON summary")
+    require(abs(doc["summary"]["min"] - 20.31) < 0.01 and rows[10][2] == doc["summary"]["min"],
+            "frame 10 is not the worst")
     check_svg(svg_path, rows)
     # The element's own summary (the pipeline docs/VIDEO.md shows, run with
     # gst-launch-1.0) agrees with the tool's to the printed digits.
@@ -249,9 +229,9 @@ def case_shared_clip(exe, data, tmp):
                         "fakesink", "sync=false", "uridecodebin", f"uri={ref_uri}", "!",
                         "queue", "!", "c.ref", "uridecodebin", f"uri={dist_uri}", "!", "queue",
                         "!", "c.dist"], timeout=120)
-    check(rc == 0, f"gst-launch-1.0 exit {rc}: {err}")
+    require(rc == 0, f"gst-launch-1.0 exit {rc}: {err}")
     line = next((l for l in out.splitlines() if "ssim2-summary" in l), None)
-    check(line is not None, "no ssim2-summary message from the element")
+    require(line is not None, "no ssim2-summary message from the element")
     element = {}
     # Fields are separated by commas; a comma inside a string value is escaped.
     for field in re.split(r"(?<!\\),", line.split("ssim2-summary,", 1)[1].rstrip(";")):
@@ -259,8 +239,8 @@ def case_shared_clip(exe, data, tmp):
         if key.replace("-", "_") in SUMMARY_KEYS:
             element[key.replace("-", "_")] = float(value.split(")", 1)[1])
     for key in SUMMARY_KEYS:
-        check(abs(element[key] - printed[key]) <= 5e-9,
-              f"element's {key} {element[key]} vs the tool's {printed[key]}")
+        require(abs(element[key] - printed[key]) <= 5e-9,
+                f"element's {key} {element[key]} vs the tool's {printed[key]}")
 
 
 def case_generated(exe, data, tmp):
@@ -270,17 +250,17 @@ def case_generated(exe, data, tmp):
     results = {}
     for name in ("ref", "good", "poor"):
         c = os.path.join(tmp, name + ".csv")
-        rc, out, err = ssim2(exe, "--csv", c, p["ref"], p[name])
-        check(rc == 0, f"{name}: exit {rc}")
+        rc, out, err = run_tool(exe, "--csv", c, p["ref"], p[name])
+        require(rc == 0, f"{name}: exit {rc}")
         rows, _ = read_csv(c)
-        check(len(rows) == 20, f"{name}: {len(rows)} frames scored, expected 20")
+        require(len(rows) == 20, f"{name}: {len(rows)} frames scored, expected 20")
         results[name] = parse_summary(out)
         print(f"  {name}: mean {results[name]['mean']:.3f} min {results[name]['min']:.3f}")
-    check(results["ref"]["min"] == 100.0 and results["ref"]["max"] == 100.0,
-          "the reference against itself is not 100")
-    check(results["good"]["mean"] > results["poor"]["mean"] + 10,
-          "good encode not clearly above poor encode")
-    check(results["good"]["max"] < 100.0, "a lossy encode scored 100")
+    require(results["ref"]["min"] == 100.0 and results["ref"]["max"] == 100.0,
+            "the reference against itself is not 100")
+    require(results["good"]["mean"] > results["poor"]["mean"] + 10,
+            "good encode not clearly above poor encode")
+    require(results["good"]["max"] < 100.0, "a lossy encode scored 100")
 
 
 def case_streams(exe, data, tmp):
@@ -298,11 +278,11 @@ def case_streams(exe, data, tmp):
                f"! x264enc speed-preset=ultrafast ! matroskamux ! filesink location={y422}")
     for path, n in ((av, 15), (y422, 10)):
         c = os.path.join(tmp, "s.csv")
-        rc, out, err = ssim2(exe, "--csv", c, path, path)
-        check(rc == 0, f"{path}: exit {rc}")
+        rc, out, err = run_tool(exe, "--csv", c, path, path)
+        require(rc == 0, f"{path}: exit {rc}")
         rows, _ = read_csv(c)
-        check(len(rows) == n and all(r[2] == 100.0 for r in rows),
-              f"{path} against itself: {rows}")
+        require(len(rows) == n and all(r[2] == 100.0 for r in rows),
+                f"{path} against itself: {rows}")
 
 
 def case_offset(exe, data, tmp):
@@ -316,23 +296,23 @@ def case_offset(exe, data, tmp):
     encode(raw, tail, 0, first=3)
     c = os.path.join(tmp, "o.csv")
     for alignment in ("sequence", "running-time"):
-        rc, out, err = ssim2(exe, "--alignment", alignment, "--offset", 3, "--csv", c, tail, full)
-        check(rc == 0, f"{alignment}: exit {rc}")
+        rc, out, err = run_tool(exe, "--alignment", alignment, "--offset", 3, "--csv", c, tail, full)
+        require(rc == 0, f"{alignment}: exit {rc}")
         rows, _ = read_csv(c)
-        check([r[0] for r in rows] == list(range(3, 24)),
-              f"{alignment}: frames {[r[0] for r in rows]}, expected 3..23")
-        check(all(r[2] == 100.0 for r in rows), f"{alignment}: not all 100: {rows}")
-        check(abs(rows[0][1] - 0.1) < 0.002, f"{alignment}: time of frame 3 is {rows[0][1]}")
-    rc, out, err = ssim2(exe, "--alignment", "sequence", "--csv", c, tail, full)
-    check(rc == 0, f"no offset: exit {rc}")
+        require([r[0] for r in rows] == list(range(3, 24)),
+                f"{alignment}: frames {[r[0] for r in rows]}, expected 3..23")
+        require(all(r[2] == 100.0 for r in rows), f"{alignment}: not all 100: {rows}")
+        require(abs(rows[0][1] - 0.1) < 0.002, f"{alignment}: time of frame 3 is {rows[0][1]}")
+    rc, out, err = run_tool(exe, "--alignment", "sequence", "--csv", c, tail, full)
+    require(rc == 0, f"no offset: exit {rc}")
     rows, _ = read_csv(c)
-    check(max(r[2] for r in rows) < 100.0, "without --offset the shifted clips score 100")
-    check("warning" in err and "21" in err and "24" in err,
-          "no warning with both frame counts (21 and 24)")
+    require(max(r[2] for r in rows) < 100.0, "without --offset the shifted clips score 100")
+    require("warning" in err and "21" in err and "24" in err,
+            "no warning with both frame counts (21 and 24)")
     # An offset past the end: nothing scored.
-    rc, out, err = ssim2(exe, "--offset", 30, tail, full)
-    check(rc == 1 and out == "", f"offset past the end: exit {rc}")
-    check(err.strip() != "", "offset past the end: no message")
+    rc, out, err = run_tool(exe, "--offset", 30, tail, full)
+    require(rc == 1 and out == "", f"offset past the end: exit {rc}")
+    require(err.strip() != "", "offset past the end: no message")
 
 
 def case_every_frames(exe, data, tmp):
@@ -346,64 +326,64 @@ def case_every_frames(exe, data, tmp):
         (["--offset", 2, "--every", 5, "--alignment", "sequence"], [2, 7, 12, 17]),
         (["--frames", 100], list(range(20))),
     ]
-    rc, out, err = ssim2(exe, "--csv", c, p["ref"], p["poor"])
-    check(rc == 0, f"exit {rc}")
+    rc, out, err = run_tool(exe, "--csv", c, p["ref"], p["poor"])
+    require(rc == 0, f"exit {rc}")
     all_rows = {r[0]: r[2] for r in read_csv(c)[0]}
     for args, frames in expectations:
-        rc, out, err = ssim2(exe, *args, "--csv", c, p["ref"], p["poor"])
-        check(rc == 0, f"{args}: exit {rc}")
+        rc, out, err = run_tool(exe, *args, "--csv", c, p["ref"], p["poor"])
+        require(rc == 0, f"{args}: exit {rc}")
         rows, summary = read_csv(c)
-        check([r[0] for r in rows] == frames, f"{args}: frames {[r[0] for r in rows]}, "
+        require([r[0] for r in rows] == frames, f"{args}: frames {[r[0] for r in rows]}, "
                                               f"expected {frames}")
-        check(summary["frames"] == len(frames), f"{args}: summary frames {summary['frames']}")
+        require(summary["frames"] == len(frames), f"{args}: summary frames {summary['frames']}")
         check_summary(parse_summary(out), [r[2] for r in rows], f"{args}: stdout")
         if "--offset" not in args:  # same pairs, same scores as the full run
-            check(all(all_rows[f] == s for f, _, s in rows), f"{args}: scores differ")
+            require(all(all_rows[f] == s for f, _, s in rows), f"{args}: scores differ")
 
 
 def case_files(exe, data, tmp):
     """CSV, JSON (also --json on stdout) and SVG contents."""
     p = generated_pair(tmp, frames=12)
     c, j, s = (os.path.join(tmp, n) for n in ("f.csv", "f.json", "f.svg"))
-    rc, out, err = ssim2(exe, "--csv", c, f"--json={j}", "--plot", s, p["ref"], p["good"])
-    check(rc == 0, f"exit {rc}")
+    rc, out, err = run_tool(exe, "--csv", c, f"--json={j}", "--plot", s, p["ref"], p["good"])
+    require(rc == 0, f"exit {rc}")
     rows, summary = read_csv(c)
-    check(len(rows) == 12, f"{len(rows)} CSV rows")
+    require(len(rows) == 12, f"{len(rows)} CSV rows")
     check_summary(summary, [r[2] for r in rows], "CSV")
     with open(c) as f:
         for line in f:
             if not line.startswith("#") and not line.startswith("index"):
-                check(len(line.strip().split(",")[6].split(".")[1]) == 8, "score not %.8f")
+                require(len(line.strip().split(",")[6].split(".")[1]) == 8, "score not %.8f")
     with open(j) as f:
         doc = json.load(f)
     for key in ("metric", "reference", "distorted", "width", "height", "alignment", "offset",
                 "every", "frames", "summary", "elapsed_s", "throughput_fps", "warnings"):
-        check(key in doc, f"JSON lacks {key}")
-    check(doc["reference"] == p["ref"] and doc["distorted"] == p["good"], "JSON file names")
-    check((doc["width"], doc["height"], doc["alignment"], doc["offset"], doc["every"]) ==
-          (W, H, "running-time", 0, 1), "JSON run description")
-    check([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
-          "JSON frames differ from CSV")
-    check(all(f["index"] == f["frame"] for f in doc["frames"]), "index != frame without offset")
-    check(doc["summary"]["unmatched_ref"] == 0 and doc["summary"]["ended_first"] is None,
-          "JSON summary: unmatched frames or an input ended first")
+        require(key in doc, f"JSON lacks {key}")
+    require(doc["reference"] == p["ref"] and doc["distorted"] == p["good"], "JSON file names")
+    require((doc["width"], doc["height"], doc["alignment"], doc["offset"], doc["every"]) ==
+            (W, H, "running-time", 0, 1), "JSON run description")
+    require([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
+            "JSON frames differ from CSV")
+    require(all(f["index"] == f["frame"] for f in doc["frames"]), "index != frame without offset")
+    require(doc["summary"]["unmatched_ref"] == 0 and doc["summary"]["ended_first"] is None,
+            "JSON summary: unmatched frames or an input ended first")
     check_summary(doc["summary"], [r[2] for r in rows], "JSON")
-    check(doc["throughput_fps"] > 0, "throughput")
+    require(doc["throughput_fps"] > 0, "throughput")
     check_svg(s, rows)
     # --json alone: the document on stdout instead of the text summary.
-    rc, out, err = ssim2(exe, "--json", "--frames", 5, p["ref"], p["good"])
-    check(rc == 0, f"--json: exit {rc}")
+    rc, out, err = run_tool(exe, "--json", "--frames", 5, p["ref"], p["good"])
+    require(rc == 0, f"--json: exit {rc}")
     doc = json.loads(out)
-    check(len(doc["frames"]) == 5 and doc["summary"]["frames"] == 5, "--json on stdout")
+    require(len(doc["frames"]) == 5 and doc["summary"]["frames"] == 5, "--json on stdout")
     # Unwritable output: one line, exit 1.
-    rc, out, err = ssim2(exe, "--csv", os.path.join(tmp, "no", "such", "dir.csv"),
-                         p["ref"], p["good"])
-    check(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
-          "unwritable CSV")
+    rc, out, err = run_tool(exe, "--csv", os.path.join(tmp, "no", "such", "dir.csv"),
+                            p["ref"], p["good"])
+    require(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
+            "unwritable CSV")
     # A full disk: the failed writes are reported, not lost silently.
     for option in ("--csv", "--json"):
-        rc, out, err = ssim2(exe, option, "/dev/full", p["ref"], p["good"])
-        check(rc == 1 and "cannot write /dev/full" in err, f"{option} /dev/full: exit {rc}")
+        rc, out, err = run_tool(exe, option, "/dev/full", p["ref"], p["good"])
+        require(rc == 1 and "cannot write /dev/full" in err, f"{option} /dev/full: exit {rc}")
 
 
 def de_locale_env(tmp):
@@ -417,10 +397,10 @@ def de_locale_env(tmp):
         os.mkdir(locales)
         rc, out, err = run(["localedef", "-i", "de_DE", "-f", "UTF-8",
                             os.path.join(locales, "de_DE.UTF-8")])
-        check(rc == 0, f"cannot generate de_DE.UTF-8 (install 'locales'): {err}")
+        require(rc == 0, f"cannot generate de_DE.UTF-8 (install 'locales'): {err}")
         env["LOCPATH"] = locales
     rc, out, err = run(["printf", "%.1f", "1.5"], env=env)
-    check(out == "1,5", f"the German locale is not active: printf wrote {out!r}")
+    require(out == "1,5", f"the German locale is not active: printf wrote {out!r}")
     return env
 
 
@@ -437,17 +417,17 @@ def case_locale(exe, data, tmp):
     rc, out, err = run([os.fsencode(exe), b"--csv", c.encode(), b"--json=" + j.encode(),
                         b"--plot", s.encode(), p["ref"].encode(), latin1], env=env)
     print(f"$ LC_ALL=de_DE.UTF-8 ssim2 --csv --json --plot ref caf\\xe9.mkv -> exit {rc}")
-    check(rc == 0, f"exit {rc}: {err}")
+    require(rc == 0, f"exit {rc}: {err}")
     rows, summary = read_csv(c)
-    check(len(rows) == 6, f"{len(rows)} CSV rows")
+    require(len(rows) == 6, f"{len(rows)} CSV rows")
     check_summary(summary, [r[2] for r in rows], "CSV")
     check_summary(parse_summary(out), [r[2] for r in rows], "stdout")
     rc, _, err = run([sys.executable, "-m", "json.tool", j])
-    check(rc == 0, f"python3 -m json.tool rejects the JSON: {err}")
+    require(rc == 0, f"python3 -m json.tool rejects the JSON: {err}")
     with open(j, encoding="utf-8", errors="strict") as f:
         doc = json.load(f)
-    check(doc["distorted"].endswith("caf\ufffd.mkv"), f"distorted is {doc['distorted']!r}")
-    check([f["score"] for f in doc["frames"]] == [r[2] for r in rows], "JSON scores")
+    require(doc["distorted"].endswith("caf\ufffd.mkv"), f"distorted is {doc['distorted']!r}")
+    require([f["score"] for f in doc["frames"]] == [r[2] for r in rows], "JSON scores")
     check_svg(s, rows)
 
 
@@ -497,38 +477,38 @@ def case_bad_input(exe, data, tmp):
         ("directory", [p["ref"], tmp], [tmp]),
     ]
     for what, args, needles in cases:
-        rc, out, err = ssim2(exe, *args, timeout=60)
+        rc, out, err = run_tool(exe, *args, timeout=60)
         lines = [l for l in err.splitlines() if l.strip()]
-        check(rc == 1, f"{what}: exit {rc}, expected 1")
-        check(out == "", f"{what}: stdout not empty: {out!r}")
-        check(len(lines) == 1, f"{what}: {len(lines)} lines on stderr, expected one")
+        require(rc == 1, f"{what}: exit {rc}, expected 1")
+        require(out == "", f"{what}: stdout not empty: {out!r}")
+        require(len(lines) == 1, f"{what}: {len(lines)} lines on stderr, expected one")
         for n in needles:
-            check(n in lines[0], f"{what}: {n!r} not in {lines[0]!r}")
+            require(n in lines[0], f"{what}: {n!r} not in {lines[0]!r}")
     # No decoder: every H.264 decoder this could pick is ranked out.
     env = dict(os.environ)
     env["GST_PLUGIN_FEATURE_RANK"] = ",".join(
         d + ":NONE" for d in ("avdec_h264", "openh264dec", "nvh264dec", "nvh264sldec",
                               "nvh264device1dec", "vah264dec", "vaapih264dec", "v4l2h264dec",
                               "qsvh264dec", "msdkh264dec"))
-    rc, out, err = ssim2(exe, p["ref"], p["good"], env=env)
+    rc, out, err = run_tool(exe, p["ref"], p["good"], env=env)
     lines = [l for l in err.splitlines() if l.strip()]
     if rc == 0:
         print("  (another H.264 decoder is installed: the missing-decoder case is not checked)")
     else:
-        check(rc == 1 and out == "" and len(lines) == 1, "no decoder: exit 1 and one line")
-        check("no GStreamer plugin installed for H.264" in lines[0], f"no decoder: {lines[0]!r}")
+        require(rc == 1 and out == "" and len(lines) == 1, "no decoder: exit 1 and one line")
+        require("no GStreamer plugin installed for H.264" in lines[0], f"no decoder: {lines[0]!r}")
     for args, counts, first in (([p["ref"], short], ("12", "7"), "dist"),
                                 ([short, p["ref"]], ("7", "12"), "ref")):
         c = os.path.join(tmp, "short.csv")
-        rc, out, err = ssim2(exe, "--csv", c, *args)
-        check(rc == 0, f"shorter stream: exit {rc}")
+        rc, out, err = run_tool(exe, "--csv", c, *args)
+        require(rc == 0, f"shorter stream: exit {rc}")
         rows, summary = read_csv(c)
-        check(summary["ended_first"] == first,
-              f"shorter stream: ended_first {summary['ended_first']!r}, expected {first!r}")
-        check(len(rows) == 7, f"shorter stream: {len(rows)} pairs scored, expected 7")
+        require(summary["ended_first"] == first,
+                f"shorter stream: ended_first {summary['ended_first']!r}, expected {first!r}")
+        require(len(rows) == 7, f"shorter stream: {len(rows)} pairs scored, expected 7")
         warnings = [l for l in err.splitlines() if "warning" in l]
-        check(len(warnings) >= 1, "shorter stream: no warning")
-        check(all(n in warnings[0] for n in counts), f"warning lacks both counts: {warnings[0]}")
+        require(len(warnings) >= 1, "shorter stream: no warning")
+        require(all(n in warnings[0] for n in counts), f"warning lacks both counts: {warnings[0]}")
 
 
 def case_progress(exe, data, tmp):
@@ -555,12 +535,12 @@ def case_progress(exe, data, tmp):
     os.close(master)
     err = b"".join(chunks).decode(errors="replace")
     print(f"  terminal stderr: {err[-160:]!r}")
-    check(rc == 0, f"exit {rc}")
-    check("/12 frames" in err and "fps" in err, "no progress line with the total on a terminal")
-    check(err.endswith("\r\x1b[K"), "progress line not erased at the end")
+    require(rc == 0, f"exit {rc}")
+    require("/12 frames" in err and "fps" in err, "no progress line with the total on a terminal")
+    require(err.endswith("\r\x1b[K"), "progress line not erased at the end")
     parse_summary(out)
-    rc, out, err = ssim2(exe, "--quiet", p["ref"], p["good"])
-    check(rc == 0 and err == "", "--quiet / not a terminal: stderr not empty")
+    rc, out, err = run_tool(exe, "--quiet", p["ref"], p["good"])
+    require(rc == 0 and err == "", "--quiet / not a terminal: stderr not empty")
 
 
 def case_still_images(exe, data, tmp):
@@ -568,9 +548,9 @@ def case_still_images(exe, data, tmp):
     with open(os.path.join(data, "scores.csv")) as f:
         row = next(r for r in csv.DictReader(f) if "astronaut" in r["reference"] and
                    "jpeg_q60" in r["distorted"])
-    rc, out, err = ssim2(exe, os.path.join(data, row["reference"]),
-                         os.path.join(data, row["distorted"]))
-    check(rc == 0 and out == row["score"] + "\n", f"image mode: {out!r} vs {row['score']}")
+    rc, out, err = run_tool(exe, os.path.join(data, row["reference"]),
+                            os.path.join(data, row["distorted"]))
+    require(rc == 0 and out == row["score"] + "\n", f"image mode: {out!r} vs {row['score']}")
 
 
 # The watchdog's time for the tests (the tool's default is 30 s); the tool
@@ -607,7 +587,7 @@ def feed_fifo(fifo, data, chunks=1, interval=0.0, hold=60.0):
 
 def timed_ssim2(exe, *args, env=None, timeout=60):
     t0 = time.monotonic()
-    rc, out, err = ssim2(exe, *args, env=env, timeout=timeout)
+    rc, out, err = run_tool(exe, *args, env=env, timeout=timeout)
     return rc, out, err, time.monotonic() - t0
 
 
@@ -638,12 +618,12 @@ def case_stall(exe, data, tmp):
 
 def stall_checks(rc, out, err, took, c, fifo):
     lines = [l for l in err.splitlines() if l.strip()]
-    check(rc == 1 and out == "", f"stall: exit {rc}, stdout {out!r}")
-    check(len(lines) == 1 and f"no progress for {TEST_WATCHDOG_S} s" in lines[0] and
-          fifo in lines[0], f"stall: stderr {lines!r}")
-    check(took < TEST_WATCHDOG_S + 10, f"stall: exited after {took:.1f} s")
+    require(rc == 1 and out == "", f"stall: exit {rc}, stdout {out!r}")
+    require(len(lines) == 1 and f"no progress for {TEST_WATCHDOG_S} s" in lines[0] and
+            fifo in lines[0], f"stall: stderr {lines!r}")
+    require(took < TEST_WATCHDOG_S + 10, f"stall: exited after {took:.1f} s")
     rows, _ = read_csv(c)
-    check(1 <= len(rows) < 12, f"stall: {len(rows)} rows in the CSV of the frames done")
+    require(1 <= len(rows) < 12, f"stall: {len(rows)} rows in the CSV of the frames done")
 
 
 def case_fifo_no_writer(exe, data, tmp):
@@ -654,10 +634,10 @@ def case_fifo_no_writer(exe, data, tmp):
     os.mkfifo(fifo)
     rc, out, err, took = timed_ssim2(exe, p["ref"], fifo, env=watchdog_env(), timeout=40)
     lines = [l for l in err.splitlines() if l.strip()]
-    check(rc == 1 and out == "", f"no writer: exit {rc}, stdout {out!r}")
-    check(len(lines) == 1 and fifo in lines[0] and "no frame from" in lines[0],
-          f"no writer: stderr {lines!r}")
-    check(took < TEST_WATCHDOG_S + 10, f"no writer: exited after {took:.1f} s")
+    require(rc == 1 and out == "", f"no writer: exit {rc}, stdout {out!r}")
+    require(len(lines) == 1 and fifo in lines[0] and "no frame from" in lines[0],
+            f"no writer: stderr {lines!r}")
+    require(took < TEST_WATCHDOG_S + 10, f"no writer: exited after {took:.1f} s")
 
 
 def case_watchdog_progress(exe, data, tmp):
@@ -676,10 +656,10 @@ def case_watchdog_progress(exe, data, tmp):
     rc, out, err, took = timed_ssim2(exe, "-q", "--every", 100000, "--csv", c, clip, clip,
                                      env=watchdog_env(1.5), timeout=120)
     print(f"  the run took {took:.1f} s")
-    check(rc == 0, f"--every 100000 on a long clip: exit {rc} after {took:.1f} s "
+    require(rc == 0, f"--every 100000 on a long clip: exit {rc} after {took:.1f} s "
                    f"({err.strip()!r})")
     rows, _ = read_csv(c)
-    check(len(rows) == 1, f"{len(rows)} rows, expected the one scored pair")
+    require(len(rows) == 1, f"{len(rows)} rows, expected the one scored pair")
 
 
 def case_signals(exe, data, tmp):
@@ -699,25 +679,18 @@ def case_signals(exe, data, tmp):
         proc = subprocess.Popen([exe, "-q", "--csv", c, p["ref"], fifo],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(3)  # the frames there are get scored, then the source blocks
-        check(proc.poll() is None, f"{name}: the tool ended before the signal")
+        require(proc.poll() is None, f"{name}: the tool ended before the signal")
         t0 = time.monotonic()
-        proc.send_signal(signum)
-        try:
-            out, err = proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            raise Failure(f"{name}: still running 15 s after the signal")
+        rc, out, err = stop_with(proc, signum, name, timeout=15)
         took = time.monotonic() - t0
-        out, err = out.decode(), err.decode()
         print(f"  {name}: exit {proc.returncode} after {took:.1f} s; stderr {err.strip()!r}")
-        check(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode}")
-        check(took < 8, f"{name}: exit took {took:.1f} s")
-        check("interrupted" in err, f"{name}: no 'interrupted' line")
+        require(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode}")
+        require(took < 8, f"{name}: exit took {took:.1f} s")
+        require("interrupted" in err, f"{name}: no 'interrupted' line")
         summary = parse_summary(out)
         rows, _ = read_csv(c)
-        check(len(rows) >= 1 and len(rows) == summary["frames"],
-              f"{name}: CSV has {len(rows)} rows, summary {summary['frames']}")
+        require(len(rows) >= 1 and len(rows) == summary["frames"],
+                f"{name}: CSV has {len(rows)} rows, summary {summary['frames']}")
 
 
 def case_signal_before_scores(exe, data, tmp):
@@ -731,17 +704,11 @@ def case_signal_before_scores(exe, data, tmp):
     proc = subprocess.Popen([exe, "-q", p["ref"], fifo], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     time.sleep(2)
-    proc.send_signal(sig.SIGTERM)
-    try:
-        out, err = proc.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise Failure("still running 15 s after SIGTERM")
-    lines = err.decode().splitlines()
-    check(proc.returncode == 143 and out == b"", f"exit {proc.returncode}, stdout {out!r}")
-    check(len(lines) == 1 and "interrupted before any frame pair was scored" in lines[0],
-          f"stderr {lines!r}")
+    rc, out, err = stop_with(proc, sig.SIGTERM, "SIGTERM", timeout=15)
+    lines = err.splitlines()
+    require(rc == 143 and out == "", f"exit {rc}, stdout {out!r}")
+    require(len(lines) == 1 and "interrupted before any frame pair was scored" in lines[0],
+            f"stderr {lines!r}")
 
 
 def case_uri_inputs(exe, data, tmp):
@@ -749,12 +716,12 @@ def case_uri_inputs(exe, data, tmp):
     the same scores as the paths."""
     p = generated_pair(tmp, frames=6)
     uri = {k: "file://" + os.path.abspath(v) for k, v in p.items()}
-    rc, plain, err = ssim2(exe, "-q", p["ref"], p["good"])
-    check(rc == 0, f"paths: exit {rc}")
+    rc, plain, err = run_tool(exe, "-q", p["ref"], p["good"])
+    require(rc == 0, f"paths: exit {rc}")
     for args in ((uri["ref"], uri["good"]), (uri["ref"], p["good"]), (p["ref"], uri["good"])):
-        rc, out, err = ssim2(exe, "-q", *args)
-        check(rc == 0, f"{args}: exit {rc} ({err.strip()!r})")
-        check(parse_summary(out)["mean"] == parse_summary(plain)["mean"], f"{args}: other scores")
+        rc, out, err = run_tool(exe, "-q", *args)
+        require(rc == 0, f"{args}: exit {rc} ({err.strip()!r})")
+        require(parse_summary(out)["mean"] == parse_summary(plain)["mean"], f"{args}: other scores")
 
 
 def case_stdout_full(exe, data, tmp):
@@ -764,8 +731,25 @@ def case_stdout_full(exe, data, tmp):
         proc = subprocess.run([exe, "-q", p["ref"], p["good"]], stdout=full,
                               stderr=subprocess.PIPE, timeout=60)
     lines = proc.stderr.decode().splitlines()
-    check(proc.returncode == 1, f"/dev/full: exit {proc.returncode}")
-    check(len(lines) == 1 and "standard output" in lines[0], f"/dev/full: stderr {lines!r}")
+    require(proc.returncode == 1, f"/dev/full: exit {proc.returncode}")
+    require(len(lines) == 1 and "standard output" in lines[0], f"/dev/full: stderr {lines!r}")
+
+
+def case_file_size_limit(exe, data, tmp):
+    """A file-size limit (ulimit -f) on the CSV is a write error that says
+    "File too large", not a death by SIGXFSZ."""
+    import resource
+    p = generated_pair(tmp, frames=4)
+    c = os.path.join(tmp, "limited.csv")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+
+    proc = subprocess.run([exe, "-q", "--csv", c, p["ref"], p["good"]], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, preexec_fn=limit, timeout=60)
+    err = proc.stderr.decode()
+    require(proc.returncode == 1, f"file-size limit: exit {proc.returncode} {err!r}")
+    require(f"cannot write {c}: File too large" in err, f"file-size limit: stderr {err!r}")
 
 
 def case_options(exe, data, tmp):
@@ -774,66 +758,66 @@ def case_options(exe, data, tmp):
     with one line before any pipeline runs."""
     p = generated_pair(tmp, frames=8)
     by_csv = os.path.join(tmp, "by_csv.csv")
-    rc, out, err = ssim2(exe, "--backend", "cpu", "--csv", by_csv, p["ref"], p["good"])
-    check(rc == 0, f"--csv: exit {rc}")
+    rc, out, err = run_tool(exe, "--backend", "cpu", "--csv", by_csv, p["ref"], p["good"])
+    require(rc == 0, f"--csv: exit {rc}")
     rows, _ = read_csv(by_csv)
-    check(len(rows) == 8, f"--csv: {len(rows)} rows")
+    require(len(rows) == 8, f"--csv: {len(rows)} rows")
     by_o = os.path.join(tmp, "by_o.csv")
-    rc, out, err = ssim2(exe, "--backend", "cpu", "-o", by_o, p["ref"], p["good"])
-    check(rc == 0 and err == "", f"-o FILE.csv: exit {rc}")
-    check([r[::2] for r in read_csv(by_o)[0]] == [r[::2] for r in rows],
-          "-o FILE.csv differs from --csv FILE")
+    rc, out, err = run_tool(exe, "--backend", "cpu", "-o", by_o, p["ref"], p["good"])
+    require(rc == 0 and err == "", f"-o FILE.csv: exit {rc}")
+    require([r[::2] for r in read_csv(by_o)[0]] == [r[::2] for r in rows],
+            "-o FILE.csv differs from --csv FILE")
     forced = os.path.join(tmp, "scores.txt")
-    rc, out, err = ssim2(exe, "--backend", "cpu", "--format", "csv", "-o", forced,
-                         p["ref"], p["good"])
-    check(rc == 0, f"--format csv -o FILE.txt: exit {rc}")
-    check([r[2] for r in read_csv(forced)[0]] == [r[2] for r in rows], "--format csv scores")
+    rc, out, err = run_tool(exe, "--backend", "cpu", "--format", "csv", "-o", forced,
+                            p["ref"], p["good"])
+    require(rc == 0, f"--format csv -o FILE.txt: exit {rc}")
+    require([r[2] for r in read_csv(forced)[0]] == [r[2] for r in rows], "--format csv scores")
     as_json = os.path.join(tmp, "scores.json")
-    rc, out, err = ssim2(exe, "--backend", "cpu", "--output", as_json, p["ref"], p["good"])
-    check(rc == 0, f"--output FILE.json: exit {rc}")
+    rc, out, err = run_tool(exe, "--backend", "cpu", "--output", as_json, p["ref"], p["good"])
+    require(rc == 0, f"--output FILE.json: exit {rc}")
     with open(as_json) as f:
         doc = json.load(f)
-    check([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
-          "-o FILE.json frames differ from the CSV")
+    require([(f["frame"], f["score"]) for f in doc["frames"]] == [(r[0], r[2]) for r in rows],
+            "-o FILE.json frames differ from the CSV")
     # --alignment stream-time: files that start at 0 pair the same frames as
     # by running time.
     by_stream_time = os.path.join(tmp, "stream_time.csv")
-    rc, out, err = ssim2(exe, "--backend", "cpu", "--alignment", "stream-time", "--csv",
-                         by_stream_time, p["ref"], p["good"])
-    check(rc == 0 and err == "", f"--alignment stream-time: exit {rc}, stderr {err!r}")
-    check(read_csv(by_stream_time)[0] == rows, "--alignment stream-time pairs other frames")
+    rc, out, err = run_tool(exe, "--backend", "cpu", "--alignment", "stream-time", "--csv",
+                            by_stream_time, p["ref"], p["good"])
+    require(rc == 0 and err == "", f"--alignment stream-time: exit {rc}, stderr {err!r}")
+    require(read_csv(by_stream_time)[0] == rows, "--alignment stream-time pairs other frames")
     # --format vmaf-json: libvmaf's layout, read the way vmaf's Python tools
     # read their logs.
     as_vmaf = os.path.join(tmp, "scores.vmaf.json")
-    rc, out, err = ssim2(exe, "--backend", "cpu", "--format", "vmaf-json", "-o", as_vmaf,
-                         p["ref"], p["good"])
-    check(rc == 0 and err == "", f"--format vmaf-json: exit {rc}, stderr {err!r}")
+    rc, out, err = run_tool(exe, "--backend", "cpu", "--format", "vmaf-json", "-o", as_vmaf,
+                            p["ref"], p["good"])
+    require(rc == 0 and err == "", f"--format vmaf-json: exit {rc}, stderr {err!r}")
     with open(as_vmaf) as f:
         vmaf = json.load(f)
-    check([(fr["frameNum"], round(fr["metrics"]["ssimulacra2"], 8)) for fr in vmaf["frames"]]
-          == [(r[0], r[2]) for r in rows], "vmaf-json frames differ from the CSV")
+    require([(fr["frameNum"], round(fr["metrics"]["ssimulacra2"], 8)) for fr in vmaf["frames"]]
+            == [(r[0], r[2]) for r in rows], "vmaf-json frames differ from the CSV")
     pooled = vmaf["pooled_metrics"]["ssimulacra2"]
-    check(abs(pooled["min"] - min(r[2] for r in rows)) < 1e-8 and
-          abs(pooled["mean"] - sum(r[2] for r in rows) / len(rows)) < 1e-8 and
-          "harmonic_mean" in pooled and "max" in pooled, f"vmaf-json pooled metrics {pooled}")
+    require(abs(pooled["min"] - min(r[2] for r in rows)) < 1e-8 and
+            abs(pooled["mean"] - sum(r[2] for r in rows) / len(rows)) < 1e-8 and
+            "harmonic_mean" in pooled and "max" in pooled, f"vmaf-json pooled metrics {pooled}")
     # --threads: the CPU path gives the same scores with one thread.
-    rc, out, err = ssim2(exe, "--backend", "cpu", "--threads", 1, "--csv", by_o,
-                         p["ref"], p["good"])
-    check(rc == 0, f"--threads 1: exit {rc}")
-    check([r[2] for r in read_csv(by_o)[0]] == [r[2] for r in rows], "--threads 1 scores differ")
-    check(err == "", f"--threads 1: stderr {err!r}")
+    rc, out, err = run_tool(exe, "--backend", "cpu", "--threads", 1, "--csv", by_o,
+                            p["ref"], p["good"])
+    require(rc == 0, f"--threads 1: exit {rc}")
+    require([r[2] for r in read_csv(by_o)[0]] == [r[2] for r in rows], "--threads 1 scores differ")
+    require(err == "", f"--threads 1: stderr {err!r}")
     # Out of range or not available: one line, exit 1, nothing written.
     stopped = os.path.join(tmp, "never.csv")
     for args, start in ((["--every", 4294967296], "ssim2: --every: expected a whole number"),
                         (["--every", 4294967297], "ssim2: --every: expected a whole number"),
                         (["--offset", 10 ** 20], "ssim2: --offset: expected a whole number")):
         t0 = time.monotonic()
-        rc, out, err = ssim2(exe, *args, "--csv", stopped, p["ref"], p["good"])
+        rc, out, err = run_tool(exe, *args, "--csv", stopped, p["ref"], p["good"])
         lines = err.splitlines()
-        check(rc == 1 and out == "" and len(lines) == 1 and lines[0].startswith(start),
-              f"{args}: exit {rc}, stderr {err!r}")
-        check(time.monotonic() - t0 < 10, f"{args}: took {time.monotonic() - t0:.1f} s")
-        check(not os.path.exists(stopped), f"{args}: wrote {stopped}")
+        require(rc == 1 and out == "" and len(lines) == 1 and lines[0].startswith(start),
+                f"{args}: exit {rc}, stderr {err!r}")
+        require(time.monotonic() - t0 < 10, f"{args}: took {time.monotonic() - t0:.1f} s")
+        require(not os.path.exists(stopped), f"{args}: wrote {stopped}")
 
 
 # ---------------------------------------------------------------------------
@@ -844,7 +828,7 @@ def read_multi_csv(path):
     as {source: {key: value}}) of a log with a source column."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
-    check(lines[0] == ",".join(CSV_COLUMNS + ["source"]), f"CSV header is {lines[0]!r}")
+    require(lines[0] == ",".join(CSV_COLUMNS + ["source"]), f"CSV header is {lines[0]!r}")
     rows = {}
     for r in csv.DictReader(io.StringIO("\n".join(l for l in lines if not l.startswith("#")))):
         rows.setdefault(r["source"], []).append(r["score"])
@@ -862,8 +846,8 @@ def read_multi_csv(path):
 def single_scores(exe, tmp, ref, dist, *options):
     """Score texts of a one-to-one run (its CSV)."""
     c = os.path.join(tmp, "single.csv")
-    rc, out, err = ssim2(exe, "-q", *options, "--csv", c, ref, dist)
-    check(rc == 0, f"{dist}: exit {rc}")
+    rc, out, err = run_tool(exe, "-q", *options, "--csv", c, ref, dist)
+    require(rc == 0, f"{dist}: exit {rc}")
     with open(c, encoding="utf-8") as f:
         return [r["score"] for r in csv.DictReader(l for l in f if not l.startswith("#"))]
 
@@ -881,45 +865,45 @@ def case_several_files(exe, data, tmp):
     encode(raw, p["mid"], quantizer=30)
     dists = [p["good"], p["mid"], p["poor"]]
     c, j = os.path.join(tmp, "all.csv"), os.path.join(tmp, "all.json")
-    rc, out, err = ssim2(exe, "-q", "--csv", c, f"--json={j}", p["ref"], *dists)
-    check(rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
+    rc, out, err = run_tool(exe, "-q", "--csv", c, f"--json={j}", p["ref"], *dists)
+    require(rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
     rows, summaries = read_multi_csv(c)
-    check(list(rows) == dists, f"sources {list(rows)}, expected {dists}")
-    check(list(summaries) == dists, f"per-source summaries {list(summaries)}")
+    require(list(rows) == dists, f"sources {list(rows)}, expected {dists}")
+    require(list(summaries) == dists, f"per-source summaries {list(summaries)}")
     with open(j, encoding="utf-8") as f:
         doc = json.load(f)
-    check([s["source"] for s in doc["source_summaries"]] == dists, "JSON source_summaries")
+    require([s["source"] for s in doc["source_summaries"]] == dists, "JSON source_summaries")
     blocks = out.split("\n\n")
-    check(len(blocks) == 3, f"{len(blocks)} summary blocks on stdout:\n{out}")
+    require(len(blocks) == 3, f"{len(blocks)} summary blocks on stdout:\n{out}")
     means = []
     for d, block in zip(dists, blocks):
         single = single_scores(exe, tmp, p["ref"], d)
-        check(len(single) == 12, f"{d}: {len(single)} frames in the one-to-one run")
-        check(rows[d] == single,
-              f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
-        check(summaries[d]["frames"] == "12", f"{d}: summary frames {summaries[d]['frames']}")
+        require(len(single) == 12, f"{d}: {len(single)} frames in the one-to-one run")
+        require(rows[d] == single,
+                f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
+        require(summaries[d]["frames"] == "12", f"{d}: summary frames {summaries[d]['frames']}")
         head = block.splitlines()[0]
-        check(head == "distorted      " + d, f"block head {head!r}")
+        require(head == "distorted      " + d, f"block head {head!r}")
         got = parse_summary("\n".join(block.splitlines()[1:]))
-        check(abs(got["mean"] - float(summaries[d]["mean"])) < 1e-8, f"{d}: stdout mean")
+        require(abs(got["mean"] - float(summaries[d]["mean"])) < 1e-8, f"{d}: stdout mean")
         js = [s["summary"] for s in doc["source_summaries"] if s["source"] == d][0]
-        check(js["frames"] == 12 and abs(js["mean"] - got["mean"]) < 1e-8, f"{d}: JSON summary")
-        check([f["score"] for f in doc["frames"] if f["source"] == d] ==
-              [float(x) for x in single], f"{d}: JSON rows")
+        require(js["frames"] == 12 and abs(js["mean"] - got["mean"]) < 1e-8, f"{d}: JSON summary")
+        require([f["score"] for f in doc["frames"] if f["source"] == d] ==
+                [float(x) for x in single], f"{d}: JSON rows")
         means.append(got["mean"])
-    check(means[0] > means[1] > means[2], f"means not in quality order: {means}")
+    require(means[0] > means[1] > means[2], f"means not in quality order: {means}")
     # --plot: one line per file, one vertex per scored frame.
     svg = os.path.join(tmp, "ladder.svg")
-    rc, out, err = ssim2(exe, "-q", "--plot", svg, p["ref"], *dists)
-    check(rc == 0, f"--plot with several files: exit {rc}")
+    rc, out, err = run_tool(exe, "-q", "--plot", svg, p["ref"], *dists)
+    require(rc == 0, f"--plot with several files: exit {rc}")
     lines = [e for e in ET.parse(svg).getroot().iter(SVG_NS + "polyline")
              if e.get("class") == "scores"]
-    check([len(e.get("points").split()) for e in lines] == [12, 12, 12],
-          f"--plot: {len(lines)} score lines")
+    require([len(e.get("points").split()) for e in lines] == [12, 12, 12],
+            f"--plot: {len(lines)} score lines")
     # vmaf-json holds one file: refused in one line.
-    rc, out, err = ssim2(exe, "--format", "vmaf-json", "-o", os.path.join(tmp, "v.json"),
-                         p["ref"], *dists)
-    check(rc == 1 and out == "" and len(err.splitlines()) == 1, f"vmaf-json: {rc} {err!r}")
+    rc, out, err = run_tool(exe, "--format", "vmaf-json", "-o", os.path.join(tmp, "v.json"),
+                            p["ref"], *dists)
+    require(rc == 1 and out == "" and len(err.splitlines()) == 1, f"vmaf-json: {rc} {err!r}")
 
 
 def case_bad_among_several(exe, data, tmp):
@@ -931,19 +915,19 @@ def case_bad_among_several(exe, data, tmp):
         f.write(bytes(range(256)) * 40)
     missing = os.path.join(tmp, "missing.mkv")
     c = os.path.join(tmp, "all.csv")
-    rc, out, err = ssim2(exe, "-q", "--csv", c, p["ref"], p["good"], junk, missing, p["poor"],
-                         env=watchdog_env(), timeout=60)
-    check(rc == 1, f"exit {rc}, expected 1")
+    rc, out, err = run_tool(exe, "-q", "--csv", c, p["ref"], p["good"], junk, missing, p["poor"],
+                            env=watchdog_env(), timeout=60)
+    require(rc == 1, f"exit {rc}, expected 1")
     lines = err.splitlines()
-    check(len(lines) == 2, f"stderr {err!r}")
-    check(any("junk.mkv" in l and "still scored" in l for l in lines),
-          f"junk not reported: {err!r}")
-    check(any("missing.mkv" in l and "still scored" in l for l in lines), f"missing: {err!r}")
+    require(len(lines) == 2, f"stderr {err!r}")
+    require(any("junk.mkv" in l and "still scored" in l for l in lines),
+            f"junk not reported: {err!r}")
+    require(any("missing.mkv" in l and "still scored" in l for l in lines), f"missing: {err!r}")
     rows, _ = read_multi_csv(c)
-    check(list(rows) == [p["good"], p["poor"]], f"sources {list(rows)}")
+    require(list(rows) == [p["good"], p["poor"]], f"sources {list(rows)}")
     for d in (p["good"], p["poor"]):
-        check(rows[d] == single_scores(exe, tmp, p["ref"], d), f"{d}: scores differ")
-    check("failed         cannot decode distorted " + junk in out, f"stdout:\n{out}")
+        require(rows[d] == single_scores(exe, tmp, p["ref"], d), f"{d}: scores differ")
+    require("failed         cannot decode distorted " + junk in out, f"stdout:\n{out}")
 
 
 def case_scale(exe, data, tmp):
@@ -961,19 +945,19 @@ def case_scale(exe, data, tmp):
     gst_launch(f"filesrc location={small} ! decodebin ! videoscale method=bilinear "
                "! video/x-raw,width=1280,height=720 ! x264enc speed-preset=ultrafast pass=quant "
                f"quantizer=0 ! matroskamux ! filesink location={big}")
-    rc, out, err = ssim2(exe, "-q", ref, small)
-    check(rc == 1 and out == "" and len(err.splitlines()) == 1 and "--scale" in err,
-          f"without --scale: exit {rc}, stderr {err!r}")
+    rc, out, err = run_tool(exe, "-q", ref, small)
+    require(rc == 1 and out == "" and len(err.splitlines()) == 1 and "--scale" in err,
+            f"without --scale: exit {rc}, stderr {err!r}")
     scaled = single_scores(exe, tmp, ref, small, "--scale")
-    check(len(scaled) == 4, f"--scale: {len(scaled)} frames")
-    check(scaled == single_scores(exe, tmp, ref, big),
-          "--scale differs from an explicit videoscale method=bilinear")
+    require(len(scaled) == 4, f"--scale: {len(scaled)} frames")
+    require(scaled == single_scores(exe, tmp, ref, big),
+            "--scale differs from an explicit videoscale method=bilinear")
     # With several files, one of the reference's size and one smaller.
     c = os.path.join(tmp, "both.csv")
-    rc, out, err = ssim2(exe, "-q", "--scale", "--csv", c, ref, big, small)
-    check(rc == 0, f"--scale with two files: exit {rc}")
+    rc, out, err = run_tool(exe, "-q", "--scale", "--csv", c, ref, big, small)
+    require(rc == 0, f"--scale with two files: exit {rc}")
     rows, _ = read_multi_csv(c)
-    check(rows[small] == scaled and rows[big] == scaled, "--scale with two files: scores")
+    require(rows[small] == scaled and rows[big] == scaled, "--scale with two files: scores")
 
 
 def main():
@@ -986,13 +970,7 @@ def main():
         print(f"unknown case {case}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="ssim2-video-") as tmp:
-        try:
-            fn(exe, data, tmp)
-        except Failure as e:
-            print(f"FAIL {case}: {e}")
-            return 1
-    print(f"PASS {case}")
-    return 0
+        return finish(lambda: fn(exe, data, tmp), f"PASS {case}")
 
 
 if __name__ == "__main__":

@@ -557,32 +557,6 @@ GST_START_TEST (test_error_no_cuda)
 
 GST_END_TEST;
 
-GST_START_TEST (test_cuda_allocator_registered_by_element)
-{
-  /* The element's CUDA upload pool needs the CUDA memory allocator, which
-   * the GStreamer CUDA library registers only when asked. Nothing but the
-   * element is loaded here (no nvcodec element ran first): after its start
-   * with the default backend the allocator must exist, device or not. */
-#ifdef HAVE_GST_CUDA
-  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
-      GST_STATE_CHANGE_FAILURE);
-  GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
-  fail_unless (alloc != NULL, "the element did not initialise CUDA memory");
-  gst_object_unref (alloc);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
-#else
-  GST_INFO ("built without GStreamer CUDA: the element uploads nothing");
-#endif
-}
-
-GST_END_TEST;
-
 /* backend=auto with the CUDA path failing (@fault, through the element's
  * test hook): the frames are scored on the CPU, with one warning that says
  * why. */
@@ -1737,7 +1711,6 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_error_unsupported_matrix);
   tcase_add_test (tc, test_error_size_mismatch);
   tcase_add_test (tc, test_error_no_cuda);
-  tcase_add_test (tc, test_cuda_allocator_registered_by_element);
   tcase_add_test (tc, test_backend_auto_falls_back_to_cpu);
   tcase_add_test (tc, test_backend_cuda_error_without_device);
   tcase_add_test (tc, test_error_out_of_memory);

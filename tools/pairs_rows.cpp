@@ -18,8 +18,6 @@ const char* StatusName(PairStatus status) {
   return "error";
 }
 
-std::string JsonString(const std::string& text) { return "\"" + JsonEscape(text) + "\""; }
-
 std::string JsonScore(const PairRow& row) {
   return row.status == PairStatus::kOk ? FormatScore(row.score) : "null";
 }

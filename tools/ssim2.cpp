@@ -35,8 +35,6 @@ int LoadFailure(const char* which, const std::string& path, const std::string& r
   return Fail(std::string("Could not load ") + which + " image: " + path + " (" + reason + ")");
 }
 
-std::string JsonString(const std::string& text) { return "\"" + JsonEscape(text) + "\""; }
-
 // Every digit that tells the double apart, with '.' whatever the locale.
 std::string JsonNumber(double v) { return std::isfinite(v) ? FormatShortest(v) : "null"; }
 

@@ -38,7 +38,6 @@ std::string JsonOptional(const std::optional<std::uint64_t>& v) {
   return v ? Unsigned(*v) : "null";
 }
 
-std::string JsonString(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
 std::string JsonStringOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
 
 double Throughput(std::uint64_t frames, double elapsed_s) {

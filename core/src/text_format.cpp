@@ -72,6 +72,8 @@ std::string ToValidUtf8(std::string_view text) {
   return out;
 }
 
+std::string JsonString(std::string_view text) { return "\"" + JsonEscape(text) + "\""; }
+
 std::string CsvField(std::string_view text) {
   const bool edge_space = !text.empty() && (text.front() == ' ' || text.back() == ' ');
   if (!edge_space && text.find_first_of(",\"\r\n") == std::string_view::npos)

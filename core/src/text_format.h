@@ -24,6 +24,8 @@ std::string ToValidUtf8(std::string_view text);
 // control characters escaped; bytes that are not valid UTF-8 replaced by
 // U+FFFD, so the output is always valid UTF-8.
 std::string JsonEscape(std::string_view text);
+// `text` as a JSON string literal: JsonEscape(text) in double quotes.
+std::string JsonString(std::string_view text);
 // `text` as one CSV field (RFC 4180): quoted, with quotes doubled, when it
 // holds a comma, a quote, a line break or a space at either end (which a
 // reader that trims fields would lose).

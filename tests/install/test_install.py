@@ -37,8 +37,9 @@ def reference_scores(testdata):
 
 PUBLIC_HEADERS = ["score_log.h", "ssim2.h", "stats.h"]
 INTERNAL_NAMES = re.compile(
-    r"^((vtable|typeinfo|typeinfo name) for )?ssim2::(ScorerBackend|Validate\w+\(|JsonEscape\(|"
-    r"CsvField\(|ToValidUtf8\(|FormatFixed\(|FormatShortest\(|FormatScore\()")
+    r"^((vtable|typeinfo|typeinfo name) for )?ssim2::(ScorerBackend\b|"
+    r"(Validate\w+|Json(Escape|String)|CsvField|ToValidUtf8|Format(Fixed|Shortest|Score))"
+    r"(\[abi:\w+\])?\()")
 
 
 def check_library(libdir, soname):

@@ -8,4 +8,5 @@
 #include "ssim2/ssim2.h"
 #include "ssim2/stats.h"
 #include "ssim2/score_log.h"
+#include "ssim2/alignment.h"
 #pragma GCC visibility pop

@@ -35,7 +35,7 @@ def reference_scores(testdata):
                 for row in csv.DictReader(f)}
 
 
-PUBLIC_HEADERS = ["score_log.h", "ssim2.h", "stats.h"]
+PUBLIC_HEADERS = ["alignment.h", "score_log.h", "ssim2.h", "stats.h"]
 INTERNAL_NAMES = re.compile(
     r"^((vtable|typeinfo|typeinfo name) for )?ssim2::(ScorerBackend\b|"
     r"(Validate\w+|Json(Escape|String)|CsvField|ToValidUtf8|Format(Fixed|Shortest|Score))"
@@ -65,6 +65,9 @@ def check_library(libdir, soname):
     # interface, the input checks, the text helpers of the writers.
     unused = [n for n in names if INTERNAL_NAMES.match(n)]
     require(not unused, f"{lib} exports internal helpers: {unused[:10]}")
+    # A public class's private state (its Impl, as FrameAligner's) stays in the library.
+    impl = [n for n in names if "::Impl::" in n or "::Impl()" in n]
+    require(not impl, f"{lib} exports members of a private Impl: {impl[:5]}")
     require(any(n.startswith("ssim2::Scorer::Create(") for n in names),
             f"{lib} does not export ssim2::Scorer::Create")
     require(all(n.endswith("@@SSIM2_0") or n.startswith("SSIM2_") for n in names),

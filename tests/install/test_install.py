@@ -38,7 +38,8 @@ def reference_scores(testdata):
 PUBLIC_HEADERS = ["alignment.h", "score_log.h", "ssim2.h", "stats.h"]
 INTERNAL_NAMES = re.compile(
     r"^((vtable|typeinfo|typeinfo name) for )?ssim2::(ScorerBackend\b|"
-    r"(Validate\w+|Json(Escape|String)|CsvField|ToValidUtf8|Format(Fixed|Shortest|Score))"
+    r"(Validate(Image|Pair|Size|MinimumSize)|Json(Escape|String)|CsvField|ToValidUtf8|"
+    r"Format(Fixed|Shortest|Score))"
     r"(\[abi:\w+\])?\()")
 
 

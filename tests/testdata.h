@@ -1,8 +1,6 @@
-// Access to the shared test data: $SSIM2_TESTDATA when set (a build run on
-// another machine), else the folder tests/meson.build compiles in
-// (../shared/testdata beside the repository). A missing folder is a test
-// failure, never a skip: CI must not go green without having compared
-// anything.
+// Access to the shared test data, in the folder testdata_dir.h names. A
+// missing folder is a test failure, never a skip: CI must not go green
+// without having compared anything.
 #pragma once
 
 #include <sys/stat.h>
@@ -15,17 +13,16 @@
 
 #include <gtest/gtest.h>
 
-#if !defined(SSIM2_TESTDATA_DIR) || !defined(SSIM2_HDR_TESTDATA_DIR)
-#error "SSIM2_TESTDATA_DIR and SSIM2_HDR_TESTDATA_DIR must be set by the build"
+#include "testdata_dir.h"
+
+#ifndef SSIM2_HDR_TESTDATA_DIR
+#error "SSIM2_HDR_TESTDATA_DIR must be set by the build (testdata_args in tests/meson.build)"
 #endif
 
 namespace ssim2 {
 namespace testing {
 
-inline std::string TestDataDir() {
-  const char* env = std::getenv("SSIM2_TESTDATA");
-  return env && *env ? std::string(env) : std::string(SSIM2_TESTDATA_DIR);
-}
+inline std::string TestDataDir() { return ssim2_testdata_dir(); }
 
 inline std::string TestDataPath(const std::string& relative) {
   return TestDataDir() + "/" + relative;

@@ -27,9 +27,7 @@
 #include <gst/cuda/gstcudamemory.h>
 #endif
 
-#ifndef SSIM2_TESTDATA_DIR
-#define SSIM2_TESTDATA_DIR "../shared/testdata"
-#endif
+#include "../../testdata_dir.h"
 
 /* ------------------------------------------------------------------------ */
 /* Caps */
@@ -925,9 +923,7 @@ count_meta (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 
 GST_START_TEST (test_parity_clip)
 {
-  const gchar *dir = g_getenv ("SSIM2_TESTDATA");
-  if (!dir)
-    dir = SSIM2_TESTDATA_DIR;
+  const gchar *dir = ssim2_testdata_dir ();
   GstElementFactory *dec = gst_element_factory_find ("avdec_h264");
   GstElementFactory *demux = gst_element_factory_find ("matroskademux");
   if (!dec || !demux) {

@@ -643,11 +643,18 @@ collect_group (GstSsim2Compare * self, std::vector < PendingPair > &pairs,
   return true;
 }
 
+/* Test hook slow-scorer: every pass's scoring takes this much longer, so
+ * that the tests can check what watches the element's progress with a
+ * scorer that is slow for certain. */
+static const gulong kSlowScorerDelayUs = 2 * G_USEC_PER_SEC;
+
 void
 gst_ssim2_compare_submit_pairs (GstSsim2Compare * self,
     std::vector < PendingPair > &&pairs)
 {
   GstSsim2ComparePrivate *priv = self->priv;
+  if (test_fault_is ("slow-scorer"))
+    g_usleep (kSlowScorerDelayUs);
   auto batch = std::make_shared < ScoringBatch > ();
   batch->pairs = std::move (pairs);
   for (size_t i = 0; i < batch->pairs.size (); ++i) {

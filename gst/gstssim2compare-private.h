@@ -216,6 +216,9 @@ struct GstSsim2ComparePrivate {
   } timing;
   bool use_cuda = false;
   bool finished = false;  /* every rendition finished: EOS sent */
+  /* Passes that handed pairs to the scorer since start (property
+   * scoring-passes, read from any thread). */
+  std::atomic<guint64> scoring_passes { 0 };
   guint64 seeks = 0;  /* flushing seeks since start */
   /* Ref frames taken from the ref pad that some rendition has not passed
    * yet; the front one has sequence number ref_base, the next one taken

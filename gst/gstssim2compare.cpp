@@ -129,6 +129,7 @@ enum
   PROP_THREADS,
   PROP_INTERVAL,
   PROP_MAX_LATENESS,
+  PROP_SCORING_PASSES,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -360,6 +361,20 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           DEFAULT_MAX_LATENESS,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:scoring-passes:
+   *
+   * Aggregate passes that have handed pairs to the scorer since the element
+   * started. It grows as soon as scoring starts, while the `ssim2` messages
+   * come only as the scores are collected (several passes later in a
+   * non-live pipeline): a watchdog can tell a slow scorer from a stall.
+   */
+  g_object_class_install_property (object_class, PROP_SCORING_PASSES,
+      g_param_spec_uint64 ("scoring-passes", "Scoring passes",
+          "Aggregate passes that handed pairs to the scorer since start "
+          "(read-only: progress for watchdogs)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);
@@ -630,6 +645,9 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     case PROP_MAX_LATENESS:
       g_value_set_int64 (value, s.max_lateness);
       break;
+    case PROP_SCORING_PASSES:
+      g_value_set_uint64 (value, self->priv->scoring_passes.load ());
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -674,6 +692,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
   priv->ref_next = 0;
   gst_ssim2_compare_reset_measurement (self);
   priv->seeks = 0;
+  priv->scoring_passes = 0;
   priv->timing = {};
   priv->ref_end = GST_CLOCK_TIME_NONE;
 
@@ -1127,8 +1146,10 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
    * its scores in the same pass (no added latency); so do the last pairs,
    * and a pass that took none does not leave any waiting for more data. */
   const bool submitted = !pending.empty ();
-  if (submitted)
+  if (submitted) {
+    priv->scoring_passes++;
     gst_ssim2_compare_submit_pairs (self, std::move (pending));
+  }
   const bool live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
   const size_t in_flight = gst_ssim2_compare_batches_in_flight (self);
   GstFlowReturn scored = gst_ssim2_compare_complete_pairs (self,

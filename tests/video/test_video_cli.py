@@ -662,6 +662,26 @@ def case_watchdog_progress(exe, data, tmp):
     require(len(rows) == 1, f"{len(rows)} rows, expected the one scored pair")
 
 
+def case_watchdog_slow_scorer(exe, data, tmp):
+    """Scoring passes started are progress: with the element's test hook
+    slow-scorer every pass takes at least 2 s longer, so the first score
+    (posted when the third pass collects the first one's, pipelining) comes
+    at least 6 s after the last decoded frame and bus message. A watchdog
+    at 5 s that counted only those would end the run; one that counts the
+    passes the element starts sees one every 2 s and lets it complete.
+    Nothing here depends on the machine's speed but the 3 s a pass of 4
+    small frames gets beside the hook's 2 s."""
+    p = generated_pair(tmp, frames=4)
+    env = watchdog_env(5)
+    env["GST_SSIM2_COMPARE_TEST_FAULT"] = "slow-scorer"
+    c = os.path.join(tmp, "slow.csv")
+    rc, out, err, took = timed_ssim2(exe, "-q", "--backend", "cpu", "--csv", c, p["ref"],
+                                     p["good"], env=env, timeout=120)
+    require(rc == 0, f"slow scorer: exit {rc} after {took:.1f} s ({err.strip()!r})")
+    rows, _ = read_csv(c)
+    require(len(rows) == 4, f"slow scorer: {len(rows)} rows, expected 4")
+
+
 def case_signals(exe, data, tmp):
     """SIGINT and SIGTERM while a source is blocked in read(): the tool exits
     within seconds with 128 + the signal, the summary on stdout and the CSV

@@ -76,7 +76,12 @@ bool MapHostFrame(const FrameFormat& format, GstBuffer* buf, MappedFrame* out,
                   std::string* why) {
   if (!gst_video_frame_map(&out->frame_, const_cast<GstVideoInfo*>(&format.info), buf,
                            GST_MAP_READ)) {
-    *why = "could not map the frame";
+    const gsize size = gst_buffer_get_size(buf);
+    const gsize need = GST_VIDEO_INFO_SIZE(&format.info);
+    *why = size < need ? "the buffer holds " + std::to_string(size) +
+                             " bytes, its caps describe a frame of " +
+                             std::to_string(need)
+                       : std::string("could not map the frame");
     return false;
   }
   out->mapped_ = true;

@@ -11,6 +11,7 @@
 #endif
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gsttestclock.h>
 
 #include "check_util.h"
 
@@ -901,6 +902,174 @@ GST_START_TEST (test_ladder_flushing_seek)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------------ */
+/* Rendition pads without clips: test sources only. */
+
+#define PAD_TEST_FRAMES 8
+
+/* 64x48 I420 test frames, @frames of them, into pad @pad of c; @name
+ * names an identity element just before the pad. */
+static void
+append_test_branch (GString * desc, const gchar * pad, guint frames,
+    const gchar * name)
+{
+  g_string_append_printf (desc, "videotestsrc num-buffers=%u pattern=ball ! "
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! "
+      "identity name=%s ! queue ! c.%s ", frames, name, pad);
+}
+
+/* A released request pad frees its name at once, also while the element
+ * is stopped: the same name can be requested again. */
+GST_START_TEST (test_released_pad_name_reusable)
+{
+  GstElement *e = make_element (NULL);
+  GstPad *pad = gst_element_request_pad_simple (e, "dist_1");
+  fail_unless (pad != NULL);
+  gst_element_release_request_pad (e, pad);
+  gst_object_unref (pad);
+  pad = gst_element_request_pad_simple (e, "dist_1");
+  fail_unless (pad != NULL, "dist_1 cannot be requested again after its "
+      "release");
+  fail_unless_equals_string (GST_PAD_NAME (pad), "dist_1");
+  /* Still one rendition of that name: the element runs to its end. */
+  gst_element_release_request_pad (e, pad);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Runs @desc (a launch line whose element c leaves a sink pad unlinked)
+ * with a GstTestClock as the system clock, on which the element waits for
+ * unlinked pads: the test moves it past that wait, once the element has
+ * begun it. Without that wait nothing happens and the test fails; no
+ * wall-clock time matters. */
+static void
+run_with_unlinked_pad (const gchar * desc, Run * run)
+{
+  GstClock *clock = gst_test_clock_new ();
+  gst_system_clock_set_default (clock);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  run_init (run);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  fail_unless (gst_test_clock_timed_wait_for_multiple_pending_ids
+      (GST_TEST_CLOCK (clock), 1, 60000, NULL),
+      "the element does not wait for its unlinked pad: it would hang");
+  gst_test_clock_crank (GST_TEST_CLOCK (clock));
+  collect (pipe, run);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  gst_system_clock_set_default (NULL);
+  gst_object_unref (clock);
+}
+
+/* Renditions on dist_%u only: the always `dist` pad, left unlinked, is
+ * left out (an INFO line) instead of holding the pipeline in PAUSED. */
+GST_START_TEST (test_unlinked_dist_pad_left_out)
+{
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu ! "
+      "fakesink sync=false ");
+  append_test_branch (desc, "ref", PAD_TEST_FRAMES, "in_ref");
+  append_test_branch (desc, "dist_1", PAD_TEST_FRAMES, "in_dist_1");
+  Run run;
+  run_with_unlinked_pad (desc->str, &run);
+  g_string_free (desc, TRUE);
+  fail_unless (run.error == NULL, "error: %s", run.error);
+  fail_unless_equals_int (run.warnings->len, 0);
+  const PadResult *r = run_pad (&run, "dist_1");
+  fail_unless_equals_int (r->summaries, 1);
+  fail_unless_equals_uint64 (r->summary_frames, PAD_TEST_FRAMES);
+  fail_unless_equals_int (run_pad (&run, "dist")->summaries, 0);
+  run_clear (&run);
+}
+
+GST_END_TEST;
+
+/* An unlinked ref pad cannot be left out: an error that names it. */
+GST_START_TEST (test_unlinked_ref_pad_error)
+{
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu ! "
+      "fakesink sync=false ");
+  append_test_branch (desc, "dist", PAD_TEST_FRAMES, "in_dist");
+  Run run;
+  run_with_unlinked_pad (desc->str, &run);
+  g_string_free (desc, TRUE);
+  fail_unless (run.error != NULL, "no error");
+  fail_unless (strstr (run.error, "ref pad") != NULL, "%s", run.error);
+  run_clear (&run);
+}
+
+GST_END_TEST;
+
+#define SHORT_BUFFER_AT 3       /* the frame of dist_1 cut short */
+
+/* Replaces buffer number SHORT_BUFFER_AT with a copy 100 bytes short. */
+static GstPadProbeReturn
+cut_buffer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  guint *count = (guint *) user_data;
+  (void) pad;
+  if ((*count)++ != SHORT_BUFFER_AT)
+    return GST_PAD_PROBE_OK;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstBuffer *cut = gst_buffer_copy_region (buf, (GstBufferCopyFlags)
+      (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
+          GST_BUFFER_COPY_MEMORY), 0, gst_buffer_get_size (buf) - 100);
+  gst_buffer_unref (buf);
+  GST_PAD_PROBE_INFO_DATA (info) = cut;
+  return GST_PAD_PROBE_OK;
+}
+
+/* One buffer 100 bytes short on dist_1 fails that rendition with a
+ * warning naming the pad; dist and dist_2 are scored to the end, and
+ * every rendition gets its summary. */
+GST_START_TEST (test_ladder_short_buffer_on_one_rendition)
+{
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu ! "
+      "fakesink sync=false ");
+  append_test_branch (desc, "ref", PAD_TEST_FRAMES, "in_ref");
+  append_test_branch (desc, "dist", PAD_TEST_FRAMES, "in_dist");
+  append_test_branch (desc, "dist_1", PAD_TEST_FRAMES, "in_dist_1");
+  append_test_branch (desc, "dist_2", PAD_TEST_FRAMES, "in_dist_2");
+  GstElement *pipe = gst_parse_launch (desc->str, NULL);
+  fail_unless (pipe != NULL);
+  g_string_free (desc, TRUE);
+  GstElement *cut = gst_bin_get_by_name (GST_BIN (pipe), "in_dist_1");
+  GstPad *src = gst_element_get_static_pad (cut, "src");
+  guint count = 0;
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, cut_buffer_probe,
+      &count, NULL);
+  gst_object_unref (src);
+  gst_object_unref (cut);
+
+  Run run;
+  run_pipeline (pipe, &run);
+  fail_unless (run.error == NULL, "error: %s", run.error);
+  gboolean warned = FALSE;
+  for (guint i = 0; i < run.warnings->len; i++) {
+    const gchar *w = (const gchar *) g_ptr_array_index (run.warnings, i);
+    if (g_str_has_prefix (w, "dist_1|") && strstr (w, "dist_1 pad") &&
+        strstr (w, "bytes"))
+      warned = TRUE;
+  }
+  fail_unless (warned, "no warning naming dist_1 and the short buffer");
+  for (guint i = 0; i < 3; i++) {
+    const gchar *pad = i == 0 ? "dist" : i == 1 ? "dist_1" : "dist_2";
+    const PadResult *r = run_pad (&run, pad);
+    fail_unless_equals_int (r->summaries, 1);
+    if (i == 1) {
+      fail_unless_equals_uint64 (r->summary_frames, SHORT_BUFFER_AT);
+      fail_unless (r->failure && r->failure[0], "dist_1: no failure");
+    } else {
+      fail_unless_equals_uint64 (r->summary_frames, PAD_TEST_FRAMES);
+    }
+  }
+  run_clear (&run);
+}
+
+GST_END_TEST;
+
 static Suite *
 ssim2compare_ladder_suite (void)
 {
@@ -917,6 +1086,13 @@ ssim2compare_ladder_suite (void)
   tcase_add_test (tc, test_ladder_interval_windows);
   tcase_add_test (tc, test_live_lateness_bound);
   tcase_add_test (tc, test_not_live_no_skipping);
+  TCase *pads = tcase_create ("pads");
+  suite_add_tcase (s, pads);
+  tcase_set_timeout (pads, 300);
+  tcase_add_test (pads, test_released_pad_name_reusable);
+  tcase_add_test (pads, test_unlinked_dist_pad_left_out);
+  tcase_add_test (pads, test_unlinked_ref_pad_error);
+  tcase_add_test (pads, test_ladder_short_buffer_on_one_rendition);
   return s;
 }
 

@@ -100,7 +100,8 @@ using ssim2gst::PendingPair;
 using RenditionPtr = std::shared_ptr < Rendition >;
 
 #define SSIM2_FORMATS \
-  "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }"
+  "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE, " \
+  "GRAY8, GRAY16_LE }"
 #define SSIM2_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", SSIM2_FORMATS) "; " \
   GST_VIDEO_CAPS_MAKE (SSIM2_FORMATS)
@@ -832,6 +833,13 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
     REFUSE_CAPS (("Format %s on the %s pad cannot be scored.",
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)), name),
         ("Insert videoconvert to get one of " SSIM2_FORMATS "."));
+  }
+  if (GST_VIDEO_INFO_IS_GRAY (&info) &&
+      info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235) {
+    REFUSE_CAPS (("Grey frames in limited range on the %s pad cannot be "
+            "compared: the reference reads a grey sample as full-range sRGB "
+            "grey (0 black, the maximum white).", name),
+        ("Convert with videoconvert to a full-range format first."));
   }
   ssim2::YuvColorimetry yuv;
   if (ssim2::IsYuvFormat (fmt) &&

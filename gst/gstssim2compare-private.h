@@ -223,6 +223,13 @@ struct GstSsim2ComparePrivate {
    * scoring-passes, read from any thread). */
   std::atomic<guint64> scoring_passes { 0 };
   guint64 seeks = 0;  /* flushing seeks since start */
+  /* Live deadlines (gst_ssim2_compare_get_next_time; aggregator thread):
+   * the running time since which the element, behind its deadlines, waits
+   * for a pad's data (GST_CLOCK_TIME_NONE: not waiting), and whether the
+   * last pass came from a deadline that passed with a pad empty. */
+  GstClockTime behind_since = GST_CLOCK_TIME_NONE;
+  bool deadline_grace_spent = false;
+  GstClockTime pass_latency = GST_CLOCK_TIME_NONE;  /* at the last pass */
   /* Ref frames taken from the ref pad that some rendition has not passed
    * yet; the front one has sequence number ref_base, the next one taken
    * from the pad gets ref_next. */

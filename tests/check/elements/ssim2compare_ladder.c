@@ -12,6 +12,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gsttestclock.h>
+#include <gst/base/gstaggregator.h>
 
 #include "check_util.h"
 
@@ -98,6 +99,7 @@ typedef struct
   guint64 summary_frames;       /* of the last summary */
   guint scores_at_summary;      /* scores posted before the last summary */
   guint64 summary_skipped;
+  guint64 summary_unmatched_ref;
   guint64 summary_unmatched_dist;
   gchar *failure;               /* of the last summary */
   gboolean window_after_summary;
@@ -224,6 +226,7 @@ collect (GstElement * pipe, Run * run)
         r->first_summary_frames = r->summary_frames;
       r->scores_at_summary = r->scores->len;
       r->summary_skipped = summary.skipped;
+      r->summary_unmatched_ref = summary.unmatched_ref;
       r->summary_unmatched_dist = summary.unmatched_dist;
       g_free (r->failure);
       r->failure = g_strdup (summary.failure);
@@ -753,7 +756,7 @@ GST_START_TEST (test_lateness_skips_late_pairs)
   guint64 late = 0;
   for (guint k = 0; k < LATE_FRAMES_N; k++) {
     const GstClockTime rt = gst_util_uint64_scale (k, GST_SECOND, 30);
-    if (LATE_NOW - rt > LATE_MAX_LATENESS)
+    if (rt + LATE_MAX_LATENESS < LATE_NOW)
       late++;
   }
   fail_unless (late > 0 && late < LATE_FRAMES_N);
@@ -770,6 +773,128 @@ GST_START_TEST (test_lateness_skips_late_pairs)
         GST_TIME_ARGS (LATE_NOW - sc->running_time));
   }
   fail_unless_equals_int (run.warnings->len, 0);
+  run_clear (&run);
+  gst_object_unref (clock);
+}
+
+GST_END_TEST;
+
+#define BEHIND_FRAMES 30
+#define BEHIND_LATENCY (100 * GST_MSECOND)
+#define BEHIND_MAX_LATENESS (200 * GST_MSECOND)
+#define BEHIND_NOW GST_SECOND
+
+/* Pushes frames @first to @last - 1 (64x48 I420, frame k at k/30 s) into
+ * the appsrc @name of @pipe, then EOS when @last is BEHIND_FRAMES. */
+static void
+feed_appsrc (GstElement * pipe, const gchar * name, guint noise, guint first,
+    guint last)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), name);
+  GstVideoInfo info;
+  video_info (&info, "video/x-raw,format=I420,width=64,height=48,"
+      "framerate=30/1");
+  GstFlowReturn flow;
+  for (guint k = first; k < last; k++) {
+    GstBuffer *buf = make_frame (&info, k, noise, gst_util_uint64_scale (k,
+            GST_SECOND, 30));
+    GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (k + 1, GST_SECOND, 30)
+        - GST_BUFFER_PTS (buf);
+    g_signal_emit_by_name (src, "push-buffer", buf, &flow);
+    gst_buffer_unref (buf);
+  }
+  if (last == BEHIND_FRAMES)
+    g_signal_emit_by_name (src, "end-of-stream", &flow);
+  gst_object_unref (src);
+}
+
+/* Live sources with identical timestamps (ref, dist, dist_1) on an element
+ * that has fallen far behind its deadlines, as with a scorer too slow to
+ * keep up: the pipeline's clock is a GstTestClock held at BEHIND_NOW, past
+ * every frame's deadline. After the first pass the ref frames are there
+ * and the renditions' are not yet, and the test releases the clock wait
+ * the element then makes if it has come (a deadline already passed) before
+ * it feeds them. Every frame has its partner, so none may be unmatched:
+ * the pairs later than max-lateness are skipped, the others scored, and no
+ * input "ended first". (GstAggregator counts a deadline from the frame's
+ * time: with it passed, a pad empty for a moment made its frames and their
+ * ref frames unmatched.) */
+GST_START_TEST (test_live_behind_skips_not_unmatched)
+{
+  GString *desc = g_string_new ("ssim2compare name=c backend=cpu ");
+  g_string_append_printf (desc, "latency=%" G_GUINT64_FORMAT " max-lateness=%"
+      G_GUINT64_FORMAT " ! fakesink sync=false ", BEHIND_LATENCY,
+      BEHIND_MAX_LATENESS);
+  const gchar *pads[] = { "ref", "dist", "dist_1" };
+  for (guint i = 0; i < G_N_ELEMENTS (pads); i++)
+    g_string_append_printf (desc, "appsrc name=in_%s is-live=true format=time "
+        "caps=video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! "
+        "c.%s ", pads[i], pads[i]);
+  GstElement *pipe = gst_parse_launch (desc->str, NULL);
+  fail_unless (pipe != NULL);
+  g_string_free (desc, TRUE);
+  GstClock *clock = gst_test_clock_new_with_start_time (BEHIND_NOW);
+  GstTestClock *test_clock = GST_TEST_CLOCK (clock);
+  gst_pipeline_use_clock (GST_PIPELINE (pipe), clock);
+  gst_element_set_start_time (pipe, GST_CLOCK_TIME_NONE);
+  gst_element_set_base_time (pipe, 0);
+
+  Run run;
+  run_init (&run);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  feed_appsrc (pipe, "in_ref", 0, 0, BEHIND_FRAMES);
+  feed_appsrc (pipe, "in_dist", 3, 0, 1);
+  feed_appsrc (pipe, "in_dist_1", 6, 0, 1);
+  /* The first pass pairs frame 0; the element then waits on the clock for
+   * the renditions' next frames (the wait before the first pass ends at
+   * the latency). Bounded: 10 s of polling. */
+  GstClockID id = NULL;
+  for (guint i = 0; i < 10000; i++) {
+    if (gst_test_clock_peek_next_pending_id (test_clock, &id)) {
+      const GstClockTime t = gst_clock_id_get_time (id);
+      gst_clock_id_unref (id);
+      if (t > BEHIND_LATENCY)
+        break;
+    }
+    g_usleep (1000);
+  }
+  /* Releases that wait if its time has come: it has for a deadline counted
+   * from the frame's time. */
+  id = gst_test_clock_process_next_clock_id (test_clock);
+  if (id)
+    gst_clock_id_unref (id);
+  feed_appsrc (pipe, "in_dist", 3, 1, BEHIND_FRAMES);
+  feed_appsrc (pipe, "in_dist_1", 6, 1, BEHIND_FRAMES);
+  collect (pipe, &run);
+  /* The latency the element adds to each frame's running time: its
+   * property and what upstream reports. */
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  const GstClockTime latency = gst_aggregator_get_latency (GST_AGGREGATOR (c));
+  gst_object_unref (c);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+
+  fail_unless (run.error == NULL, "%s", run.error);
+  fail_unless (latency >= BEHIND_LATENCY && latency < BEHIND_NOW);
+  guint64 late = 0;
+  for (guint k = 0; k < BEHIND_FRAMES; k++) {
+    const GstClockTime due = gst_util_uint64_scale (k, GST_SECOND, 30) +
+        latency;
+    if (due + BEHIND_MAX_LATENESS < BEHIND_NOW)
+      late++;
+  }
+  fail_unless (late > 0 && late < BEHIND_FRAMES);
+  for (guint i = 1; i < G_N_ELEMENTS (pads); i++) {
+    const PadResult *r = run_pad (&run, pads[i]);
+    fail_unless_equals_int (r->summaries, 1);
+    fail_unless_equals_uint64 (r->summary_unmatched_ref, 0);
+    fail_unless_equals_uint64 (r->summary_unmatched_dist, 0);
+    fail_unless_equals_uint64 (r->summary_skipped, late);
+    fail_unless_equals_uint64 (r->summary_frames, BEHIND_FRAMES - late);
+  }
+  for (guint i = 0; i < run.warnings->len; i++)
+    fail_if (TRUE, "warning: %s", (const gchar *) g_ptr_array_index
+        (run.warnings, i));
   run_clear (&run);
   gst_object_unref (clock);
 }
@@ -1101,6 +1226,7 @@ ssim2compare_ladder_suite (void)
   suite_add_tcase (s, pads);
   tcase_set_timeout (pads, 300);
   tcase_add_test (pads, test_lateness_skips_late_pairs);
+  tcase_add_test (pads, test_live_behind_skips_not_unmatched);
   tcase_add_test (pads, test_released_pad_name_reusable);
   tcase_add_test (pads, test_unlinked_dist_pad_left_out);
   tcase_add_test (pads, test_unlinked_ref_pad_error);

@@ -209,7 +209,7 @@ GST_START_TEST (test_caps_refused)
   GstPad *ref = gst_element_get_static_pad (e, "ref");
   GstPad *dist = gst_element_get_static_pad (e, "dist");
   const gchar *refused[] = {
-    CAPS64 ("GRAY8"),
+    CAPS64 ("GRAY16_BE"),
     CAPS64 ("YUY2"),
     CAPS64 ("ARGB64"),
     CAPS64 ("I420") ",interlace-mode=interleaved",

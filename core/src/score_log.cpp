@@ -37,7 +37,14 @@ std::string JsonOptional(const std::optional<std::uint64_t>& v) {
   return v ? Unsigned(*v) : "null";
 }
 
-std::string JsonString(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
+// Appended rather than `"\"" + JsonEscape(s) + ...`: gcc 12 at -O3 wrongly warns
+// (-Wrestrict, GCC bug 105329) on a literal + std::string&& when inlined.
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  out += JsonEscape(s);
+  out += '"';
+  return out;
+}
 std::string JsonStringOrNull(const std::string& s) { return s.empty() ? "null" : JsonString(s); }
 
 double Throughput(std::uint64_t frames, double elapsed_s) {

@@ -1692,15 +1692,20 @@ pass_gap (GstSsim2Compare * self, Rendition & r)
 }
 
 /* @r's pad has ended: its measurement ends with its summary (posted by
- * post_due_summaries). */
+ * post_due_summaries). @ref is the ref head at that moment: a frame there
+ * lies after the end of @r's stream (the pairing took every earlier one). */
 static void
-finish_rendition (GstSsim2Compare * self, Rendition & r)
+finish_rendition (GstSsim2Compare * self, Rendition & r,
+    const ssim2gst::PadHead & ref)
 {
   r.finished = true;
 
-  /* The pad has ended; ref may still hold frames. */
+  /* The pad has ended; ref may still hold frames. Only a ref frame waiting
+   * now says that ref had more: an empty ref queue before ref's EOS has
+   * arrived says nothing (both may end at the same frame). */
   ssim2::InputEnds ends;
-  ends.ref_frames = r.ref_frames;
+  ends.ref_after_dist_end = ref.has_buffer && !ref.gap ? 1 : 0;
+  ends.ref_frames = r.ref_frames + ends.ref_after_dist_end;
   ends.dist_frames = r.st.frames;
   ends.ref_ended = r.ref_ended;
   ends.dist_ended = true;
@@ -2250,7 +2255,7 @@ step_rendition (GstSsim2Compare * self, Rendition & r, gboolean timeout,
       pass_gap (self, r);
       return GST_FLOW_OK;
     case ssim2gst::PairingAction::kFinish:
-      finish_rendition (self, r);
+      finish_rendition (self, r, in.ref);
       return GST_FLOW_OK;
     case ssim2gst::PairingAction::kNeedData:
     default:

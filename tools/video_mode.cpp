@@ -568,8 +568,7 @@ std::string FrameCounts(const Run& run, const Branch& b) {
 // One distorted input's summary: Summarize() of its rows, the element's
 // unmatched counts, and the "ended first" warning when one stream ended
 // early (the element's warning is replaced by this line, which has both
-// complete counts; without its word, one stream having ended and not the
-// other tells).
+// complete counts; without its word, the counts tell).
 LogSummary SummarizeInput(Run& run, const Branch& b) {
   const Options& options = run.options;
   InputEnds ends;
@@ -577,6 +576,12 @@ LogSummary SummarizeInput(Run& run, const Branch& b) {
   ends.dist_frames = DistFrames(run, b);
   ends.ref_ended = run.ref.eos;
   ends.dist_ended = b.eos;
+  // Without the element's word, the counts are the evidence that the input
+  // which did not reach its end had frames beyond the other's.
+  if (!ends.ref_ended && ends.ref_frames > ends.dist_frames)
+    ends.ref_after_dist_end = ends.ref_frames - ends.dist_frames;
+  if (!ends.dist_ended && ends.dist_frames > ends.ref_frames)
+    ends.dist_after_ref_end = ends.dist_frames - ends.ref_frames;
   std::optional<Input> ended_first;
   if (!run.stop_signal && !run.stalled && !run.frames_reached) {
     ended_first = b.element_ended_first;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "cli_args.h"
 #include "cli_options.h"
 #include "image_io.h"
@@ -92,6 +94,10 @@ constexpr int kIsImage = -1;
 constexpr int kIsVideo = 2;
 int LoadInput(const char* which, const std::string& path, io::Image* image) {
   if (io::IsUri(path)) return kIsVideo;  // only GStreamer reads URIs
+  // A file that cannot be read at all is judged by its name: an image's name
+  // gets the reference's message, any other is a video that the video mode
+  // reports in its words ("cannot open reference clip.mkv: ...").
+  if (access(path.c_str(), R_OK) != 0 && !io::HasImageName(path)) return kIsVideo;
   io::FileKind kind;
   if (Status s = io::SniffFile(path, &kind); !s.ok()) return LoadFailure(which, path, s.message());
   if (kind == io::FileKind::kOther) return kIsVideo;

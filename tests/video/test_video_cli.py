@@ -465,8 +465,12 @@ def case_bad_input(exe, data, tmp):
     encode(short_raw, short, 20)
 
     cases = [
-        ("missing file", [missing, p["good"]], [missing]),
-        ("missing distorted", [p["ref"], missing], [missing]),
+        # A missing video is reported in the video mode's words, not as an
+        # image that could not be loaded (issue 24).
+        ("missing file", [missing, p["good"]],
+         [f"ssim2: cannot open reference {missing}: No such file or directory"]),
+        ("missing distorted", [p["ref"], missing],
+         [f"ssim2: cannot open distorted {missing}: No such file or directory"]),
         ("undecodable", [p["ref"], garbage], [garbage]),
         ("truncated", [p["ref"], truncated], [truncated, "damaged or truncated file"]),
         ("headers only", [p["ref"], headers_only], [headers_only, "damaged or truncated file"]),

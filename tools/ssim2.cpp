@@ -13,9 +13,11 @@
 #include "cli_options.h"
 #include "image_io.h"
 #include "pairs_mode.h"
+#include "quality_gate.h"
 #include "run_guard.h"
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
+#include "ssim2/stats.h"
 #include "stdout_status.h"
 
 #ifndef SSIM2_VERSION
@@ -130,12 +132,15 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
     if (!o.json_path.empty()) {
       if (Status w = WriteFile(o.json_path, json); !w.ok()) return Fail("ssim2: " + w.message());
     }
-    if (o.json) {
-      std::fputs(json.c_str(), stdout);
-      return 0;
-    }
+    if (o.json) std::fputs(json.c_str(), stdout);
   }
-  std::printf("%s\n", FormatScore(result.score).c_str());
+  if (!o.json) std::printf("%s\n", FormatScore(result.score).c_str());
+  // One score: every statistic a gate can name is the score itself.
+  if (auto below = QualityGateFailure(o.fail_below, Summarize({result.score}), o.distorted_path)) {
+    std::fflush(stdout);
+    Fail("ssim2: " + *below);
+    return kExitBelowGate;
+  }
   return 0;
 }
 
@@ -185,7 +190,11 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (command == Command::kVersion) {
-    std::printf("ssim2 %s (gst-ssim2), SSIMULACRA 2.1\n", SSIM2_VERSION);
+    std::fputs(VersionText(SSIM2_VERSION).c_str(), stdout);
+    return 0;
+  }
+  if (command == Command::kListDevices) {
+    std::fputs(DeviceListText(ssim2::ListCudaDevices()).c_str(), stdout);
     return 0;
   }
   if (!options.pairs_path.empty()) return RunPairsMode(options);

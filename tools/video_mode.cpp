@@ -706,7 +706,16 @@ int ReportResults(Run& run, double elapsed) {
   const bool written = WriteOutputFiles(options, rows, log_summary, info);
   if (run.stalled) return 1;
   if (run.stop_signal) return SignalExitCode(run.stop_signal);
-  return written && !any_failed ? 0 : 1;
+  if (!written || any_failed) return 1;
+  // The gate holds for every distorted input.
+  int code = 0;
+  for (const auto& [b, summary] : results) {
+    if (auto below = QualityGateFailure(options.fail_below, summary.scores, Quoted(*b))) {
+      PrintLine(&run, *below);
+      code = kExitBelowGate;
+    }
+  }
+  return code;
 }
 
 }  // namespace
@@ -797,7 +806,8 @@ int RunVideoMode(const Options& options) {
   run.progress = nullptr;
 
   int code = ReportResults(run, elapsed);
-  if (code == 0 && left_out) code = 1;
+  // A file left out is an error, which a quality gate's status never hides.
+  if (left_out && (code == 0 || code == kExitBelowGate)) code = 1;
   if (!stopped) {
     // A source is still blocked (e.g. in read() on a pipe) and its thread
     // cannot be joined: the results are out, so the process ends here.

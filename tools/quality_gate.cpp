@@ -5,7 +5,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "ssim2/score_log.h"
+#include "text_format.h"
 
 namespace ssim2 {
 namespace cli {

@@ -124,8 +124,10 @@ __global__ void PrepareKernel(const PrepareParams p) {
   if (ox >= ow || oy >= oh) return;
   const int z = blockIdx.z;
   const PyramidStep st = z == 0 ? p.steps[0] : p.steps[1];
-  InputDesc in;
-  yuv::Coeffs yc;
+  // Value-initialised: read only when p.from_input, as they are set, but
+  // gcc (the emulated build) cannot see that and warns.
+  InputDesc in{};
+  yuv::Coeffs yc{};
   if (p.from_input) {
     in = z == 0 ? p.inputs[0] : p.inputs[1];
     yc = yuv::MakeCoeffs(in.yuv_matrix, in.yuv_full != 0,

@@ -236,13 +236,15 @@ pass_gap (GstSsim2Compare * self, Rendition & r)
 }
 
 /* @r's pad has ended: its measurement ends with its summary, which the
- * aggregate pass posts once the pairs in flight have left (summary_due). */
+ * aggregate pass posts once the pairs in flight have left (summary_due).
+ * @ref is the ref head at that moment. */
 static void
-finish_rendition (GstSsim2Compare * self, Rendition & r)
+finish_rendition (GstSsim2Compare * self, Rendition & r,
+    const ssim2gst::PadHead & ref)
 {
   r.finished = true;
 
-  gst_ssim2_compare_report_ended_first (self, r);
+  gst_ssim2_compare_report_ended_first (self, r, ref.has_buffer && !ref.gap);
 
 #ifdef HAVE_GST_CUDA
   GstSsim2ComparePrivate *priv = self->priv;
@@ -641,7 +643,7 @@ gst_ssim2_compare_step_rendition (GstSsim2Compare * self, const RenditionPtr & r
       pass_gap (self, r);
       return GST_FLOW_OK;
     case ssim2gst::PairingAction::kFinish:
-      finish_rendition (self, r);
+      finish_rendition (self, r, in.ref);
       return GST_FLOW_OK;
     case ssim2gst::PairingAction::kNeedData:
     default:

@@ -243,11 +243,15 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
 }
 
 void
-gst_ssim2_compare_report_ended_first (GstSsim2Compare * self, Rendition & r)
+gst_ssim2_compare_report_ended_first (GstSsim2Compare * self, Rendition & r,
+    bool ref_frame_waiting)
 {
-  /* The pad has ended; ref may still hold frames. */
+  /* The pad has ended; ref may still hold frames. Only a ref frame waiting
+   * now says that ref had more: an empty ref queue before ref's EOS has
+   * arrived says nothing (both may end at the same frame). */
   ssim2::InputEnds ends;
-  ends.ref_frames = r.ref_frames;
+  ends.ref_after_dist_end = ref_frame_waiting ? 1 : 0;
+  ends.ref_frames = r.ref_frames + ends.ref_after_dist_end;
   ends.dist_frames = r.st.frames;
   ends.ref_ended = r.ref_ended;
   ends.dist_ended = true;

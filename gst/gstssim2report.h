@@ -49,9 +49,11 @@ void gst_ssim2_compare_report_pair (GstSsim2Compare * self,
 
 /* @r's pad has ended: sets r.ended_first and, when one input ended while
  * the other still had frames, posts the STREAM/FAILED warning that says
- * so. */
+ * so. @ref_frame_waiting: a ref frame was at the head of the ref queue when
+ * @r ended, so it lies after the end of @r's stream (the pairing took every
+ * earlier one). */
 void gst_ssim2_compare_report_ended_first (GstSsim2Compare * self,
-    ssim2gst::Rendition & r);
+    ssim2gst::Rendition & r, bool ref_frame_waiting);
 
 /* Posts the summary of @r's current measurement (after its last window). */
 void gst_ssim2_compare_post_summary (GstSsim2Compare * self,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -112,6 +113,7 @@ struct ParseState {
   gboolean help_all = FALSE;
   gboolean help_gst = FALSE;
   gboolean version = FALSE;
+  gboolean list_devices = FALSE;
 };
 
 ParseState* StateOf(gpointer data) { return static_cast<ParseState*>(data); }
@@ -218,6 +220,13 @@ gboolean OnFrames(const gchar* name, const gchar* value, gpointer data, GError**
   return TakeNumber(name, value, kFrameCountRange, &StateOf(data)->options->frames, error);
 }
 
+gboolean OnFailBelow(const gchar*, const gchar* value, gpointer data, GError** error) {
+  std::string message;
+  if (!ParseQualityGate(value, &StateOf(data)->options->fail_below, &message))
+    return Reject(error, message);
+  return TRUE;
+}
+
 gboolean OnOutputOfFormat(LogFormat format, const gchar* name, const gchar* value,
                           gpointer data, GError** error) {
   std::string message;
@@ -299,8 +308,20 @@ struct HelpStrings {
   std::string every = "score every Nth frame pair (" + RangeText(kEveryRange) + ", default 1)";
   std::string frames =
       "stop after N scored pairs (" + RangeText(kFrameCountRange) + "; default 0: all)";
+  std::string fail_below = "exit with status " + std::to_string(kExitBelowGate) +
+                           " when the score (videos and lists: the mean, or STAT of " +
+                           QualityGateStatistics() + ") is below SCORE";
   std::string format_values = FormatList("|");
   std::string format = "format of -o FILE (default: from its extension, .csv or .json)";
+  std::string description =
+      "'--json FILE' (with a space) names a file only when both inputs follow it and\n"
+      "FILE ends in .json or is not an existing regular file.\n"
+      "-o FILE.csv is --csv FILE.csv, -o FILE.json is --json=FILE.json; --format wins over\n"
+      "the extension.\n"
+      "\n"
+      "Exit status: 0 on success, 1 on any error (one line on stderr), " +
+      std::to_string(kExitBelowGate) +
+      " when a score is\nbelow --fail-below (after the results are printed and written).\n";
 };
 
 const HelpStrings& Strings() {
@@ -336,6 +357,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
        "N"},
       {"threads", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnThreads),
        s.threads.c_str(), "N"},
+      {"fail-below", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFailBelow),
+       s.fail_below.c_str(), "[STAT:]SCORE"},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   const GOptionEntry pairs[] = {
       {"pairs", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnPairs),
@@ -383,7 +406,10 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       {"help-gst", 0, 0, G_OPTION_ARG_NONE, &state->help_gst,
        "GStreamer's options (--gst-debug-level, --gst-plugin-path, ...)", nullptr},
 #endif
-      {"version", 0, 0, G_OPTION_ARG_NONE, &state->version, "version and metric", nullptr},
+      {"version", 0, 0, G_OPTION_ARG_NONE, &state->version,
+       "version, metric, CUDA engine and GStreamer version", nullptr},
+      {"list-devices", 0, 0, G_OPTION_ARG_NONE, &state->list_devices,
+       "the CUDA devices, and whether the engine runs on each", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
 
   GOptionContext* context =
@@ -406,14 +432,7 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       "       70   high quality: artifacts hard to see without the original beside it\n"
       "       90   visually lossless: not told apart even when flicking between them\n"
       "      100   the pixels are identical");
-  g_option_context_set_description(
-      context,
-      "'--json FILE' (with a space) names a file only when both inputs follow it and\n"
-      "FILE ends in .json or is not an existing regular file.\n"
-      "-o FILE.csv is --csv FILE.csv, -o FILE.json is --json=FILE.json; --format wins over\n"
-      "the extension.\n"
-      "\n"
-      "Exit status: 0 on success, 1 on any error (one line on stderr).\n");
+  g_option_context_set_description(context, s.description.c_str());
   g_option_context_add_group(context, NewGroup("scoring", "Scoring options (images and videos):",
                                                "Show scoring options", scoring, state));
   g_option_context_add_group(
@@ -507,6 +526,10 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   }
   if (state.version) {
     *command = Command::kVersion;
+    return true;
+  }
+  if (state.list_devices) {
+    *command = Command::kListDevices;
     return true;
   }
   options->quiet = options->quiet || state.quiet;
@@ -612,6 +635,34 @@ std::string HelpText(Command topic) {
   g_option_context_free(context);
   if (help.empty() || help.back() != '\n') help += '\n';
   return help;
+}
+
+std::string VersionText(const char* version) {
+  std::string text = std::string("ssim2 ") + version + " (gst-ssim2), SSIMULACRA 2.1\n";
+  text += CudaEngineBuiltIn() ? "CUDA engine: built in (GPUs: ssim2 --list-devices)\n"
+                              : "CUDA engine: not built in (CPU only)\n";
+#ifdef SSIM2_WITH_GST_OPTIONS
+  guint major = 0, minor = 0, micro = 0, nano = 0;
+  gst_version(&major, &minor, &micro, &nano);  // the library loaded, not the headers
+  text += "GStreamer: " + std::to_string(major) + "." + std::to_string(minor) + "." +
+          std::to_string(micro) + " (video mode)\n";
+#else
+  text += "GStreamer: none (this build scores images only)\n";
+#endif
+  return text;
+}
+
+std::string DeviceListText(const CudaDeviceList& list) {
+  if (list.devices.empty()) return list.none_reason + "\n";
+  std::string text;
+  for (const CudaDevice& d : list.devices) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%d  %s  %.1f GiB  compute capability %d.%d  engine: %s\n",
+                  d.index, d.name.c_str(), static_cast<double>(d.memory_bytes) / (1ull << 30),
+                  d.major, d.minor, d.engine_runs ? "runs here" : "no (too old for this build)");
+    text += line;
+  }
+  return text;
 }
 
 }  // namespace cli

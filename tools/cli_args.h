@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "cli_options.h"
+#include "ssim2/devices.h"
 
 namespace ssim2 {
 namespace cli {
 
 // kHelp: our option groups; kHelpAll: those and GStreamer's; kHelpGst:
 // GStreamer's only (builds with GStreamer).
-enum class Command { kScore, kHelp, kHelpAll, kHelpGst, kVersion };
+enum class Command { kScore, kHelp, kHelpAll, kHelpGst, kVersion, kListDevices };
 
 // Parses the arguments after the program name. On failure returns false and
 // sets `error` to one line ("" means: wrong number of inputs, print usage).
@@ -35,6 +36,15 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
 
 // The help text of kHelp, kHelpAll or kHelpGst (ends with a newline).
 std::string HelpText(Command topic);
+
+// --version: the tool's version and metric, whether the CUDA engine is built
+// into libssim2, and the GStreamer version the video mode runs on.
+std::string VersionText(const char* version);
+
+// --list-devices: one line per CUDA device (index, name, memory, compute
+// capability, whether the engine runs there), or one line saying why there
+// is none.
+std::string DeviceListText(const CudaDeviceList& list);
 
 // The text printed for a wrong number of inputs: the kHelp text.
 inline std::string UsageText() { return HelpText(Command::kHelp); }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gstssim2alignment.h"
+#include "quality_gate.h"
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {
@@ -38,6 +39,7 @@ struct Options {
   std::uint64_t frames = 0;  // --frames N: stop after N scored pairs (0: all)
   bool scale = false;        // --scale: upscale distorted videos to the reference's size
   bool quiet = false;        // no progress line even on a terminal
+  QualityGate fail_below;    // --fail-below [STAT:]SCORE (quality_gate.h)
   // Pairs mode (tools/pairs_mode.h).
   std::string pairs_path;    // --pairs LIST ("-": standard input)
   std::string shard;         // --shard I/N, checked by the pairs mode

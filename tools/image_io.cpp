@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <new>
 #include <utility>
 
@@ -401,6 +402,17 @@ bool IsUri(const std::string& path) {
     if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return false;
   }
   return true;
+}
+
+bool HasImageName(const std::string& path) {
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return false;
+  std::string ext = path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* image : {"png", "jpg", "jpeg", "jpe", "jfif"}) {
+    if (ext == image) return true;
+  }
+  return false;
 }
 
 FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size) {

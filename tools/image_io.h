@@ -32,6 +32,11 @@ FileKind SniffBytes(const std::uint8_t* bytes, std::size_t size);
 // empty.
 Status SniffFile(const std::string& path, FileKind* kind);
 
+// True when the name of `path` ends in a PNG or JPEG extension (.png, .jpg,
+// .jpeg, .jpe, .jfif; any case): the image mode's file when its contents
+// cannot be read to tell.
+bool HasImageName(const std::string& path);
+
 // True when `path` is a URI ("scheme://..."): such inputs are not files
 // this loader reads, they go to the video mode (GStreamer).
 bool IsUri(const std::string& path);

@@ -605,7 +605,9 @@ int RunPairsMode(const Options& o) {
     out.Flush();
   }
   PairsSummary running;
+  std::vector<double> scores;  // for --fail-below
   const PairsSummary summary = RunPairs(std::move(config), [&](const PairRow& row) {
+    if (row.status == PairStatus::kOk) scores.push_back(row.score);
     for (Output& out : outputs) {
       out.writer->Write(row);
       out.Flush();
@@ -643,6 +645,12 @@ int RunPairsMode(const Options& o) {
                  summary.pairs, summary.seconds, rate,
                  o.decode_only ? summary.decoded : summary.scored,
                  o.decode_only ? "decoded" : "scored", summary.failed);
+  }
+  if (code == 0 && !o.decode_only) {
+    if (auto below = QualityGateFailure(o.fail_below, Summarize(scores), list_name)) {
+      Fail(*below);
+      code = kExitBelowGate;
+    }
   }
   if (summary.threads_left) {
     // A reader blocked in open() or read() (or a pair being scored when a

@@ -7,13 +7,17 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "cli_args.h"
 #include "cli_options.h"
 #include "image_io.h"
 #include "pairs_mode.h"
+#include "quality_gate.h"
 #include "run_guard.h"
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
+#include "ssim2/stats.h"
 #include "stdout_status.h"
 #include "text_format.h"
 
@@ -91,6 +95,10 @@ constexpr int kIsImage = -1;
 constexpr int kIsVideo = 2;
 int LoadInput(const char* which, const std::string& path, io::Image* image) {
   if (io::IsUri(path)) return kIsVideo;  // only GStreamer reads URIs
+  // A file that cannot be read at all is judged by its name: an image's name
+  // gets the reference's message, any other is a video that the video mode
+  // reports in its words ("cannot open reference clip.mkv: ...").
+  if (access(path.c_str(), R_OK) != 0 && !io::HasImageName(path)) return kIsVideo;
   io::FileKind kind;
   if (Status s = io::SniffFile(path, &kind); !s.ok()) return LoadFailure(which, path, s.message());
   if (kind == io::FileKind::kOther) return kIsVideo;
@@ -123,12 +131,15 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
     if (!o.json_path.empty()) {
       if (Status w = WriteFile(o.json_path, json); !w.ok()) return Fail("ssim2: " + w.message());
     }
-    if (o.json) {
-      std::fputs(json.c_str(), stdout);
-      return 0;
-    }
+    if (o.json) std::fputs(json.c_str(), stdout);
   }
-  std::printf("%s\n", FormatScore(result.score).c_str());
+  if (!o.json) std::printf("%s\n", FormatScore(result.score).c_str());
+  // One score: every statistic a gate can name is the score itself.
+  if (auto below = QualityGateFailure(o.fail_below, Summarize({result.score}), o.distorted_path)) {
+    std::fflush(stdout);
+    Fail("ssim2: " + *below);
+    return kExitBelowGate;
+  }
   return 0;
 }
 
@@ -178,7 +189,11 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (command == Command::kVersion) {
-    std::printf("ssim2 %s (gst-ssim2), SSIMULACRA 2.1\n", SSIM2_VERSION);
+    std::fputs(VersionText(SSIM2_VERSION).c_str(), stdout);
+    return 0;
+  }
+  if (command == Command::kListDevices) {
+    std::fputs(DeviceListText(ssim2::ListCudaDevices()).c_str(), stdout);
     return 0;
   }
   if (!options.pairs_path.empty()) return RunPairsMode(options);

@@ -577,8 +577,7 @@ std::string FrameCounts(const Run& run, const Branch& b) {
 // One distorted input's summary: Summarize() of its rows, the element's
 // unmatched counts, and the "ended first" warning when one stream ended
 // early (the element's warning is replaced by this line, which has both
-// complete counts; without its word, one stream having ended and not the
-// other tells).
+// complete counts; without its word, the counts tell).
 LogSummary SummarizeInput(Run& run, const Branch& b) {
   const Options& options = run.options;
   InputEnds ends;
@@ -586,6 +585,12 @@ LogSummary SummarizeInput(Run& run, const Branch& b) {
   ends.dist_frames = DistFrames(run, b);
   ends.ref_ended = run.ref.eos;
   ends.dist_ended = b.eos;
+  // Without the element's word, the counts are the evidence that the input
+  // which did not reach its end had frames beyond the other's.
+  if (!ends.ref_ended && ends.ref_frames > ends.dist_frames)
+    ends.ref_after_dist_end = ends.ref_frames - ends.dist_frames;
+  if (!ends.dist_ended && ends.dist_frames > ends.ref_frames)
+    ends.dist_after_ref_end = ends.dist_frames - ends.ref_frames;
   std::optional<Input> ended_first;
   if (!run.stop_signal && !run.stalled && !run.frames_reached) {
     ended_first = b.element_ended_first;
@@ -710,7 +715,16 @@ int ReportResults(Run& run, double elapsed) {
   const bool written = WriteOutputFiles(options, rows, log_summary, info);
   if (run.stalled) return 1;
   if (run.stop_signal) return SignalExitCode(run.stop_signal);
-  return written && !any_failed ? 0 : 1;
+  if (!written || any_failed) return 1;
+  // The gate holds for every distorted input.
+  int code = 0;
+  for (const auto& [b, summary] : results) {
+    if (auto below = QualityGateFailure(options.fail_below, summary.scores, Quoted(*b))) {
+      PrintLine(&run, *below);
+      code = kExitBelowGate;
+    }
+  }
+  return code;
 }
 
 }  // namespace
@@ -801,7 +815,8 @@ int RunVideoMode(const Options& options) {
   run.progress = nullptr;
 
   int code = ReportResults(run, elapsed);
-  if (code == 0 && left_out) code = 1;
+  // A file left out is an error, which a quality gate's status never hides.
+  if (left_out && (code == 0 || code == kExitBelowGate)) code = 1;
   if (!stopped) {
     // A source is still blocked (e.g. in read() on a pipe) and its thread
     // cannot be joined: the results are out, so the process ends here.

@@ -58,16 +58,16 @@ SSIM2_HD float SrgbToLinear(float encoded) {
   const float x = BitsFloat(FloatBits(encoded) & 0x7fffffffu);
   float magnitude;
   if (x > kSrgbThreshold) {
-    float yp = kSrgbP[4];
-    float yq = kSrgbQ[4];
-    yp = Fma(yp, x, kSrgbP[3]);
-    yq = Fma(yq, x, kSrgbQ[3]);
-    yp = Fma(yp, x, kSrgbP[2]);
-    yq = Fma(yq, x, kSrgbQ[2]);
-    yp = Fma(yp, x, kSrgbP[1]);
-    yq = Fma(yq, x, kSrgbQ[1]);
-    yp = Fma(yp, x, kSrgbP[0]);
-    yq = Fma(yq, x, kSrgbQ[0]);
+    float yp = kSrgbP4;
+    float yq = kSrgbQ4;
+    yp = Fma(yp, x, kSrgbP3);
+    yq = Fma(yq, x, kSrgbQ3);
+    yp = Fma(yp, x, kSrgbP2);
+    yq = Fma(yq, x, kSrgbQ2);
+    yp = Fma(yp, x, kSrgbP1);
+    yq = Fma(yq, x, kSrgbQ1);
+    yp = Fma(yp, x, kSrgbP0);
+    yq = Fma(yq, x, kSrgbQ0);
     magnitude = yp / yq;
   } else {
     magnitude = x * kSrgbLowDivInv;
@@ -101,9 +101,9 @@ struct Xyb {
 // Linear RGB to the reference's "positive XYB" (ToXYB + MakePositiveXYB).
 // `neg_cbrt_bias` is -cbrtf(kOpsinBias).
 SSIM2_HD Xyb LinearToPositiveXyb(float r, float g, float b, float neg_cbrt_bias) {
-  float m0 = Fma(kOpsin[0], r, Fma(kOpsin[1], g, Fma(kOpsin[2], b, kOpsinBias)));
-  float m1 = Fma(kOpsin[3], r, Fma(kOpsin[4], g, Fma(kOpsin[5], b, kOpsinBias)));
-  float m2 = Fma(kOpsin[6], r, Fma(kOpsin[7], g, Fma(kOpsin[8], b, kOpsinBias)));
+  float m0 = Fma(kOpsinM00, r, Fma(kOpsinM01, g, Fma(kOpsinM02, b, kOpsinBias)));
+  float m1 = Fma(kOpsinM10, r, Fma(kOpsinM11, g, Fma(kOpsinM12, b, kOpsinBias)));
+  float m2 = Fma(kOpsinM20, r, Fma(kOpsinM21, g, Fma(kOpsinM22, b, kOpsinBias)));
   // ZeroIfNegative: the sign bit decides, so -0 becomes +0 as well.
   if (FloatBits(m0) & 0x80000000u) m0 = 0.0f;
   if (FloatBits(m1) & 0x80000000u) m1 = 0.0f;

@@ -5,14 +5,18 @@
 
 #include <cstdint>
 
-// Scalars are plain constexpr (usable in device code as literals). Arrays
-// that device code indexes are __device__ constexpr under nvcc (nvcc refuses
-// to read host constexpr arrays in device code).
-#if defined(__CUDACC__)
+// Every constant that device code reads is a scalar: a plain constexpr scalar
+// is a literal in both of nvcc's passes, whereas an array would have to be
+// __device__ for the kernels and could then not be read by the host side of
+// the __host__ __device__ functions in arith.h.
 #define SSIM2_CONST constexpr
+// Arrays that device code indexes are __device__ constexpr under nvcc (nvcc
+// refuses host constexpr arrays in device code). Only kernels may read them:
+// the host side of a __host__ __device__ function cannot (#20091-D), so such
+// functions read scalars, as arith.h does.
+#if defined(__CUDACC__)
 #define SSIM2_CONST_ARRAY __device__ constexpr
 #else
-#define SSIM2_CONST constexpr
 #define SSIM2_CONST_ARRAY constexpr
 #endif
 
@@ -31,8 +35,9 @@ SSIM2_CONST float kOpsinM11 = 1.0f - kOpsinM12 - kOpsinM10;
 SSIM2_CONST float kOpsinM20 = 0.24342268924547819f;
 SSIM2_CONST float kOpsinM21 = 0.20476744424496821f;
 SSIM2_CONST float kOpsinM22 = 1.0f - kOpsinM20 - kOpsinM21;
-SSIM2_CONST_ARRAY float kOpsin[9] = {kOpsinM00, kOpsinM01, kOpsinM02, kOpsinM10, kOpsinM11,
-                               kOpsinM12, kOpsinM20, kOpsinM21, kOpsinM22};
+// Host code (the CPU kernels) loops over the matrix; arith.h uses the scalars.
+constexpr float kOpsin[9] = {kOpsinM00, kOpsinM01, kOpsinM02, kOpsinM10, kOpsinM11,
+                             kOpsinM12, kOpsinM20, kOpsinM21, kOpsinM22};
 SSIM2_CONST float kOpsinBias = 0.0037930732552754493f;
 
 // libjxl fast_math-inl.h CubeRootAndAdd.
@@ -44,10 +49,17 @@ SSIM2_CONST float kFourThirds = 4.0f / 3;
 // libjxl transfer_functions-inl.h TF_SRGB::DisplayFromEncoded.
 SSIM2_CONST float kSrgbThreshold = 0.04045f;
 SSIM2_CONST float kSrgbLowDivInv = 1.0f / 12.92f;
-SSIM2_CONST_ARRAY float kSrgbP[5] = {2.200248328e-04f, 1.043637593e-02f, 1.624820318e-01f,
-                               7.961564959e-01f, 8.210152774e-01f};
-SSIM2_CONST_ARRAY float kSrgbQ[5] = {2.631846970e-01f, 1.076976492e+00f, 4.987528350e-01f,
-                               -5.512498495e-02f, 6.521209011e-03f};
+// Numerator and denominator coefficients, constant term first.
+SSIM2_CONST float kSrgbP0 = 2.200248328e-04f;
+SSIM2_CONST float kSrgbP1 = 1.043637593e-02f;
+SSIM2_CONST float kSrgbP2 = 1.624820318e-01f;
+SSIM2_CONST float kSrgbP3 = 7.961564959e-01f;
+SSIM2_CONST float kSrgbP4 = 8.210152774e-01f;
+SSIM2_CONST float kSrgbQ0 = 2.631846970e-01f;
+SSIM2_CONST float kSrgbQ1 = 1.076976492e+00f;
+SSIM2_CONST float kSrgbQ2 = 4.987528350e-01f;
+SSIM2_CONST float kSrgbQ3 = -5.512498495e-02f;
+SSIM2_CONST float kSrgbQ4 = 6.521209011e-03f;
 
 // Msssim::Score(): feature weights in the order channel, scale, norm, map.
 SSIM2_CONST double kWeights[108] = {

@@ -9,4 +9,5 @@
 #include "ssim2/stats.h"
 #include "ssim2/score_log.h"
 #include "ssim2/alignment.h"
+#include "ssim2/devices.h"
 #pragma GCC visibility pop

@@ -57,8 +57,8 @@ double ScoreRow::Seconds() const {
 const char* InputName(Input input) { return input == Input::kRef ? "ref" : "dist"; }
 
 std::optional<Input> EndedFirst(const InputEnds& e) {
-  if (e.dist_ended && !e.ref_ended) return Input::kDist;
-  if (e.ref_ended && (!e.dist_ended || e.dist_after_ref_end > 0)) return Input::kRef;
+  if (e.dist_ended && e.ref_after_dist_end > 0) return Input::kDist;
+  if (e.ref_ended && e.dist_after_ref_end > 0) return Input::kRef;
   return std::nullopt;
 }
 

@@ -72,7 +72,14 @@ std::string ToValidUtf8(std::string_view text) {
   return out;
 }
 
-std::string JsonString(std::string_view text) { return "\"" + JsonEscape(text) + "\""; }
+// Appended rather than `"\"" + JsonEscape(text) + ...`: gcc 12 at -O3 wrongly
+// warns (-Wrestrict, GCC bug 105329) on a literal + std::string&& when inlined.
+std::string JsonString(std::string_view text) {
+  std::string out = "\"";
+  out += JsonEscape(text);
+  out += '"';
+  return out;
+}
 
 std::string CsvField(std::string_view text) {
   const bool edge_space = !text.empty() && (text.front() == ' ' || text.back() == ' ');

@@ -15,18 +15,25 @@ receives (a GstStructure with "score" and "index"). Both are printed:
     ...
     frames: 10 messages, 10 metas
 
-Needs python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0 (Debian 12) and the ssim2
-plugin where GStreamer finds it (installed, or GST_PLUGIN_PATH). Exits with status 1 and the
-pipeline's error message when something fails, for instance when the plugin is missing.
+Run it with the distribution's python3 (/usr/bin/python3 on Debian 12): GStreamer's Python
+bindings are Debian packages (python3-gi, python3-gst-1.0, gir1.2-gst-plugins-base-1.0), which a
+pyenv, conda or venv python does not see. It also needs the ssim2 plugin where GStreamer finds it
+(installed, or GST_PLUGIN_PATH). Exits with status 1 and one line saying what is missing: the
+bindings, or the pipeline's error message (for instance when the plugin is missing).
 """
 import argparse
 import sys
 import threading
 
-import gi
+try:
+    import gi
 
-gi.require_version("Gst", "1.0")
-from gi.repository import GLib, Gst  # noqa: E402
+    gi.require_version("Gst", "1.0")
+    from gi.repository import GLib, Gst  # noqa: E402
+except (ImportError, ValueError) as missing:  # no PyGObject, or no Gst typelib
+    sys.exit(f"error: {sys.executable} cannot load GStreamer's Python bindings ({missing}). "
+             "Run this with the distribution's python3 (/usr/bin/python3), with the packages "
+             "python3-gi python3-gst-1.0 gir1.2-gst-plugins-base-1.0 installed.")
 
 SCORE_META = "GstSsim2ScoreMeta"  # GST_SSIM2_SCORE_META_NAME in gst/ssim2/gstssim2meta.h
 

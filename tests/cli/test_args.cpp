@@ -12,6 +12,8 @@
 #endif
 
 #include "cli_args.h"
+#include "quality_gate.h"
+#include "ssim2/stats.h"
 
 namespace ssim2 {
 namespace cli {
@@ -23,6 +25,10 @@ struct Parsed {
   Command command;
   std::string error;
 };
+
+bool Contains(const std::string& text, const std::string& word) {
+  return text.find(word) != std::string::npos;
+}
 
 Parsed Parse(std::vector<std::string> args) {
   Parsed p;
@@ -156,6 +162,82 @@ TEST(Args, BadValuesGiveOneLineErrors) {
 
 TEST(Args, Version) {
   EXPECT_EQ(Parse({"--version"}).command, Command::kVersion);
+  EXPECT_EQ(Parse({"--list-devices"}).command, Command::kListDevices);
+  // Without inputs, as --version.
+  EXPECT_TRUE(Parse({"--list-devices"}).ok);
+}
+
+TEST(Args, VersionSaysWhatTheBuildHas) {
+  const std::string text = VersionText("9.8.7");
+  EXPECT_TRUE(Contains(text, "ssim2 9.8.7 (gst-ssim2), SSIMULACRA 2.1\n")) << text;
+  EXPECT_TRUE(Contains(text, CudaEngineBuiltIn() ? "CUDA engine: built in"
+                                                 : "CUDA engine: not built in"))
+      << text;
+#ifdef SSIM2_WITH_GST_OPTIONS
+  EXPECT_TRUE(Contains(text, "GStreamer: 1.")) << text;
+#else
+  EXPECT_TRUE(Contains(text, "GStreamer: none")) << text;
+#endif
+}
+
+// The device lines from a made-up list (the test machine has no GPU).
+TEST(Args, DeviceListText) {
+  CudaDeviceList list;
+  list.none_reason = "no CUDA device: no CUDA-capable device is detected (cudaErrorNoDevice)";
+  EXPECT_EQ(DeviceListText(list), list.none_reason + "\n");
+  list.none_reason.clear();
+  CudaDevice h200;
+  h200.index = 0;
+  h200.name = "NVIDIA H200";
+  h200.memory_bytes = 150ull << 30;
+  h200.major = 9;
+  h200.minor = 0;
+  h200.engine_runs = true;
+  CudaDevice old = h200;
+  old.index = 1;
+  old.name = "Tesla P100";
+  old.memory_bytes = 16ull << 30;
+  old.major = 6;
+  old.engine_runs = false;
+  list.devices = {h200, old};
+  EXPECT_EQ(DeviceListText(list),
+            "0  NVIDIA H200  150.0 GiB  compute capability 9.0  engine: runs here\n"
+            "1  Tesla P100  16.0 GiB  compute capability 6.0  engine: no (too old for this build)\n");
+}
+
+// --fail-below [STAT:]SCORE: the mean by default, any pooled value but stddev.
+TEST(Args, FailBelow) {
+  EXPECT_EQ(Parse({"a.png", "b.png"}).options.fail_below.field, nullptr);
+  Parsed p = Parse({"--fail-below", "70", "a.png", "b.png"});
+  ASSERT_TRUE(p.ok) << p.error;
+  ASSERT_NE(p.options.fail_below.field, nullptr);
+  EXPECT_STREQ(p.options.fail_below.field->name, "mean");
+  EXPECT_EQ(p.options.fail_below.threshold, 70.0);
+  p = Parse({"--fail-below=p5:-12.5", "a.mkv", "b.mkv"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_STREQ(p.options.fail_below.field->name, "p5");
+  EXPECT_EQ(p.options.fail_below.threshold, -12.5);
+  for (const char* bad : {"stddev:3", "p5:", ":60", "p6:60", "nan", "inf", "-inf", "1e3",
+                          "100.5", " 60", "0x40", "60%"}) {
+    p = Parse({"--fail-below", bad, "a.png", "b.png"});
+    EXPECT_FALSE(p.ok) << bad;
+    EXPECT_TRUE(Contains(p.error, "--fail-below: ")) << p.error;
+  }
+}
+
+TEST(QualityGate, BelowFailsAtOrAbovePasses) {
+  QualityGate gate;
+  std::string error;
+  Summary s = Summarize({40.0, 60.0, 80.0});
+  EXPECT_FALSE(QualityGateFailure(gate, s, "x"));  // no gate
+  ASSERT_TRUE(ParseQualityGate("60", &gate, &error));
+  EXPECT_FALSE(QualityGateFailure(gate, s, "x"));  // mean 60: at the gate
+  ASSERT_TRUE(ParseQualityGate("min:40.5", &gate, &error));
+  EXPECT_EQ(QualityGateFailure(gate, s, "distorted b.mkv"),
+            "below the quality gate: min 40.00000000 < 40.5 (distorted b.mkv)");
+  // Nothing scored: no statistic to pass the gate with.
+  ASSERT_TRUE(ParseQualityGate("-1000", &gate, &error));
+  EXPECT_TRUE(QualityGateFailure(gate, Summarize({}), "x"));
 }
 
 TEST(Args, DoubleDashEndsOptions) {
@@ -171,10 +253,6 @@ TEST(Args, UsageExplainsTheScoreScale) {
     EXPECT_NE(usage.find(word), std::string::npos) << word;
 }
 
-bool Contains(const std::string& text, const std::string& word) {
-  return text.find(word) != std::string::npos;
-}
-
 TEST(Args, HelpIsGrouped) {
   const std::string help = HelpText(Command::kHelp);
   std::size_t last = 0;
@@ -188,7 +266,8 @@ TEST(Args, HelpIsGrouped) {
   for (const char* option : {"--backend=", "--device=N", "--threads=N", "--alignment=",
                              "--offset=N", "--every=N", "--frames=N", "-q, --quiet", "--json",
                              "--csv=FILE", "--plot=FILE", "-o, --output=FILE",
-                             "--format=csv|json|vmaf-json", "-h, --help", "--version"})
+                             "--format=csv|json|vmaf-json", "-h, --help", "--version",
+                             "--list-devices", "--fail-below=[STAT:]SCORE"})
     EXPECT_TRUE(Contains(help, option)) << option;
   // The ranges are in the help text.
   EXPECT_TRUE(Contains(help, "1 to 4294967295")) << help;

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """End-to-end tests of the built ssim2 tool.
 
-Usage: test_cli.py SSIM2_EXE TESTDATA_DIR --with-video|--without-video
+Usage: test_cli.py SSIM2_EXE TESTDATA_DIR --with-video|--without-video --with-cuda|--without-cuda
 
 Checks scores printed like the reference, the JSON output, and every error
 case of errors.csv (exit code and the stderr line), plus a few more: missing
 files, a text file, a size mismatch and bad arguments; the options (GStreamer's
-group, --threads, -o/--format, number ranges) and the grouped --help. Fails loudly when the
+group, --threads, -o/--format, number ranges, --fail-below), the grouped --help,
+--version and --list-devices. Fails loudly when the
 test data is missing.
 """
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -227,6 +229,61 @@ def test_help(exe, with_video):
     check(rc == 0 and "SSIMULACRA 2.1" in out, f"--version: {out!r}")
 
 
+def test_version_and_devices(exe, with_video, with_cuda):
+    """--version says what the build has; --list-devices without a GPU says why."""
+    rc, out, err = run_tool(exe, "--version")
+    lines = out.splitlines()
+    check(rc == 0 and err == "" and len(lines) == 3, f"--version: three lines, got {out!r}")
+    if len(lines) == 3:
+        check(lines[0].endswith("(gst-ssim2), SSIMULACRA 2.1"), f"--version: {lines[0]!r}")
+        engine = "CUDA engine: built in" if with_cuda else "CUDA engine: not built in (CPU only)"
+        check(lines[1].startswith(engine), f"--version: {lines[1]!r}, expected {engine!r}")
+        if with_video:
+            check(re.fullmatch(r"GStreamer: 1\.\d+\.\d+ \(video mode\)", lines[2]),
+                  f"--version: {lines[2]!r}")
+        else:
+            check(lines[2].startswith("GStreamer: none"), f"--version: {lines[2]!r}")
+    # No device visible (CUDA_VISIBLE_DEVICES hides any a test machine has).
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    rc, out, err = run_tool(exe, "--list-devices", env=env)
+    check(rc == 0 and err == "", f"--list-devices: rc {rc}, stderr {err!r}")
+    if with_cuda:
+        check(re.fullmatch(r"no CUDA device: .+ \(cuda\w+\)\n", out),
+              f"--list-devices without a device: {out!r}")
+    else:
+        check(out == "this build has no CUDA engine (configured with -Dcuda=disabled or "
+                     "without nvcc)\n", f"--list-devices without CUDA: {out!r}")
+    # With whatever the machine has: a device line each, or the one line.
+    rc, out, _ = run_tool(exe, "--list-devices")
+    device_line = re.compile(r"\d+  .+  \d+\.\d GiB  compute capability \d+\.\d+  engine: "
+                             r"(runs here|no \(too old for this build\))")
+    check(rc == 0 and (out.startswith(("no CUDA device", "this build has no CUDA engine")) or
+                       all(device_line.fullmatch(l) for l in out.splitlines())),
+          f"--list-devices: {out!r}")
+
+
+def test_fail_below(exe, data):
+    """--fail-below: exit 3 below the gate (after the score line), 0 at or above it,
+    1 for a bad value; one score is every statistic."""
+    ref = "images/astronaut_256x256/reference.png"
+    dist = "images/astronaut_256x256/jpeg_q60.png"
+    rc, plain, _ = run_tool(exe, "--backend", "cpu", ref, dist, cwd=data)
+    score = float(plain)
+    for gate, expected in ((f"{score + 0.01:.2f}", 3), (f"p5:{score + 0.01:.2f}", 3),
+                           (f"{score - 0.01:.2f}", 0), (f"harmonic_mean:{score - 0.01:.2f}", 0),
+                           (f"min:{score:.8f}", 0)):
+        rc, out, err = run_tool(exe, "--backend", "cpu", "--fail-below", gate, ref, dist, cwd=data)
+        check(rc == expected and out == plain, f"--fail-below {gate}: rc {rc}, stdout {out!r}")
+        if expected == 3:
+            stat = gate.split(":")[0] if ":" in gate else "mean"
+            check(err.startswith(f"ssim2: below the quality gate: {stat} {plain.strip()} < ") and
+                  err.count("\n") == 1, f"--fail-below {gate}: stderr {err!r}")
+        else:
+            check(err == "", f"--fail-below {gate}: stderr {err!r}")
+    for bad in ("stddev:5", "p5:", "nan", "inf", "101", "mean:7x", "p7:50"):
+        expect_error(exe, ["--fail-below", bad, ref, dist], "ssim2: --fail-below: ", data)
+
+
 def test_options(exe, data, tmp, with_video):
     """Options parsed the GStreamer way: GStreamer's group, --threads, -o/--format,
     and one-line errors for numbers out of range."""
@@ -285,10 +342,11 @@ def test_options(exe, data, tmp, with_video):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         print(__doc__)
         return 2
     exe, data, video_flag = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+    with_cuda = sys.argv[4] == "--with-cuda"
     if not os.path.isfile(os.path.join(data, "scores.csv")):
         print(f"FAIL: test data not found at {data} (expected shared/testdata beside the repository)")
         return 1
@@ -296,6 +354,8 @@ def main():
 
     def all_tests(tmp):
         test_help(exe, with_video)
+        test_version_and_devices(exe, with_video, with_cuda)
+        test_fail_below(exe, data)
         test_options(exe, data, tmp, with_video)
         test_error_cases(exe, data)
         test_more_errors(exe, data, tmp)

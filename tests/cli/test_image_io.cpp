@@ -484,6 +484,15 @@ TEST(Sniff, Signatures) {
   EXPECT_EQ(kind(y4m.data(), y4m.size()), io::FileKind::kOther);
 }
 
+// An unreadable input is judged by its name (ssim2's LoadInput): these are
+// the image mode's, anything else the video mode's.
+TEST(Sniff, ImageNames) {
+  for (const char* name : {"a.png", "A.PNG", "x/b.jpg", "c.jpeg", "d.JPE", "e.jfif"})
+    EXPECT_TRUE(io::HasImageName(name)) << name;
+  for (const char* name : {"nope.mkv", "clip", "dir.png/clip", "png", "a.png.mp4", ".mkv"})
+    EXPECT_FALSE(io::HasImageName(name)) << name;
+}
+
 TEST(Sniff, MissingFileIsAnIoError) {
   io::FileKind kind;
   EXPECT_EQ(io::SniffFile("/nonexistent/ssim2/file.png", &kind).code(), StatusCode::kIoError);

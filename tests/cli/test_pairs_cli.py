@@ -350,6 +350,26 @@ def test_file_size_limit(exe, data, tmp):
     check(os.path.getsize(csv_path) == 300, f"file-size limit: {os.path.getsize(csv_path)} bytes")
 
 
+def test_fail_below(exe, data, tmp):
+    """--fail-below over a list: the statistic of the scored pairs decides
+    (exit 3, one line after the rows); a failed pair stays exit 1."""
+    ref = os.path.join(data, "images/coffee_8x8/reference.png")
+    noisy = os.path.join(data, "images/coffee_8x8/noise_s5.png")
+    listfile = pair_list(tmp, data, "gate.csv", ["good", noisy, "good"])
+    noisy_score, _ = single(exe, ref, noisy, tmp)
+    gate = str(round(float(noisy_score) + 0.01, 2))  # shortest digits, as the tool prints it
+    # Scores 100, noisy, 100: the mean is above the noisy score, the minimum is it.
+    rc, out, err = run_tool(exe, "-q", "--fail-below", gate, "--pairs", listfile, cwd=tmp)
+    check(rc == 0 and err == "" and len(rows_of(out)) == 3, f"mean above: exit {rc}, {err!r}")
+    rc, out, err = run_tool(exe, "-q", "--fail-below", f"min:{gate}", "--pairs", listfile, cwd=tmp)
+    check(rc == 3 and len(rows_of(out)) == 3, f"min below: exit {rc}, expected 3 with the rows")
+    check(err == f"ssim2: below the quality gate: min {noisy_score} < {gate} ({listfile})\n",
+          f"min below: stderr {err!r}")
+    failing = pair_list(tmp, data, "gate-bad.csv", ["good", os.path.join(tmp, "missing.png")])
+    rc, _, _ = run_tool(exe, "-q", "--fail-below", "100", "--pairs", failing, cwd=tmp)
+    check(rc == 1, f"a failed pair with a gate: exit {rc}, expected 1")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -360,7 +380,7 @@ def main():
         return 1
     tests = (test_rows_equal_single_pair, test_bad_lines, test_stdin_json_and_files, test_shards,
              test_odd_names, test_progress, test_fatal_errors, test_blocked_path, test_signals,
-             test_file_size_limit)
+             test_file_size_limit, test_fail_below)
     with tempfile.TemporaryDirectory() as tmp:
         return finish(lambda: [test(exe, data, tmp) for test in tests],
                       "all pairs-mode checks passed")

@@ -351,19 +351,34 @@ TEST(EndedFirst, Cases) {
   e.ref_frames = 12;
   e.dist_frames = 7;
   e.dist_ended = true;
-  EXPECT_EQ(EndedFirst(e), Input::kDist);  // ref still had frames
+  e.ref_after_dist_end = 1;
+  EXPECT_EQ(EndedFirst(e), Input::kDist);  // a ref frame came after dist's end
   e.ref_ended = true;
+  EXPECT_EQ(EndedFirst(e), Input::kDist);  // ... even once ref ended too
+  e.ref_after_dist_end = 0;
   EXPECT_EQ(EndedFirst(e), std::nullopt);  // both ended, nothing left unscored
   e.dist_after_ref_end = 2;
   EXPECT_EQ(EndedFirst(e), Input::kRef);  // dist frames came after ref ended
-  e.dist_after_ref_end = 0;
-  e.dist_ended = false;
-  EXPECT_EQ(EndedFirst(e), Input::kRef);
   EXPECT_EQ(EndedFirstMessage(Input::kDist, e, 7),
             "the dist input ended first: ref 12 frames, dist 7 frames, 7 pairs scored");
   EXPECT_EQ(EndedFirstMessage(Input::kRef, e, 7, true),
             "the reference input ended first: reference 12 frames, distorted 7 frames, "
             "7 pairs scored");
+}
+
+// Issue 24: "the dist input ended first: ref 20 frames, dist 20 frames, 20
+// pairs scored". An input whose end-of-stream merely arrived before the
+// other's did not end first: without frames of the other after its end,
+// neither did.
+TEST(EndedFirst, AnEndOfStreamArrivingFirstIsNoEvidence) {
+  InputEnds e;
+  e.ref_frames = 20;
+  e.dist_frames = 20;
+  e.dist_ended = true;  // ref's end-of-stream not yet seen
+  EXPECT_EQ(EndedFirst(e), std::nullopt);
+  e.dist_ended = false;
+  e.ref_ended = true;
+  EXPECT_EQ(EndedFirst(e), std::nullopt);
 }
 
 TEST(SummaryFields, OrderAndNames) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs examples/python/ssim2_meta.py: with the plugin, every frame's score
 arrives once as a bus message and once as buffer meta, with equal values;
-without the plugin the example fails with the pipeline's error message.
+without the plugin the example fails with the pipeline's error message, and
+with a python that lacks PyGObject with one line naming the one to use.
 Also checks that loading the plugin registers both meta types, before any
 element exists, and that the custom meta survives a scaling element.
 
@@ -72,8 +73,26 @@ def check_snippet(python, plugin_dir, code, what):
         fail(f"{what}:\n{err}")
 
 
+def check_without_gi(python, example):
+    """A python without PyGObject (-S hides the distribution's packages; a
+    pyenv python first in PATH is another) gets one line naming what to use."""
+    pythons = [[python, "-S"]]
+    if run([sys.executable, "-c", "import gi"])[0] != 0:
+        pythons.append([sys.executable])
+    for command in pythons:
+        rc, out, err = run(command + [example, "--frames", "1"])
+        lines = err.strip().splitlines()
+        if rc != 1 or out or len(lines) != 1 or "cannot load GStreamer's Python bindings" not in err \
+                or "distribution's python3 (/usr/bin/python3)" not in err:
+            fail(f"{' '.join(command)} without gi: want exit 1 and one line naming the "
+                 f"distribution's python3, got {rc}: {err!r}")
+        print(f"python example without gi ({' '.join(command)}): {lines[0][:80]}...")
+
+
 def main():
     python, example, plugin_dir = sys.argv[1:4]
+
+    check_without_gi(python, example)
 
     check_snippet(python, plugin_dir, REGISTRATION_CHECK, "meta registration at plugin load")
     check_snippet(python, plugin_dir, SCALE_CHECK, "meta after videoscale")

@@ -465,8 +465,12 @@ def case_bad_input(exe, data, tmp):
     encode(short_raw, short, 20)
 
     cases = [
-        ("missing file", [missing, p["good"]], [missing]),
-        ("missing distorted", [p["ref"], missing], [missing]),
+        # A missing video is reported in the video mode's words, not as an
+        # image that could not be loaded (issue 24).
+        ("missing file", [missing, p["good"]],
+         [f"ssim2: cannot open reference {missing}: No such file or directory"]),
+        ("missing distorted", [p["ref"], missing],
+         [f"ssim2: cannot open distorted {missing}: No such file or directory"]),
         ("undecodable", [p["ref"], garbage], [garbage]),
         ("truncated", [p["ref"], truncated], [truncated, "damaged or truncated file"]),
         ("headers only", [p["ref"], headers_only], [headers_only, "damaged or truncated file"]),
@@ -984,6 +988,37 @@ def case_scale(exe, data, tmp):
     require(rc == 0, f"--scale with two files: exit {rc}")
     rows, _ = read_multi_csv(c)
     require(rows[small] == scaled and rows[big] == scaled, "--scale with two files: scores")
+
+
+def case_fail_below(exe, data, tmp):
+    """--fail-below [STAT:]SCORE: exit 3 after the summary and the files when a
+    file's statistic is below the gate (each failing file named), 0 at or
+    above it; an error (1) is never hidden by the gate."""
+    p = generated_pair(tmp, frames=12)
+    j = os.path.join(tmp, "s.json")
+    rc, _, _ = run_tool(exe, "-q", f"--json={j}", p["ref"], p["good"], p["poor"])
+    require(rc == 0, f"exit {rc}")
+    with open(j, encoding="utf-8") as f:
+        sums = {s["source"]: s["summary"] for s in json.load(f)["source_summaries"]}
+    good, poor = sums[p["good"]], sums[p["poor"]]
+    require(poor["p5"] < good["p5"], "the poor copy scores above the good one")
+    gate = (poor["p5"] + good["p5"]) / 2
+    csv_path = os.path.join(tmp, "gate.csv")
+    rc, out, err = run_tool(exe, "-q", "--fail-below", f"p5:{gate:.4f}", "--csv", csv_path,
+                            p["ref"], p["good"], p["poor"])
+    lines = err.splitlines()
+    require(rc == 3, f"below the gate: exit {rc}, expected 3")
+    require(len(lines) == 1 and lines[0].startswith("ssim2: below the quality gate: p5 ") and
+            lines[0].endswith(f"(distorted {p['poor']})"), f"below the gate: stderr {err!r}")
+    require("mean" in out and os.path.getsize(csv_path) > 0, "summary or CSV missing at exit 3")
+    rc, _, err = run_tool(exe, "-q", "--fail-below", f"{good['mean'] - 0.5:.4f}", p["ref"], p["good"])
+    require(rc == 0 and err == "", f"above the gate: exit {rc}, stderr {err!r}")
+    rc, _, err = run_tool(exe, "-q", "--fail-below", "100", p["ref"], p["good"])
+    require(rc == 3 and "below the quality gate: mean " in err, f"mean below 100: exit {rc}")
+    # An error wins: a missing second file is exit 1 even with the other below the gate.
+    rc, _, err = run_tool(exe, "-q", "--fail-below", "100", p["ref"], p["good"],
+                          os.path.join(tmp, "missing.mkv"))
+    require(rc == 1, f"error with a gate: exit {rc}, expected 1")
 
 
 def main():

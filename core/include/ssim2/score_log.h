@@ -55,12 +55,15 @@ struct InputEnds {
   bool dist_ended = false;
   // Distorted frames that arrived after the reference had ended, so were not scored.
   std::uint64_t dist_after_ref_end = 0;
+  // Reference frames known to lie after the end of the distorted input, so not scored.
+  std::uint64_t ref_after_dist_end = 0;
 };
 
-// The input that ended while the other still had frames to score: the
-// distorted one when it ended and the reference did not; the reference when
-// it ended and distorted frames went unscored after it (or the distorted
-// input did not end). No value when neither did.
+// The input that ended while the other still had frames to score: it ended,
+// and frames of the other are known to come after its end. One input
+// reaching its end before the other merely delivered its own end-of-stream is
+// no evidence (both may have had as many frames), so no value then, nor when
+// nothing was left unscored.
 std::optional<Input> EndedFirst(const InputEnds& ends);
 
 // The warning's text: "the ref input ended first: ref N frames, dist M frames,

@@ -759,8 +759,18 @@ GST_START_TEST (test_dist_ends_first)
   GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
   fail_unless (w != NULL, "no warning");
   gst_message_parse_warning (w, &err, NULL);
+  /* The ref count includes the frame that was waiting after dist's end:
+   * "ref 2 frames, dist 2 frames" would contradict "dist ended first"
+   * (issue 24). */
   fail_unless (strstr (err->message, "dist input ended first") &&
+      strstr (err->message, "ref 3 frames") &&
       strstr (err->message, "dist 2 frames"), "%s", err->message);
+  const GstStructure *details = NULL;
+  gst_message_parse_warning_details (w, &details);
+  guint64 nr = 0;
+  fail_unless (details && gst_structure_get_uint64 (details, "ref-frames",
+          &nr));
+  fail_unless_equals_uint64 (nr, 3);
   g_clear_error (&err);
   gst_message_unref (w);
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");

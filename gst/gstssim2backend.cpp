@@ -17,6 +17,8 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
+#include <algorithm>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -75,6 +77,46 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 }
 #endif
 
+/* CUDA context sharing with the neighbouring elements. */
+
+void
+gst_ssim2_compare_backend_set_context (GstSsim2Compare * self,
+    GstContext * context)
+{
+#ifdef HAVE_GST_CUDA
+  GstSsim2ComparePrivate *priv = self->priv;
+  gint cuda_device;
+
+  GST_OBJECT_LOCK (self);
+  cuda_device = priv->settings.cuda_device;
+  bool want_cuda = priv->settings.backend != GST_SSIM2_COMPARE_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+
+  if (want_cuda && gst_cuda_load_library ())
+    gst_cuda_handle_set_context (GST_ELEMENT (self), context, cuda_device,
+        &priv->context);
+#else
+  (void) self;
+  (void) context;
+#endif
+}
+
+gboolean
+gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
+    GstQuery * query)
+{
+#ifdef HAVE_GST_CUDA
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->context) {
+    return gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+        self->priv->context);
+  }
+#else
+  (void) self;
+  (void) query;
+#endif
+  return FALSE;
+}
+
 gboolean
 gst_ssim2_compare_open_backend (GstSsim2Compare * self)
 {
@@ -95,10 +137,10 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
     }
 #ifdef HAVE_GST_CUDA
     if (ok && !gst_cuda_ensure_element_context (GST_ELEMENT (self),
-            priv->run.device_id, &priv->context)) {
+            priv->run.cuda_device, &priv->context)) {
       ok = false;
       why = "no GstCudaContext could be created for device " +
-          std::to_string (priv->run.device_id);
+          std::to_string (priv->run.cuda_device);
     }
     if (ok) {
       if (gst_cuda_context_push (priv->context)) {
@@ -254,9 +296,9 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   opts.cpu_threads = (int) priv->run.threads;
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda) {
-    guint device_id = 0;
-    g_object_get (priv->context, "cuda-device-id", &device_id, NULL);
-    opts.cuda_device = (int) device_id;
+    guint cuda_device = 0;
+    g_object_get (priv->context, "cuda-device-id", &cuda_device, NULL);
+    opts.cuda_device = (int) cuda_device;
     opts.cuda_context = gst_cuda_context_get_handle (priv->context);
     opts.cuda_stream = priv->stream;
     if (!gst_cuda_context_push (priv->context)) {
@@ -268,7 +310,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     }
   }
 #else
-  opts.cuda_device = priv->run.device_id;
+  opts.cuda_device = priv->run.cuda_device;
 #endif
   if (!priv->use_cuda && !check_host_memory (self, width, height))
     return GST_FLOW_ERROR;
@@ -315,10 +357,6 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   return GST_FLOW_OK;
 }
 
-/* Caches @ref as the scorer's reference (ref frame @ref_seq) unless it is
- * null (the scorer holds it already), then runs @score. Nothing throws: a
- * failed host allocation (the CPU scorer allocates its planes as it first
- * scores) is kOutOfMemory. */
 /* @call's status, or kOutOfMemory when a host allocation of the element's
  * (a vector of results) throws. */
 template < typename Call > static ssim2::Status
@@ -349,6 +387,10 @@ with_cuda_context (GstSsim2ComparePrivate * priv, Call call)
   return true;
 }
 
+/* Caches @ref as the scorer's reference (ref frame @ref_seq) unless it is
+ * null (the scorer holds it already), then runs @score. Nothing throws: a
+ * failed host allocation (the CPU scorer allocates its planes as it first
+ * scores) is kOutOfMemory. */
 template < typename Score > static ssim2::Status
 score_against (GstSsim2ComparePrivate * priv, const ssim2::ImageView * ref,
     guint64 ref_seq, Score score)
@@ -455,9 +497,52 @@ gst_ssim2_compare_score_pair (GstSsim2Compare * self, GstBuffer * ref,
   return ret;
 }
 
-bool
-gst_ssim2_compare_submit_group (GstSsim2Compare * self,
-    std::vector < ssim2gst::PendingPair > &pairs, ssim2gst::ScoringGroup & g)
+/* ------------------------------------------------------------------------ */
+/* Scheduling of the pairs in flight */
+
+namespace ssim2gst {
+
+/* The pairs of one ref frame in a ScoringBatch, handed to the scorer in one
+ * call (Scorer::SubmitWithReference) and collected later. Its frames stay
+ * mapped until then: the scorer reads them (on the GPU) meanwhile. */
+struct ScoringGroup {
+  std::vector<size_t> members;  /* indexes into ScoringBatch::pairs */
+  bool submitted = false;  /* false: its pairs are scored one by one */
+  ssim2::Scorer::BatchHandle handle = 0;
+  guint64 scorer_serial = 0;  /* of the scorer that holds the handle */
+  std::unique_ptr<MappedFrame> ref_frame;  /* if it set the reference */
+  std::vector<std::unique_ptr<MappedFrame>> frames;
+};
+
+/* The pairs taken in one aggregate pass, in the order they were taken, from
+ * their submission to the scorer until they are pushed on. */
+struct ScoringBatch {
+  std::vector<PendingPair> pairs;
+  std::vector<ScoringGroup> groups;
+};
+
+}  // namespace ssim2gst
+
+using ssim2gst::PendingPair;
+using ssim2gst::ScoringBatch;
+using ssim2gst::ScoringGroup;
+
+/* Passes whose pairs stay in flight (submitted, not yet collected) in a
+ * non-live pipeline. Two, not one: on CUDA the scorer prepares each ref
+ * frame on the engine that is not scoring the previous one (cuda_scorer.cpp),
+ * so consecutive passes run side by side and end together; with one left in
+ * flight the GPU would idle while this thread collects, pushes and steps,
+ * with two it has the next pass's work queued meanwhile. */
+static const size_t kPassesInFlight = 2;
+
+/* Starts scoring the pairs of @g in one call of the scorer (after
+ * SetReference when the scorer does not hold their ref frame yet) and keeps
+ * their frames mapped in @g. Returns false, having posted nothing and
+ * mapped nothing, when that did not work: they are then scored one by one,
+ * which reports what failed. */
+static bool
+submit_group (GstSsim2Compare * self, std::vector < PendingPair > &pairs,
+    ScoringGroup & g)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   g.submitted = false;
@@ -468,7 +553,7 @@ gst_ssim2_compare_submit_group (GstSsim2Compare * self,
           GST_VIDEO_INFO_HEIGHT (&ri)) != GST_FLOW_OK)
     return false;
 
-  const ssim2gst::PendingPair & first = pairs[g.members.front ()];
+  const PendingPair & first = pairs[g.members.front ()];
   const guint64 ref_seq = first.ref_seq;
   const bool set_reference = priv->scorer_ref != ref_seq;
   std::string why;
@@ -515,9 +600,12 @@ gst_ssim2_compare_submit_group (GstSsim2Compare * self,
   return true;
 }
 
-bool
-gst_ssim2_compare_collect_group (GstSsim2Compare * self,
-    std::vector < ssim2gst::PendingPair > &pairs, ssim2gst::ScoringGroup & g)
+/* Waits for the scores of a submitted @g and marks its pairs scored;
+ * releases its frames. Returns false, having posted nothing, when the
+ * scores could not be had (the pairs are then scored one by one). */
+static bool
+collect_group (GstSsim2Compare * self, std::vector < PendingPair > &pairs,
+    ScoringGroup & g)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   if (!g.submitted)
@@ -553,4 +641,95 @@ gst_ssim2_compare_collect_group (GstSsim2Compare * self,
     pairs[g.members[k]].scored = true;
   }
   return true;
+}
+
+void
+gst_ssim2_compare_submit_pairs (GstSsim2Compare * self,
+    std::vector < PendingPair > &&pairs)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  auto batch = std::make_shared < ScoringBatch > ();
+  batch->pairs = std::move (pairs);
+  for (size_t i = 0; i < batch->pairs.size (); ++i) {
+    const PendingPair & p = batch->pairs[i];
+    auto g = std::find_if (batch->groups.begin (), batch->groups.end (),
+        [&](const ScoringGroup & group) {
+          return batch->pairs[group.members.front ()].ref_seq == p.ref_seq;
+        });
+    if (g == batch->groups.end ()) {
+      batch->groups.emplace_back ();
+      g = batch->groups.end () - 1;
+    }
+    g->members.push_back (i);
+  }
+  for (ScoringGroup & g:batch->groups)
+    submit_group (self, batch->pairs, g);
+  priv->scoring.push_back (std::move (batch));
+}
+
+/* Waits for every group of @b the scorer took; false when one of them
+ * could not be collected (its pairs are then scored one by one). */
+static bool
+collect_batch (GstSsim2Compare * self, ScoringBatch & b)
+{
+  bool all = true;
+  for (ScoringGroup & g:b.groups)
+    all = collect_group (self, b.pairs, g) && all;
+  return all;
+}
+
+void
+gst_ssim2_compare_drop_pairs (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  for (auto & b:priv->scoring)
+    collect_batch (self, *b);
+  priv->scoring.clear ();
+}
+
+GstFlowReturn
+gst_ssim2_compare_complete_pairs (GstSsim2Compare * self,
+    bool leave_in_flight, GstSsim2ComparePushPair push)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  auto & scoring = priv->scoring;
+  const size_t keep = leave_in_flight ? kPassesInFlight : 0;
+  size_t n = scoring.size () > keep ? scoring.size () - keep : 0;
+  bool all_scored = true;
+  for (size_t i = 0; i < n; ++i)
+    all_scored = collect_batch (self, *scoring[i]) && all_scored;
+  if (!all_scored) {
+    /* Scoring one by one may switch the backend: nothing stays in flight. */
+    for (size_t i = n; i < scoring.size (); ++i)
+      collect_batch (self, *scoring[i]);
+    n = scoring.size ();
+  }
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (; n > 0 && ret == GST_FLOW_OK; --n) {
+    std::shared_ptr < ScoringBatch > b = std::move (scoring.front ());
+    scoring.pop_front ();
+    for (PendingPair & p:b->pairs) {
+      if (p.scored)
+        continue;
+      ret = gst_ssim2_compare_score_pair (self, p.ref.get (), p.ref_seq,
+          *p.rendition, p.dist.get (), &p.score);
+      if (ret != GST_FLOW_OK)
+        break;
+      p.scored = true;
+    }
+    for (PendingPair & p:b->pairs) {
+      if (ret != GST_FLOW_OK)
+        break;
+      ret = push (self, p);
+    }
+  }
+  if (ret != GST_FLOW_OK)
+    gst_ssim2_compare_drop_pairs (self);        /* the pipeline stops */
+  return ret;
+}
+
+size_t
+gst_ssim2_compare_batches_in_flight (GstSsim2Compare * self)
+{
+  return self->priv->scoring.size ();
 }

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "gstssim2alignment.h"
 #include "gstssim2compare.h"
 #include "gstssim2frame.h"
 #include "ssim2/score_log.h"
@@ -27,7 +28,7 @@
 
 GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 
-#define DEFAULT_ALIGNMENT GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME
+#define DEFAULT_ALIGNMENT ssim2gst::Alignment::kRunningTime
 #define DEFAULT_BACKEND GST_SSIM2_COMPARE_BACKEND_AUTO
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_POST_MESSAGES TRUE
@@ -152,9 +153,10 @@ using BufferPtr = std::unique_ptr<GstBuffer, BufferUnref>;
 /* A pair taken in an aggregate pass, its score still to be computed: the
  * pairs of one ref frame from several renditions are scored together. Its
  * dist buffer has left the rendition's pad already (so that the next pass
- * can step the rendition while this pair is scored); push_dist sends it on. */
+ * can step the rendition while this pair is scored); the element sends it
+ * on once scored. */
 struct PendingPair {
-  Rendition *rendition = nullptr;
+  std::shared_ptr<Rendition> rendition;  /* alive until the pair is pushed */
   BufferPtr ref;
   guint64 ref_seq = 0;
   BufferPtr dist;  /* popped from the rendition's pad */
@@ -163,37 +165,24 @@ struct PendingPair {
   bool scored = false;
 };
 
-/* The pairs of one ref frame in a ScoringBatch, handed to the scorer in one
- * call (Scorer::SubmitWithReference) and collected later. Its frames stay
- * mapped until then: the scorer reads them (on the GPU) meanwhile. */
-struct ScoringGroup {
-  std::vector<size_t> members;  /* indexes into ScoringBatch::pairs */
-  bool submitted = false;  /* false: its pairs are scored one by one */
-  ssim2::Scorer::BatchHandle handle = 0;
-  guint64 scorer_serial = 0;  /* of the scorer that holds the handle */
-  std::unique_ptr<ssim2gst::MappedFrame> ref_frame;  /* if it set the reference */
-  std::vector<std::unique_ptr<ssim2gst::MappedFrame>> frames;
-};
-
-/* The pairs taken in one aggregate pass, in the order they were taken, from
- * their submission to the scorer until they are pushed on. */
-struct ScoringBatch {
-  std::vector<PendingPair> pairs;
-  std::vector<ScoringGroup> groups;
-  /* Their renditions, alive until the pairs are pushed. */
-  std::vector<std::shared_ptr<Rendition>> renditions;
-};
+/* The pairs of one aggregate pass in flight: the backend's
+ * (gstssim2backend.cpp). */
+struct ScoringBatch;
 
 /* The element's properties. */
 struct Settings {
-  GstSsim2CompareAlignment alignment = DEFAULT_ALIGNMENT;
+  ssim2gst::Alignment alignment = DEFAULT_ALIGNMENT;
   GstSsim2CompareBackend backend = DEFAULT_BACKEND;
-  gint device_id = DEFAULT_CUDA_DEVICE_ID;
+  /* The same settings as ScorerOptions::cuda_device and the tool's
+   * --device (property cuda-device-id), and as the tool's --every and the
+   * stats file's `every` (property frame-step): one name each in the
+   * code. */
+  gint cuda_device = DEFAULT_CUDA_DEVICE_ID;
   bool post_messages = DEFAULT_POST_MESSAGES;
   std::string stats_file;
   GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
   gdouble threshold = DEFAULT_THRESHOLD;
-  guint frame_step = DEFAULT_FRAME_STEP;
+  guint every = DEFAULT_FRAME_STEP;
   guint threads = DEFAULT_THREADS;
   guint64 interval = DEFAULT_INTERVAL;
   gint64 max_lateness = DEFAULT_MAX_LATENESS;
@@ -213,10 +202,10 @@ struct GstSsim2ComparePrivate {
   guint64 scorer_ref = GST_CLOCK_TIME_NONE;
   /* Counts the scorers made: a batch handle belongs to one of them. */
   guint64 scorer_serial = 0;
-  /* Batches submitted to the scorer and not pushed on yet, oldest first:
-   * in a non-live pipeline the pass that takes the next pairs submits them
-   * before it collects and pushes these (kPassesInFlight left in flight). */
-  std::deque<std::unique_ptr<ssim2gst::ScoringBatch>> scoring;
+  /* Batches submitted to the scorer and not pushed on yet, oldest first;
+   * only the backend reads and changes them (a shared_ptr for its deleter:
+   * the type is the backend's). */
+  std::deque<std::shared_ptr<ssim2gst::ScoringBatch>> scoring;
   /* Where the aggregator thread's time went (monotonic microseconds), for
    * the INFO line at the end: all of aggregate(), and within it handing
    * batches to the scorer and waiting for their scores. */
@@ -264,12 +253,64 @@ struct _GstSsim2Compare
   GstSsim2ComparePrivate *priv;
 };
 
+/* The renditions now (a copy of the list, taken under its lock). */
+std::vector < std::shared_ptr < ssim2gst::Rendition > >
+gst_ssim2_compare_renditions (GstSsim2Compare * self);
+
+/* Rendition @r cannot be scored (@text says why, @debug what to do). While
+ * another rendition still measures, a STREAM/FORMAT warning naming its pad
+ * (details: `pad`), and @r's frames are taken unscored from then on; when
+ * every rendition has failed, an error. Returns TRUE for the warning. */
+gboolean gst_ssim2_compare_rendition_failed (GstSsim2Compare * self,
+    ssim2gst::Rendition & r, const gchar * text, const gchar * debug);
+
+/* One rendition's way through the ref frames (gstssim2rendition.cpp). */
+
+/* A measurement runs from the start, or from a flushing seek, to EOS or to
+ * the next flushing seek; its summary covers its own pairs only. These
+ * start a new one: the ref queue emptied, every rendition's counts reset. */
+void gst_ssim2_compare_clear_ref_queue (GstSsim2Compare * self);
+void gst_ssim2_compare_reset_measurement (GstSsim2Compare * self);
+/* Whether @r has taken a frame in its current measurement. */
+bool gst_ssim2_compare_measurement_started (const ssim2gst::Rendition & r);
+
+/* One pairing step of @rendition in an aggregate pass; *@progressed tells
+ * whether it took anything. A pair to score joins @pending (submitted with
+ * the other renditions' pairs of the pass); anything else leaves at once,
+ * after the pairs in flight. */
+GstFlowReturn gst_ssim2_compare_step_rendition (GstSsim2Compare * self,
+    const std::shared_ptr < ssim2gst::Rendition > &rendition,
+    gboolean timeout, bool *progressed,
+    std::vector < ssim2gst::PendingPair > &pending);
+
+/* Sends on a pair the backend has scored (meta, reports, push on src for
+ * the `dist` pad), in the order the pairs were taken. */
+GstFlowReturn gst_ssim2_compare_push_scored_pair (GstSsim2Compare * self,
+    ssim2gst::PendingPair & pair);
+
+/* Completes every pair in flight: pushing or ending waits for them, so that
+ * every pad's frames, messages and stats rows keep their order. */
+GstFlowReturn gst_ssim2_compare_complete_scoring (GstSsim2Compare * self);
+
+/* Drops the ref frames every rendition of @list still measuring has gone
+ * past. */
+void gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
+    const std::vector < std::shared_ptr < ssim2gst::Rendition > > &list);
+
 /* Backend: where and how a pair is scored (gstssim2backend.cpp). */
 
 /* Chooses the backend at start: CUDA (context, stream) when the backend
  * property allows and a device works, else the CPU (with a warning under
  * backend=auto; an error, and FALSE, under backend=cuda). */
 gboolean gst_ssim2_compare_open_backend (GstSsim2Compare * self);
+
+/* CUDA context sharing (as the nvcodec elements do): takes the context a
+ * neighbour sets, and answers context queries with the element's. No-ops
+ * without CUDA or with backend=cpu. */
+void gst_ssim2_compare_backend_set_context (GstSsim2Compare * self,
+    GstContext * context);
+gboolean gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
+    GstQuery * query);
 
 /* Releases the scorer and the CUDA resources. */
 void gst_ssim2_compare_close_backend (GstSsim2Compare * self);
@@ -285,21 +326,33 @@ GstFlowReturn gst_ssim2_compare_score_pair (GstSsim2Compare * self,
     GstBuffer * ref, guint64 ref_seq, ssim2gst::Rendition & rendition,
     GstBuffer * dist, double *score);
 
-/* Starts scoring the pairs of @group (frames of several renditions paired
- * with one ref frame; indexes into @pairs) in one call of the scorer
- * (Scorer::SubmitWithReference, after SetReference when the scorer does not
- * hold that ref frame yet; the CUDA engine scores them concurrently against
- * one preparation of the reference while the caller goes on) and keeps
- * their frames mapped in @group. Returns false, having posted nothing and
- * mapped nothing, when that did not work: the caller then scores them one
- * by one with gst_ssim2_compare_score_pair, which reports what failed. */
-bool gst_ssim2_compare_submit_group (GstSsim2Compare * self,
-    std::vector < ssim2gst::PendingPair > &pairs,
-    ssim2gst::ScoringGroup & group);
+/* Scheduling of the pairs in flight (gstssim2backend.cpp owns them). */
 
-/* Waits for the scores of a submitted @group and marks its pairs scored;
- * releases its frames. Returns false, having posted nothing, when the
- * scores could not be had (the pairs are then scored one by one). */
-bool gst_ssim2_compare_collect_group (GstSsim2Compare * self,
-    std::vector < ssim2gst::PendingPair > &pairs,
-    ssim2gst::ScoringGroup & group);
+/* Hands the pairs taken in one pass (in the order they were taken) to the
+ * scorer without waiting for their scores: the pairs of one ref frame in
+ * one call (Scorer::SubmitWithReference: one preparation of the reference;
+ * the CUDA engine scores the renditions concurrently). Pairs that cannot be
+ * submitted are scored one by one when they are completed. */
+void gst_ssim2_compare_submit_pairs (GstSsim2Compare * self,
+    std::vector < ssim2gst::PendingPair > &&pairs);
+
+/* What sends on a scored pair (the element's push). */
+using GstSsim2ComparePushPair = GstFlowReturn (*) (GstSsim2Compare * self,
+    ssim2gst::PendingPair & pair);
+
+/* Completes the batches in flight, oldest first: waits for their scores,
+ * scores one by one (gst_ssim2_compare_score_pair, which reports what
+ * failed) the pairs that did not get one, and hands every pair to @push in
+ * the order they were taken. With @leave_in_flight the newest batches stay
+ * in flight (pipelining, non-live only), unless a pair had to be scored
+ * one by one (which may switch the backend). After a flow error the rest
+ * is dropped, not pushed. */
+GstFlowReturn gst_ssim2_compare_complete_pairs (GstSsim2Compare * self,
+    bool leave_in_flight, GstSsim2ComparePushPair push);
+
+/* Waits for the batches in flight and drops them with their frames, not
+ * pushed: flushing, stopping. */
+void gst_ssim2_compare_drop_pairs (GstSsim2Compare * self);
+
+/* Batches in flight now. */
+size_t gst_ssim2_compare_batches_in_flight (GstSsim2Compare * self);

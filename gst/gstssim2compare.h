@@ -11,23 +11,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstSsim2Compare, gst_ssim2_compare, GST, SSIM2_COMPARE,
     GstAggregator);
 
-/**
- * GstSsim2CompareAlignment:
- * @GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME: pair frames whose running times
- *   are within half a frame of each other
- * @GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE: pair the Nth buffer of each pad,
- *   whatever the timestamps say
- * @GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME: pair frames whose stream times
- *   (positions in their streams) are within half a frame of each other; for
- *   two files compared by position, also after seeks that restart the two
- *   streams at different positions
- */
-typedef enum
-{
-  GST_SSIM2_COMPARE_ALIGNMENT_RUNNING_TIME = 0,
-  GST_SSIM2_COMPARE_ALIGNMENT_SEQUENCE = 1,
-  GST_SSIM2_COMPARE_ALIGNMENT_STREAM_TIME = 2,
-} GstSsim2CompareAlignment;
+/* The alignment property's type, GstSsim2CompareAlignment, is made from
+ * the name table of gstssim2alignment.h. */
 
 /**
  * GstSsim2CompareBackend:

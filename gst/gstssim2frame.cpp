@@ -55,6 +55,19 @@ bool PixelFormatOf(GstVideoFormat f, ssim2::PixelFormat* out) {
   }
 }
 
+bool YuvColorimetryOf(const GstVideoColorimetry& colorimetry, ssim2::YuvColorimetry* out) {
+  switch (colorimetry.matrix) {
+    case GST_VIDEO_COLOR_MATRIX_BT601: out->matrix = ssim2::YuvMatrix::kBT601; break;
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+    case GST_VIDEO_COLOR_MATRIX_UNKNOWN: out->matrix = ssim2::YuvMatrix::kBT709; break;
+    case GST_VIDEO_COLOR_MATRIX_BT2020: out->matrix = ssim2::YuvMatrix::kBT2020; break;
+    default: return false;
+  }
+  out->range = colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ? ssim2::YuvRange::kFull
+                                                                 : ssim2::YuvRange::kLimited;
+  return true;
+}
+
 MappedFrame::~MappedFrame() {
   if (mapped_) gst_video_frame_unmap(&frame_);
 }

@@ -28,6 +28,11 @@ struct FrameFormat {
  * the format cannot be scored. */
 bool PixelFormatOf(GstVideoFormat format, ssim2::PixelFormat* out);
 
+/* The Y'CbCr matrix and range of the caps' colorimetry (an unknown matrix
+ * is BT.709); false when the matrix cannot be compared (FCC, SMPTE 240M,
+ * "RGB"). */
+bool YuvColorimetryOf(const GstVideoColorimetry& colorimetry, ssim2::YuvColorimetry* out);
+
 /* A mapped frame and the view the core library reads. Unmaps the frame
  * when it goes. */
 class MappedFrame {

@@ -9,15 +9,11 @@
 
 #include <cstdint>
 
+#include "gstssim2alignment.h"
+
 namespace ssim2gst {
 
 constexpr std::uint64_t kNoTime = UINT64_MAX;
-
-enum class Alignment {
-  kRunningTime,  // frames at the same running time
-  kSequence,     // the Nth buffer of each pad
-  kStreamTime,   // frames at the same position in their streams
-};
 
 struct PadHead {
   bool has_buffer = false;      // a buffer waits at the head of the queue

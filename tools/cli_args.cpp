@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <optional>
 
 #include "ssim2/score_log.h"
@@ -193,14 +194,13 @@ gboolean OnJobs(const gchar* name, const gchar* value, gpointer data, GError** e
 
 gboolean OnAlignment(const gchar* name, const gchar* value, gpointer data, GError** error) {
   StateOf(data)->frame_option_given = true;
-  for (Alignment a : {Alignment::kRunningTime, Alignment::kSequence, Alignment::kStreamTime}) {
-    if (std::strcmp(value, AlignmentName(a)) == 0) {
-      StateOf(data)->options->alignment = a;
-      return TRUE;
-    }
+  if (ssim2gst::AlignmentFromName(value, &StateOf(data)->options->alignment)) return TRUE;
+  std::string expected;
+  for (const ssim2gst::AlignmentInfo& a : ssim2gst::kAlignments) {
+    if (!expected.empty()) expected += &a == std::end(ssim2gst::kAlignments) - 1 ? " or " : ", ";
+    expected += a.name;
   }
-  return Reject(error, std::string(name) + ": expected running-time, sequence or stream-time, got '" +
-                           value + "'");
+  return Reject(error, std::string(name) + ": expected " + expected + ", got '" + value + "'");
 }
 
 gboolean OnOffset(const gchar* name, const gchar* value, gpointer data, GError** error) {
@@ -612,18 +612,6 @@ std::string HelpText(Command topic) {
   g_option_context_free(context);
   if (help.empty() || help.back() != '\n') help += '\n';
   return help;
-}
-
-const char* AlignmentName(Alignment alignment) {
-  switch (alignment) {
-    case Alignment::kSequence:
-      return "sequence";
-    case Alignment::kStreamTime:
-      return "stream-time";
-    case Alignment::kRunningTime:
-      break;
-  }
-  return "running-time";
 }
 
 }  // namespace cli

@@ -5,18 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "gstssim2alignment.h"
 #include "ssim2/ssim2.h"
 
 namespace ssim2 {
 namespace cli {
 
-// How the element pairs frames (its alignment property): by running time,
-// by order, or by position in each stream (stream time).
-enum class Alignment { kRunningTime, kSequence, kStreamTime };
-
-// The element's name for an alignment ("running-time", "sequence",
-// "stream-time").
-const char* AlignmentName(Alignment alignment);
+// How the element pairs frames (its alignment property, --align): by
+// running time, by order, or by position in each stream (stream time).
+using ssim2gst::Alignment;
+using ssim2gst::AlignmentName;
 
 struct Options {
   std::string reference_path;
@@ -25,7 +23,7 @@ struct Options {
   // reference in one pipeline (the element's rendition pads).
   std::vector<std::string> more_distorted_paths;
   Backend backend = Backend::kAuto;
-  int cuda_device = -1;  // --device
+  int cuda_device = -1;  // --device: the element's cuda-device-id
   int cpu_threads = 0;   // --threads: threads of the CPU path (0: all hardware threads)
   bool json = false;     // images: print JSON (score, scales, 108 sub-scores) on stdout
   // Video mode.
@@ -36,7 +34,7 @@ struct Options {
   std::string plot_path;  // --plot FILE.svg
   Alignment alignment = Alignment::kRunningTime;
   std::uint64_t offset = 0;  // --offset N: skip the first N distorted frames
-  std::uint64_t every = 1;   // --every N: score every Nth pair
+  std::uint64_t every = 1;   // --every N: score every Nth pair (the element's frame-step)
   std::uint64_t frames = 0;  // --frames N: stop after N scored pairs (0: all)
   bool scale = false;        // --scale: upscale distorted videos to the reference's size
   bool quiet = false;        // no progress line even on a terminal

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "cli_options.h"
+#include "gstssim2message.h"
 #include "plot_svg.h"
 #include "run_guard.h"
 #include "ssim2/stats.h"
@@ -257,27 +258,26 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   if (GST_MESSAGE_SRC(msg) != GST_OBJECT(run->compare)) return;
   Branch* b = BranchOfPad(run, gst_structure_get_string(s, "pad"));
   if (b == nullptr || b == &run->ref) return;
-  if (gst_structure_has_name(s, "ssim2-summary")) {
+  GstSsim2SummaryMessage summary;
+  if (gst_ssim2_summary_message_parse(s, &summary)) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
-    guint64 n = 0;
-    if (gst_structure_get_uint64(s, "unmatched-ref", &n)) b->unmatched_ref = n;
-    if (gst_structure_get_uint64(s, "unmatched-dist", &n)) b->unmatched_dist = n;
+    b->unmatched_ref = summary.unmatched_ref;
+    b->unmatched_dist = summary.unmatched_dist;
     return;
   }
-  if (!gst_structure_has_name(s, "ssim2")) return;
+  GstSsim2ScoreMessage score;
+  if (!gst_ssim2_score_message_parse(s, &score)) return;
   if (run->options.frames > 0 && b->frames.size() >= run->options.frames) return;
   ScoreRow f;
-  if (!gst_structure_get_double(s, "score", &f.score)) return;
-  guint64 index = 0;
-  if (!gst_structure_get_uint64(s, "index", &index)) index = b->frames.size() * run->options.every;
-  f.index = index;
-  f.frame = index + run->options.offset;
-  // Absent fields stay kNoTime (GST_CLOCK_TIME_NONE).
-  gst_structure_get_uint64(s, "timestamp", &f.pts);
-  gst_structure_get_uint64(s, "stream-time", &f.stream_time);
-  gst_structure_get_uint64(s, "running-time", &f.running_time);
-  gst_structure_get_uint64(s, "duration", &f.duration);
+  f.score = score.score;
+  f.index = score.index;
+  f.frame = score.index + run->options.offset;
+  // Unknown times are GST_CLOCK_TIME_NONE, which is kNoTime.
+  f.pts = score.timestamp;
+  f.stream_time = score.stream_time;
+  f.running_time = score.running_time;
+  f.duration = score.duration;
   if (Several(run)) f.source = b->path;
   b->frames.push_back(f);
   run->last_score_s = run->Elapsed();

@@ -189,7 +189,7 @@ def main():
                 "--destdir", destdir])
         libdir = destdir + os.path.join(args.prefix, args.libdir)
         includedir = destdir + os.path.join(args.prefix, args.includedir)
-        for header in ("ssim2.h", "stats.h", "score_log.h"):
+        for header in ("ssim2.h", "stats.h", "score_log.h", "alignment.h"):
             require(os.path.isfile(os.path.join(includedir, "ssim2", header)),
                     f"{includedir}/ssim2/{header} is not installed")
         check_library(libdir, args.soname)

@@ -12,7 +12,7 @@
 
 #include <gst/check/gstcheck.h>
 
-#include "pipeline_util.h"
+#include "check_util.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -197,18 +197,18 @@ collect (GstElement * pipe, Run * run)
       gst_message_unref (m);
       continue;
     }
-    const GstStructure *s = gst_message_get_structure (m);
-    const gchar *pad = gst_structure_get_string (s, "pad");
-    if (gst_structure_has_name (s, "ssim2")) {
-      fail_unless (pad != NULL, "ssim2 message without pad");
+    GstSsim2ScoreMessage score;
+    GstSsim2SummaryMessage summary;
+    GstSsim2IntervalMessage window;
+    if (gst_ssim2_score_message_parse_message (m, &score)) {
+      fail_unless (score.pad != NULL, "ssim2 message without pad");
       Score sc;
-      fail_unless (gst_structure_get_uint64 (s, "timestamp", &sc.timestamp));
-      fail_unless (gst_structure_get_uint64 (s, "running-time",
-              &sc.running_time));
-      fail_unless (gst_structure_get_double (s, "score", &sc.score));
+      sc.timestamp = score.timestamp;
+      sc.running_time = score.running_time;
+      sc.score = score.score;
       sc.received_us = g_get_monotonic_time ();
-      sc.measurement = run_pad (run, pad)->summaries;
-      g_array_append_val (run_pad (run, pad)->scores, sc);
+      sc.measurement = run_pad (run, score.pad)->summaries;
+      g_array_append_val (run_pad (run, score.pad)->scores, sc);
       if (run->seek_after && !run->seeked &&
           ++run->scores_seen == run->seek_after) {
         run->seeked = TRUE;
@@ -216,29 +216,29 @@ collect (GstElement * pipe, Run * run)
                 (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
                 run->seek_to));
       }
-    } else if (gst_structure_has_name (s, "ssim2-summary")) {
-      fail_unless (pad != NULL, "ssim2-summary without pad");
-      PadResult *r = run_pad (run, pad);
+    } else if (gst_ssim2_summary_message_parse_message (m, &summary)) {
+      fail_unless (summary.pad[0] != '\0', "ssim2-summary without pad");
+      PadResult *r = run_pad (run, summary.pad);
       r->summaries++;
-      fail_unless (gst_structure_get_uint64 (s, "frames", &r->summary_frames));
+      r->summary_frames = summary.frames;
       if (r->summaries == 1)
         r->first_summary_frames = r->summary_frames;
       r->scores_at_summary = r->scores->len;
-      fail_unless (gst_structure_get_uint64 (s, "skipped",
-              &r->summary_skipped));
-      fail_unless (gst_structure_get_uint64 (s, "unmatched-dist",
-              &r->summary_unmatched_dist));
+      r->summary_skipped = summary.skipped;
+      r->summary_unmatched_dist = summary.unmatched_dist;
       g_free (r->failure);
-      r->failure = g_strdup (gst_structure_get_string (s, "failure"));
-    } else if (gst_structure_has_name (s, "ssim2-interval")) {
-      fail_unless (pad != NULL, "ssim2-interval without pad");
-      PadResult *r = run_pad (run, pad);
+      r->failure = g_strdup (summary.failure);
+    } else if (gst_ssim2_interval_message_parse_message (m, &window)) {
+      fail_unless (window.pad[0] != '\0', "ssim2-interval without pad");
+      PadResult *r = run_pad (run, window.pad);
       Window w;
-      fail_unless (gst_structure_get (s, "start", G_TYPE_UINT64, &w.start,
-              "end", G_TYPE_UINT64, &w.end, "frames", G_TYPE_UINT64,
-              &w.frames, "skipped", G_TYPE_UINT64, &w.skipped, "mean",
-              G_TYPE_DOUBLE, &w.mean, "min", G_TYPE_DOUBLE, &w.min, "max",
-              G_TYPE_DOUBLE, &w.max, NULL));
+      w.start = window.start;
+      w.end = window.end;
+      w.frames = window.frames;
+      w.skipped = window.skipped;
+      w.mean = window.mean;
+      w.min = window.min;
+      w.max = window.max;
       g_array_append_val (r->windows, w);
       if (r->summaries > 0)
         r->window_after_summary = TRUE;
@@ -465,12 +465,10 @@ GST_START_TEST (test_ladder_pad_requested_while_playing)
     GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
         GST_MESSAGE_ELEMENT);
     fail_unless (m != NULL);
-    const GstStructure *s = gst_message_get_structure (m);
-    guint64 rt;
-    if (gst_structure_has_name (s, "ssim2") &&
-        gst_structure_get_uint64 (s, "running-time", &rt) &&
-        ++dist_scores == 10)
-      offset = rt;
+    GstSsim2ScoreMessage score;
+    if (gst_ssim2_score_message_parse_message (m, &score) &&
+        GST_CLOCK_TIME_IS_VALID (score.running_time) && ++dist_scores == 10)
+      offset = score.running_time;
     gst_message_unref (m);
   }
   gchar *branch_desc = g_strdup_printf ("videotestsrc num-buffers=%d "

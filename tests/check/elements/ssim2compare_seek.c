@@ -13,7 +13,7 @@
 
 #include <gst/check/gstcheck.h>
 
-#include "pipeline_util.h"
+#include "check_util.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -138,11 +138,12 @@ run_compare_files (const gchar * ref, const gchar * dist,
       }
       break;
     }
-    const GstStructure *s = gst_message_get_structure (m);
-    if (gst_structure_has_name (s, "ssim2")) {
+    GstSsim2ScoreMessage score;
+    GstSsim2SummaryMessage summary;
+    if (gst_ssim2_score_message_parse_message (m, &score)) {
       Score sc;
-      fail_unless (gst_structure_get_uint64 (s, "timestamp", &sc.timestamp));
-      fail_unless (gst_structure_get_double (s, "score", &sc.score));
+      sc.timestamp = score.timestamp;
+      sc.score = score.score;
       sc.measurement = out->summary_frames->len;
       g_array_append_val (out->scores, sc);
       if (++n == seek_after && !seeked) {
@@ -150,9 +151,8 @@ run_compare_files (const gchar * ref, const gchar * dist,
         fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
                 (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | flags), seek_to));
       }
-    } else if (gst_structure_has_name (s, "ssim2-summary")) {
-      guint64 frames;
-      fail_unless (gst_structure_get_uint64 (s, "frames", &frames));
+    } else if (gst_ssim2_summary_message_parse_message (m, &summary)) {
+      guint64 frames = summary.frames;
       g_array_append_val (out->summary_frames, frames);
     }
     gst_message_unref (m);

@@ -1,0 +1,122 @@
+/* gst-ssim2: the element messages of ssim2compare (`ssim2`, `ssim2-interval`,
+ * `ssim2-summary`) as typed structs, and their conversion to and from a
+ * GstStructure. The element builds its messages with these, and whoever
+ * reads them (the ssim2 tool's video mode, the gst-check tests) parses them
+ * with these, so that the field names and types are written once. The
+ * schema (what each field means) is in docs/ELEMENT.md, "Messages".
+ *
+ * Strings (pad, backend, ...) are borrowed: after a parse they point into
+ * the structure parsed and live as long as it does.
+ *
+ * A field absent from a structure keeps the value _init gave it, so that a
+ * newer reader parses an older element's messages; fields are added at the
+ * end of a struct (the next ones planned for `ssim2`: the ref frame's
+ * number and the alignment's offset).
+ *
+ * Plain C, for the C tests; the C++ section at the end converts the
+ * library's pooled summary (ssim2::Summary).
+ * SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define GST_SSIM2_SCORE_MESSAGE_NAME "ssim2"
+#define GST_SSIM2_INTERVAL_MESSAGE_NAME "ssim2-interval"
+#define GST_SSIM2_SUMMARY_MESSAGE_NAME "ssim2-summary"
+
+/* `ssim2`: the score of one pair. */
+typedef struct
+{
+  gdouble score;
+  guint64 index;                /* the pair index, from 0 */
+  GstClockTime timestamp;       /* PTS of the dist buffer */
+  GstClockTime stream_time;
+  GstClockTime running_time;
+  GstClockTime duration;
+  const gchar *pad;             /* the rendition's pad */
+} GstSsim2ScoreMessage;
+
+/* `ssim2-interval`: one window of running time of one rendition. */
+typedef struct
+{
+  const gchar *pad;
+  guint64 frames;               /* scored pairs */
+  guint64 skipped;              /* pairs too late to be scored */
+  gdouble mean;
+  gdouble min;
+  gdouble p5;
+  gdouble max;
+  GstClockTime start;
+  GstClockTime end;
+} GstSsim2IntervalMessage;
+
+/* `ssim2-summary`: the end of one rendition's measurement. The pooled
+ * values (mean ... harmonic_mean) are in the order of ssim2::kSummaryFields. */
+typedef struct
+{
+  guint64 frames;
+  gdouble mean;
+  gdouble stddev;
+  gdouble min;
+  gdouble p1;
+  gdouble p5;
+  gdouble p50;
+  gdouble p95;
+  gdouble p99;
+  gdouble max;
+  gdouble harmonic_mean;
+  guint64 unmatched_ref;
+  guint64 unmatched_dist;
+  guint64 skipped;
+  const gchar *ended_first;     /* "ref", "dist" or "" */
+  const gchar *backend;
+  const gchar *pad;
+  const gchar *failure;         /* why the rendition was not scored, or "" */
+} GstSsim2SummaryMessage;
+
+/* Defaults: times GST_CLOCK_TIME_NONE, numbers 0 (NaN for the pooled
+ * values), strings "" (pad NULL for the score message). */
+void gst_ssim2_score_message_init (GstSsim2ScoreMessage * msg);
+void gst_ssim2_interval_message_init (GstSsim2IntervalMessage * msg);
+void gst_ssim2_summary_message_init (GstSsim2SummaryMessage * msg);
+
+/* A new structure holding @msg, to post with gst_message_new_element(). */
+GstStructure *gst_ssim2_score_message_to_structure (const
+    GstSsim2ScoreMessage * msg);
+GstStructure *gst_ssim2_interval_message_to_structure (const
+    GstSsim2IntervalMessage * msg);
+GstStructure *gst_ssim2_summary_message_to_structure (const
+    GstSsim2SummaryMessage * msg);
+
+/* Reads @s into @msg (after _init): FALSE when @s is not that message, or
+ * lacks one of its required fields (score and index; frames; frames). */
+gboolean gst_ssim2_score_message_parse (const GstStructure * s,
+    GstSsim2ScoreMessage * msg);
+gboolean gst_ssim2_interval_message_parse (const GstStructure * s,
+    GstSsim2IntervalMessage * msg);
+gboolean gst_ssim2_summary_message_parse (const GstStructure * s,
+    GstSsim2SummaryMessage * msg);
+
+/* The same, from an element message (NULL structure: FALSE). */
+gboolean gst_ssim2_score_message_parse_message (GstMessage * m,
+    GstSsim2ScoreMessage * msg);
+gboolean gst_ssim2_interval_message_parse_message (GstMessage * m,
+    GstSsim2IntervalMessage * msg);
+gboolean gst_ssim2_summary_message_parse_message (GstMessage * m,
+    GstSsim2SummaryMessage * msg);
+
+G_END_DECLS
+
+#ifdef __cplusplus
+#include "ssim2/stats.h"
+
+namespace ssim2gst {
+
+/* Sets the frame count and the pooled values of @msg from @sum. */
+void SetSummaryStatistics (GstSsim2SummaryMessage * msg,
+    const ssim2::Summary & sum);
+
+}  // namespace ssim2gst
+#endif

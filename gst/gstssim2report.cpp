@@ -1,0 +1,296 @@
+/* gst-ssim2: what ssim2compare reports about its measurements: the meta
+ * and the `ssim2` message of each scored pair, the stats file, the
+ * `ssim2-interval` windows, the `ssim2-summary` message, and the warnings
+ * about scores below the threshold and about an input that ended first.
+ * docs/ELEMENT.md gives the messages' schema, docs/LOGS.md the file's.
+ * SPDX-License-Identifier: BSD-3-Clause */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstssim2report.h"
+
+#include <gst/video/video.h>
+
+#include <string>
+
+#include "gstssim2message.h"
+#include "gstssim2meta-private.h"
+#include "ssim2/score_log.h"
+#include "ssim2/stats.h"
+
+#define GST_CAT_DEFAULT gst_ssim2_compare_debug
+
+using ssim2gst::Rendition;
+
+/* ------------------------------------------------------------------------ */
+/* The stats file */
+
+/* The stats file could not be written: say so once, stop writing it and
+ * keep scoring (messages, meta and summary lose nothing). */
+static void
+stats_write_failed (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("Could not write the stats file (%s); scoring goes on without it.",
+          priv->stats->error ().c_str ()),
+      ("Free some space or choose another stats-file. The ssim2 messages "
+          "and the ssim2-summary message still carry every score."));
+  priv->stats.reset ();
+}
+
+void
+gst_ssim2_compare_close_stats (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!priv->stats)
+    return;
+  const Rendition & dist = *priv->renditions.front ();
+  ssim2::LogSummary summary;
+  summary.scores = ssim2::Summarize (dist.scores);
+  summary.unmatched_ref = dist.unmatched_ref;
+  summary.unmatched_dist = dist.unmatched_dist;
+  summary.ended_first = dist.ended_first;
+  ssim2::LogRunInfo info;
+  info.alignment = ssim2gst::AlignmentName (priv->run.alignment);
+  info.every = MAX (priv->run.every, 1u);
+  if (dist.st.have_info) {
+    info.width = GST_VIDEO_INFO_WIDTH (&dist.st.fmt.info);
+    info.height = GST_VIDEO_INFO_HEIGHT (&dist.st.fmt.info);
+  }
+  if (!priv->stats->Close (summary, info))
+    stats_write_failed (self);
+  priv->stats.reset ();
+}
+
+bool
+gst_ssim2_compare_open_stats (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const std::string & path = priv->run.stats_file;
+  if (path.empty () || priv->stats)
+    return true;
+  ssim2::LogOptions options;
+  switch (priv->run.stats_format) {
+    case GST_SSIM2_COMPARE_STATS_FORMAT_CSV:
+      options.format = ssim2::LogFormat::kCsv;
+      break;
+    case GST_SSIM2_COMPARE_STATS_FORMAT_JSON:
+      options.format = ssim2::LogFormat::kJson;
+      break;
+    case GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON:
+      options.format = ssim2::LogFormat::kVmafJson;
+      break;
+    default:
+      options.format = ssim2::LogFormatForPath (path);
+      break;
+  }
+  /* Rows go out as they are scored, for whoever reads the file live. */
+  options.flush_rows = true;
+  /* With rendition pads at the start, one file holds every rendition's
+   * rows, each naming its pad in the source column (libvmaf's layout has
+   * no such column: there the file holds the dist pad's rows only). */
+  priv->stats_with_source = options.format != ssim2::LogFormat::kVmafJson &&
+      gst_ssim2_compare_renditions (self).size () > 1;
+  options.with_source = priv->stats_with_source;
+  std::string error;
+  priv->stats = ssim2::ScoreLog::Open (path, options, &error);
+  if (!priv->stats) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not open stats-file \"%s\" for writing (%s).", path.c_str (),
+            error.c_str ()),
+        ("Check that the folder exists and is writable."));
+    return false;
+  }
+  GST_INFO_OBJECT (self, "stats file %s (%s)", path.c_str (),
+      ssim2::LogFormatName (options.format));
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages and warnings */
+
+std::string
+gst_ssim2_compare_pad_prefix (GstSsim2Compare * self, const Rendition & r)
+{
+  return gst_ssim2_compare_renditions (self).size () > 1 ? r.name + ": " : "";
+}
+
+/* Posts @r's current ssim2-interval window, if it holds any pair. */
+static void
+window_post (GstSsim2Compare * self, Rendition & r)
+{
+  const guint64 interval = self->priv->run.interval;
+  if (interval == 0 || (r.window_scores.empty () && r.window_skipped == 0)) {
+    r.window_scores.clear ();
+    r.window_skipped = 0;
+    return;
+  }
+  const ssim2::Summary sum = ssim2::Summarize (r.window_scores);
+  const guint64 start = r.window_start;
+  const guint64 end = GST_CLOCK_TIME_IS_VALID (start) ? start + interval :
+      GST_CLOCK_TIME_NONE;
+  GstSsim2IntervalMessage m;
+  gst_ssim2_interval_message_init (&m);
+  m.pad = r.name.c_str ();
+  m.frames = sum.frames;
+  m.skipped = r.window_skipped;
+  m.mean = sum.mean;
+  m.min = sum.min;
+  m.p5 = sum.p5;
+  m.max = sum.max;
+  m.start = start;
+  m.end = end;
+  GstStructure *s = gst_ssim2_interval_message_to_structure (&m);
+  r.window_scores.clear ();
+  r.window_skipped = 0;
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* Counts a pair of @r (scored: @score; else skipped) at running time @rt
+ * in its window, after posting the window it ends. Windows are the
+ * multiples of the interval in running time, so that every pair falls in
+ * exactly one; a pair without running time joins the current window. */
+static void
+window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
+    const double *score)
+{
+  const guint64 interval = self->priv->run.interval;
+  if (interval == 0)
+    return;
+  if (GST_CLOCK_TIME_IS_VALID (rt)) {
+    const guint64 start = rt - rt % interval;
+    if (start != r.window_start) {
+      window_post (self, r);
+      r.window_start = start;
+    }
+  }
+  if (score)
+    r.window_scores.push_back (*score);
+  else
+    r.window_skipped++;
+}
+
+void
+gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
+    GstBuffer ** buf, const double *score, guint64 index, bool skipped,
+    const ssim2gst::FrameTimes & times)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const gchar *pad_name = r.name.c_str ();
+
+  if (score || skipped)
+    window_add (self, r, times.running_time, score);
+  if (score) {
+    if (r.to_src) {
+      *buf = gst_buffer_make_writable (*buf);
+      gst_buffer_add_ssim2_meta (*buf, *score, index, pad_name);
+    }
+    r.scores.push_back (*score);
+
+    gboolean post;
+    GST_OBJECT_LOCK (self);
+    post = priv->settings.post_messages;        /* changeable while playing */
+    GST_OBJECT_UNLOCK (self);
+    if (post) {
+      GstSsim2ScoreMessage m;
+      gst_ssim2_score_message_init (&m);
+      m.score = *score;
+      m.index = index;
+      m.timestamp = times.pts;
+      m.stream_time = times.stream_time;
+      m.running_time = times.running_time;
+      m.duration = times.duration;
+      m.pad = pad_name;
+      GstStructure *s = gst_ssim2_score_message_to_structure (&m);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), s));
+    }
+
+    if (priv->stats && (priv->stats_with_source || r.to_src)) {
+      ssim2::ScoreRow row;
+      row.index = index;
+      row.frame = r.st.frames - 1;
+      row.pts = times.pts;
+      row.stream_time = times.stream_time;
+      row.running_time = times.running_time;
+      row.duration = times.duration;
+      row.score = *score;
+      if (priv->stats_with_source)
+        row.source = r.name;
+      if (!priv->stats->Append (row))
+        stats_write_failed (self);
+    }
+
+    gdouble threshold;
+    GST_OBJECT_LOCK (self);
+    threshold = priv->settings.threshold;
+    GST_OBJECT_UNLOCK (self);
+    if (*score < threshold) {
+      GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
+          ("%sFrame %" G_GUINT64_FORMAT " scores %.4f, below the "
+              "threshold %.4f.", gst_ssim2_compare_pad_prefix (self, r).c_str (), index, *score,
+              threshold),
+          ("running time %" GST_TIME_FORMAT, GST_TIME_ARGS (times.running_time)),
+          ("score", G_TYPE_DOUBLE, *score, "index", G_TYPE_UINT64, index,
+              "running-time", G_TYPE_UINT64, (guint64) times.running_time,
+              "pad", G_TYPE_STRING, pad_name, NULL));
+    }
+  }
+
+}
+
+void
+gst_ssim2_compare_report_ended_first (GstSsim2Compare * self, Rendition & r)
+{
+  /* The pad has ended; ref may still hold frames. */
+  ssim2::InputEnds ends;
+  ends.ref_frames = r.ref_frames;
+  ends.dist_frames = r.st.frames;
+  ends.ref_ended = r.ref_ended;
+  ends.dist_ended = true;
+  ends.dist_after_ref_end = r.ref_ended_first ? r.passed_after_ref_eos : 0;
+  r.ended_first = ssim2::EndedFirst (ends);
+  if (r.ended_first) {
+    const std::string text = ssim2::EndedFirstMessage (*r.ended_first, ends,
+        r.scores.size ());
+    const std::string prefix = gst_ssim2_compare_pad_prefix (self, r);
+    GST_ELEMENT_WARNING_WITH_DETAILS (self, STREAM, FAILED,
+        ("%s%c%s (the other input's remaining frames are not scored).",
+            prefix.c_str (), prefix.empty ()? g_ascii_toupper (text[0]) :
+            text[0], text.c_str () + 1),
+        ("Check that both inputs are the same clip; use alignment=sequence "
+            "if their timestamps differ."),
+        ("ended-first", G_TYPE_STRING, ssim2::InputName (*r.ended_first),
+            "ref-frames", G_TYPE_UINT64, (guint64) ends.ref_frames,
+            "dist-frames", G_TYPE_UINT64, (guint64) ends.dist_frames,
+            "pad", G_TYPE_STRING, r.name.c_str (), NULL));
+  }
+}
+
+void
+gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
+{
+  r.summary_due = false;
+  window_post (self, r);
+  GstSsim2ComparePrivate *priv = self->priv;
+  GstSsim2SummaryMessage m;
+  gst_ssim2_summary_message_init (&m);
+  ssim2gst::SetSummaryStatistics (&m, ssim2::Summarize (r.scores));
+  m.unmatched_ref = r.unmatched_ref;
+  m.unmatched_dist = r.unmatched_dist;
+  m.skipped = r.skipped;
+  if (r.ended_first)
+    m.ended_first = ssim2::InputName (*r.ended_first);
+  const std::string backend = priv->scorer ?
+      priv->scorer->description () : std::string ();
+  m.backend = backend.c_str ();
+  m.pad = r.name.c_str ();
+  if (r.failed)
+    m.failure = r.failure.c_str ();
+  GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}

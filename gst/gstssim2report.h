@@ -1,0 +1,58 @@
+/* gst-ssim2: what ssim2compare reports about its measurements
+ * (gstssim2report.cpp): per scored pair the meta, the `ssim2` message, the
+ * stats file's row, the `ssim2-interval` window and the threshold warning;
+ * per measurement the ended-first warning, the `ssim2-summary` message and
+ * the stats file's summary. All of it runs in the aggregator thread except
+ * opening and closing the stats file (start, stop, flush).
+ * SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+#include <string>
+
+#include "gstssim2compare-private.h"
+
+namespace ssim2gst {
+
+/* The times of a dist frame as its message and stats row give them. */
+struct FrameTimes {
+  GstClockTime pts = GST_CLOCK_TIME_NONE;
+  GstClockTime stream_time = GST_CLOCK_TIME_NONE;
+  GstClockTime running_time = GST_CLOCK_TIME_NONE;
+  GstClockTime duration = GST_CLOCK_TIME_NONE;
+};
+
+}  // namespace ssim2gst
+
+/* Opens (truncates) the stats-file of the run's settings for a new
+ * measurement, unless none is set or one is open; posts an error and
+ * returns false when it cannot be created. */
+bool gst_ssim2_compare_open_stats (GstSsim2Compare * self);
+
+/* Appends the summary of the `dist` pad's rendition and closes the stats
+ * file, if one is open. */
+void gst_ssim2_compare_close_stats (GstSsim2Compare * self);
+
+/* "dist_1: ", what starts a warning's text about rendition @r when the
+ * element has several; "" with the `dist` pad alone, whose warnings read as
+ * they always did. The details always carry the pad. */
+std::string gst_ssim2_compare_pad_prefix (GstSsim2Compare * self,
+    const ssim2gst::Rendition & r);
+
+/* Reports a frame of @r leaving the element (r.st.frames counts it
+ * already): scored (@score not NULL: its meta on *@buf, which may be
+ * replaced by a writable copy, for the `dist` pad; the message, the stats
+ * row, the window, the threshold warning), skipped for lateness (@skipped:
+ * the window only) or unscored (nothing). */
+void gst_ssim2_compare_report_pair (GstSsim2Compare * self,
+    ssim2gst::Rendition & r, GstBuffer ** buf, const double *score,
+    guint64 index, bool skipped, const ssim2gst::FrameTimes & times);
+
+/* @r's pad has ended: sets r.ended_first and, when one input ended while
+ * the other still had frames, posts the STREAM/FAILED warning that says
+ * so. */
+void gst_ssim2_compare_report_ended_first (GstSsim2Compare * self,
+    ssim2gst::Rendition & r);
+
+/* Posts the summary of @r's current measurement (after its last window). */
+void gst_ssim2_compare_post_summary (GstSsim2Compare * self,
+    ssim2gst::Rendition & r);

@@ -1,0 +1,408 @@
+/* gst-ssim2: the helpers the gst-check tests of the element share: the
+ * element's messages read as typed structs (gstssim2message.h), messages
+ * taken from a bus, the element between two GstHarness fed from threads,
+ * and, for the tests that build whole pipelines from
+ * launch lines (seeks, renditions), which elements exist and running a
+ * pipeline to its end.
+ * SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <stdarg.h>
+
+#include "gstssim2message.h"
+
+/* @m read as an `ssim2` message; fails the test when it is not one. */
+static inline GstSsim2ScoreMessage
+score_message (GstMessage * m)
+{
+  GstSsim2ScoreMessage s;
+  fail_unless (gst_ssim2_score_message_parse_message (m, &s),
+      "not an ssim2 message");
+  return s;
+}
+
+/* @m read as an `ssim2-summary` message; fails the test when it is not
+ * one. */
+static inline GstSsim2SummaryMessage
+summary_message (GstMessage * m)
+{
+  GstSsim2SummaryMessage s;
+  fail_unless (gst_ssim2_summary_message_parse_message (m, &s),
+      "not an ssim2-summary message");
+  return s;
+}
+
+/* @m read as an `ssim2-interval` message; fails the test when it is not
+ * one. */
+static inline GstSsim2IntervalMessage
+interval_message (GstMessage * m)
+{
+  GstSsim2IntervalMessage s;
+  fail_unless (gst_ssim2_interval_message_parse_message (m, &s),
+      "not an ssim2-interval message");
+  return s;
+}
+
+/* Pops every element message named @name (in order), leaving the others on
+ * @bus. */
+static inline GList *
+pop_element_messages (GstBus * bus, const gchar * name)
+{
+  GList *list = NULL;
+  GstMessage *m;
+  GList *others = NULL;
+  while ((m = gst_bus_pop (bus))) {
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT &&
+        gst_structure_has_name (gst_message_get_structure (m), name))
+      list = g_list_append (list, m);
+    else
+      others = g_list_append (others, m);
+  }
+  for (GList * l = others; l; l = l->next)
+    gst_bus_post (bus, GST_MESSAGE (l->data));
+  g_list_free (others);
+  return list;
+}
+
+/* Pops the first message of @type, leaving the others on the bus. */
+static inline GstMessage *
+pop_type (GstBus * bus, GstMessageType type)
+{
+  GstMessage *m, *found = NULL;
+  GList *others = NULL;
+  while ((m = gst_bus_pop (bus))) {
+    if (!found && (GST_MESSAGE_TYPE (m) & type))
+      found = m;
+    else
+      others = g_list_append (others, m);
+  }
+  for (GList * l = others; l; l = l->next)
+    gst_bus_post (bus, GST_MESSAGE (l->data));
+  g_list_free (others);
+  return found;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The element between two GstHarness: one on the dist sink pad and the src
+ * pad, one on the ref sink pad. GstAggregator pads hold one buffer each
+ * (non-live, no latency), so each pad is fed from its own thread and the
+ * test then waits for EOS (or an error) on the output. */
+
+#define FRAME_DUR (GST_SECOND / 30)
+
+typedef struct
+{
+  GstElement *element;
+  GstHarness *dist;             /* dist sink pad + src pad */
+  GstHarness *ref;              /* ref sink pad */
+  GstBus *bus;
+  GstSegment out_segment;       /* last segment seen on the output */
+  gboolean have_out_segment;
+  GArray *out_gaps;             /* GstClockTime of each GAP event output */
+} Fixture;
+
+static inline GstElement *
+make_element (const gchar * first_prop, ...)
+{
+  GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
+  fail_unless (e != NULL, "ssim2compare not found (GST_PLUGIN_PATH?)");
+  g_object_set (e, "backend", 2 /* cpu */ , NULL);
+  if (first_prop) {
+    va_list args;
+    va_start (args, first_prop);
+    g_object_set_valist (G_OBJECT (e), first_prop, args);
+    va_end (args);
+  }
+  return e;
+}
+
+static inline void
+fixture_init (Fixture * f, GstElement * element, const gchar * ref_caps,
+    const gchar * dist_caps)
+{
+  f->element = element;
+  f->have_out_segment = FALSE;
+  f->out_gaps = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  f->bus = gst_bus_new ();
+  gst_element_set_bus (element, f->bus);
+  f->dist = gst_harness_new_with_element (element, "dist", "src");
+  f->ref = gst_harness_new_with_element (element, "ref", NULL);
+  if (ref_caps)
+    gst_harness_set_src_caps_str (f->ref, ref_caps);
+  if (dist_caps)
+    gst_harness_set_src_caps_str (f->dist, dist_caps);
+}
+
+static inline void
+fixture_clear (Fixture * f)
+{
+  gst_element_set_state (f->element, GST_STATE_NULL);
+  gst_harness_teardown (f->ref);
+  gst_harness_teardown (f->dist);
+  gst_element_set_bus (f->element, NULL);
+  gst_object_unref (f->bus);
+  gst_object_unref (f->element);
+  g_array_unref (f->out_gaps);
+}
+
+/* Bytes of frame k: a pattern that depends on k, so that mispaired frames do
+ * not score 100. noise > 0 adds a deterministic disturbance. */
+static inline GstBuffer *
+make_frame (const GstVideoInfo * info, guint k, guint noise, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info),
+      NULL);
+  GstMapInfo map;
+  guint32 seed = 0x9e3779b9u * (k + 1);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++) {
+    guint v = (guint) ((i * 7 + (i / 64) * 13 + k * 29) & 0xff);
+    v = (v + 64) / 2 + 32;      /* keep clear of the clamping ends */
+    if (noise) {
+      seed = seed * 1664525u + 1013904223u;
+      v += (seed >> 24) % (2 * noise + 1) - noise;
+    }
+    map.data[i] = (guint8) v;
+  }
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = FRAME_DUR;
+  return buf;
+}
+
+typedef struct
+{
+  GstHarness *h;
+  GPtrArray *items;             /* GstBuffer or GstEvent (owned) */
+} Feed;
+
+static inline gpointer
+feed_thread (gpointer data)
+{
+  Feed *feed = (Feed *) data;
+  for (guint i = 0; i < feed->items->len; i++) {
+    GstMiniObject *obj = (GstMiniObject *) g_ptr_array_index (feed->items, i);
+    if (GST_IS_BUFFER (obj))
+      gst_harness_push (feed->h, GST_BUFFER (obj));
+    else
+      gst_harness_push_event (feed->h, GST_EVENT (obj));
+  }
+  g_ptr_array_unref (feed->items);
+  g_free (feed);
+  return NULL;
+}
+
+static inline GThread *
+start_feed (GstHarness * h, GPtrArray * items)
+{
+  Feed *feed = g_new0 (Feed, 1);
+  feed->h = h;
+  feed->items = items;
+  return g_thread_new ("feed", feed_thread, feed);
+}
+
+/* Frames k of @indices at time (k + offset) * FRAME_DUR, then EOS. */
+static inline GPtrArray *
+frames_at (const GstVideoInfo * info, const gint * indices, guint n,
+    gint offset, guint noise)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  for (guint i = 0; i < n; i++) {
+    gint k = indices[i];
+    g_ptr_array_add (a, make_frame (info, k, noise ? noise + k % 5 : 0,
+            (k + offset) * FRAME_DUR));
+  }
+  g_ptr_array_add (a, gst_event_new_eos ());
+  return a;
+}
+
+static inline GPtrArray *
+frames_range (const GstVideoInfo * info, guint first, guint n, gint offset,
+    guint noise)
+{
+  gint *idx = g_new (gint, n);
+  for (guint i = 0; i < n; i++)
+    idx[i] = first + i;
+  GPtrArray *a = frames_at (info, idx, n, offset, noise);
+  g_free (idx);
+  return a;
+}
+
+/* Waits for EOS on the output; returns FALSE on timeout. */
+static inline gboolean
+wait_eos (Fixture * f)
+{
+  while (TRUE) {
+    GstEvent *ev = gst_harness_pull_event (f->dist);
+    if (!ev)
+      return FALSE;
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
+      gst_event_copy_segment (ev, &f->out_segment);
+      f->have_out_segment = TRUE;
+    }
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      GstClockTime ts;
+      gst_event_parse_gap (ev, &ts, NULL);
+      g_array_append_val (f->out_gaps, ts);
+    }
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+    if (eos)
+      return TRUE;
+  }
+}
+
+/* Runs both feeds to the end: waits for EOS (or @expect_error on the bus),
+ * then stops the element so no feed can stay blocked, and joins. */
+static inline void
+run_feeds (Fixture * f, GPtrArray * ref_items, GPtrArray * dist_items,
+    gboolean expect_error)
+{
+  GThread *tr = start_feed (f->ref, ref_items);
+  GThread *td = start_feed (f->dist, dist_items);
+  if (expect_error) {
+    GstMessage *m = gst_bus_timed_pop_filtered (f->bus, 20 * GST_SECOND,
+        GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "expected an error message");
+    /* put it back for the caller */
+    gst_bus_post (f->bus, m);
+  } else {
+    fail_unless (wait_eos (f), "no EOS on the output");
+  }
+  gst_element_set_state (f->element, GST_STATE_NULL);
+  g_thread_join (tr);
+  g_thread_join (td);
+}
+
+/* Pops the one summary message on @bus and checks its counts. */
+static inline void
+expect_summary (GstBus * bus, guint64 frames, guint64 unmatched_ref,
+    guint64 unmatched_dist)
+{
+  GList *sum = pop_element_messages (bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *m = GST_MESSAGE (sum->data);
+  fail_unless_equals_uint64 (summary_message (m).frames, frames);
+  fail_unless_equals_uint64 (summary_message (m).unmatched_ref, unmatched_ref);
+  fail_unless_equals_uint64 (summary_message (m).unmatched_dist,
+      unmatched_dist);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+}
+
+static inline GstEvent *
+caps_event (const gchar * caps_str)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstEvent *ev = gst_event_new_caps (caps);
+  gst_caps_unref (caps);
+  return ev;
+}
+
+static inline void
+video_info (GstVideoInfo * info, const gchar * caps_str)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  fail_unless (gst_video_info_from_caps (info, caps));
+  gst_caps_unref (caps);
+}
+
+#define CAPS64(fmt) "video/x-raw,format=" fmt ",width=64,height=48,framerate=30/1"
+
+/* The default element with 64x48 I420 on both pads; @info describes them. */
+static inline void
+fixture_init_i420 (Fixture * f, GstVideoInfo * info)
+{
+  video_info (info, CAPS64 ("I420"));
+  fixture_init (f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+}
+
+/* Runs @n RGB frames through @e, the dist ones noisy; returns the ssim2
+ * messages (the output buffers stay in f->dist). */
+static inline GList *
+run_noisy (Fixture * f, GstElement * e, guint n)
+{
+  GstVideoInfo info;
+  video_info (&info, CAPS64 ("RGB"));
+  fixture_init (f, e, CAPS64 ("RGB"), CAPS64 ("RGB"));
+  run_feeds (f, frames_range (&info, 0, n, 0, 0), frames_range (&info, 0, n,
+          0, 6), FALSE);
+  return pop_element_messages (f->bus, "ssim2");
+}
+
+static inline gchar *
+read_file (const gchar * path)
+{
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "cannot read %s",
+      path);
+  return text;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Whole pipelines */
+
+/* TRUE when every factory of @names (NULL-terminated) exists; else says
+ * which one is missing. */
+static inline gboolean
+have_factories (const gchar * const *names)
+{
+  for (; *names; names++) {
+    GstElementFactory *f = gst_element_factory_find (*names);
+    if (!f) {
+      g_printerr ("%s is missing (install-deps.sh installs it)\n", *names);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+/* Runs the launch line @desc to EOS (at most 120 s); an error fails the
+ * test. */
+static inline void
+run_to_eos (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : "?");
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (m != NULL, "timeout: %s", desc);
+  fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "error in %s", desc);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* A test case of @suite for tests that each make their clips in
+ * @setup: a checked fixture, since GStreamer's thread pools do not survive
+ * the fork of an unchecked fixture's process; 300 s for decoding. */
+static inline TCase *
+clip_tcase (Suite * suite, const gchar * name, SFun setup, SFun teardown)
+{
+  TCase *tc = tcase_create (name);
+  suite_add_tcase (suite, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  return tc;
+}
+
+/* Writes @frames frames of a 160x120 moving ball, encoded by x264enc with
+ * @x264_settings (its rate and GOP properties), as Matroska to @path. */
+static inline void
+make_x264_clip (const gchar * path, guint frames, const gchar * x264_settings)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%u ! "
+      "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
+      "x264enc %s speed-preset=ultrafast ! matroskamux ! "
+      "filesink location=\"%s\"", frames, x264_settings, path);
+  run_to_eos (desc);
+  g_free (desc);
+}

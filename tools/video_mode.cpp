@@ -6,7 +6,8 @@
 //   cannot stop the main loop, and with it the watchdog and the signal
 //   handlers, from running. FIFOs are opened there too (OpenPipes()).
 // - Watchdog: a run where nothing moves for WatchdogSeconds() (no frame
-//   decoded on either input, no bus message) is stalled, e.g. on a damaged
+//   decoded on either input, no scoring pass started, no bus message) is
+//   stalled, e.g. on a damaged
 //   file whose demuxer neither errors nor ends, or a pipe that stopped
 //   delivering: the tool gives up with one line.
 // - SIGINT and SIGTERM stop the run: the results of the frames scored so far
@@ -36,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli_options.h"
@@ -462,11 +464,16 @@ gboolean OnProgressTick(gpointer data) {
   Run* run = static_cast<Run*>(data);
   if (run->failed) return G_SOURCE_CONTINUE;
   // Decoded frames are progress even when none is scored (--every N with a
-  // large N, a long --offset).
-  std::uint64_t decoded = 0;
-  for (const Branch* b : AllBranches(run)) decoded += b->seen;
-  if (decoded != run->last_decoded) {
-    run->last_decoded = decoded;
+  // large N, a long --offset); so are the element's scoring passes, which
+  // start long before their scores are posted (a ladder of large frames
+  // keeps several passes in flight while the decoders wait).
+  std::uint64_t work = 0;
+  for (const Branch* b : AllBranches(run)) work += b->seen;
+  guint64 passes = 0;
+  if (run->compare) g_object_get(run->compare, "scoring-passes", &passes, nullptr);
+  work += passes;
+  if (work != run->last_work) {
+    run->last_work = work;
     run->last_progress_s = run->Elapsed();
   }
   EndFailedInputs(run);
@@ -521,9 +528,11 @@ bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frame
                       const LogSummary& log_summary, const LogRunInfo& info) {
   bool ok = true;
   std::string write_error;
-  for (const auto& [path, format] : {std::make_pair(&options.csv_path, LogFormat::kCsv),
-                                     std::make_pair(&options.json_path, LogFormat::kJson),
-                                     std::make_pair(&options.vmaf_json_path, LogFormat::kVmafJson)}) {
+  const std::pair<const std::string*, LogFormat> outputs[] = {
+      {&options.csv_path, LogFormat::kCsv},
+      {&options.json_path, LogFormat::kJson},
+      {&options.vmaf_json_path, LogFormat::kVmafJson}};
+  for (const auto& [path, format] : outputs) {
     LogOptions log;
     log.format = format;
     log.with_source = !log_summary.per_source.empty();

@@ -17,6 +17,8 @@ PACKAGES=(
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   # The Python example and its test (PyGObject with GStreamer's typelibs).
   python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  # The man page's check (help2man) and the Debian packages (scripts/test-packages.sh).
+  help2man debhelper fakeroot debootstrap lintian
 )
 if [ "${1:-}" = --list ]; then
   printf '%s\n' "${PACKAGES[@]}"

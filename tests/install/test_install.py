@@ -4,7 +4,9 @@
 Installs this build into a temporary DESTDIR (meson install --no-rebuild) and
 checks there: the headers, libssim2's SONAME and exported symbols, a C++
 consumer built with `pkg-config --cflags --libs ssim2` alone (its scores
-against scores.csv, its errors against the same source built in-tree), and
+against scores.csv, its errors against the same source built in-tree), the
+same with `pkg-config --static` and the DESTDIR as sysroot (every path it
+gives moved into the sysroot, no archive named by its path), and
 that gst-inspect-1.0 finds ssim2compare in the installed plugin directory with
 a fresh registry. Exits 1 with the first failure.
 """
@@ -75,7 +77,26 @@ def check_library(libdir, soname):
             f"{lib}: symbols without the version node SSIM2_0")
 
 
-def build_consumer(args, destdir, libdir, workdir):
+def check_static_flags(flags, destdir):
+    """`pkg-config --static` with the DESTDIR as sysroot: every path it gives
+    must have moved into the sysroot (-L, -I); a file named by its absolute
+    path (an archive such as libcudart_static.a) would not move. Directories
+    the sysroot lacks (the CUDA toolkit's) are linked to this machine's, as a
+    sysroot for cross-building would hold them."""
+    for flag in flags:
+        require(flag.startswith("-"),
+                f"pkg-config --static ssim2 names a file, which a sysroot cannot move "
+                f"(want -L<dir> -l<name>): {flag}")
+        if flag.startswith(("-L", "-I")):
+            path = flag[2:]
+            require(path.startswith(destdir + "/"),
+                    f"pkg-config --static ssim2: {flag} is not inside the sysroot {destdir}")
+            if not os.path.exists(path):
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                os.symlink(path[len(destdir):], path)
+
+
+def build_consumer(args, destdir, libdir, workdir, static=False):
     pkgconfig_dir = os.path.join(libdir, "pkgconfig")
     require(os.path.isfile(os.path.join(pkgconfig_dir, "ssim2.pc")), f"{pkgconfig_dir}/ssim2.pc missing")
     env = dict(os.environ)
@@ -83,11 +104,15 @@ def build_consumer(args, destdir, libdir, workdir):
     env["PKG_CONFIG_LIBDIR"] = pkgconfig_dir
     env.pop("PKG_CONFIG_PATH", None)
     env["PKG_CONFIG_SYSROOT_DIR"] = destdir
-    ssim2_flags = shlex.split(run_ok([args.pkg_config, "--cflags", "--libs", "ssim2"], env=env))
+    static_flag = ["--static"] if static else []
+    ssim2_flags = shlex.split(run_ok([args.pkg_config, *static_flag, "--cflags", "--libs", "ssim2"],
+                                     env=env))
     require(any(f.startswith("-I" + destdir) for f in ssim2_flags),
             f"pkg-config ssim2 gives no include path inside the DESTDIR: {ssim2_flags}")
+    if static:
+        check_static_flags(ssim2_flags, destdir)
     png_flags = shlex.split(run_ok([args.pkg_config, "--cflags", "--libs", "libpng"]))
-    exe = os.path.join(workdir, "score_png")
+    exe = os.path.join(workdir, "score_png-static" if static else "score_png")
     run_ok(args.cxx + ["-std=c++17", args.example, "-o", exe] + ssim2_flags + png_flags)
     return exe
 
@@ -185,6 +210,9 @@ def main():
         exe = build_consumer(args, destdir, libdir, workdir)
         scores = check_consumer(exe, args.in_tree_example, libdir, args.testdata)
         print(f"install: consumer built with pkg-config scores {' '.join(scores)} (as scores.csv)")
+        exe = build_consumer(args, destdir, libdir, workdir, static=True)
+        scores = check_consumer(exe, args.in_tree_example, libdir, args.testdata)
+        print(f"install: consumer built with pkg-config --static scores {' '.join(scores)}")
         if args.gst_inspect:
             check_meta_header(args, destdir, libdir, workdir)
             check_plugin(args, destdir, libdir, args.soname, workdir)

@@ -78,6 +78,7 @@
 #include "gstssim2meta-private.h"
 #include "gstssim2report.h"
 #include "gstssim2pairing.h"
+#include "gstssim2sync.h"
 
 #include <gst/video/video.h>
 
@@ -129,6 +130,8 @@ enum
   PROP_THREADS,
   PROP_INTERVAL,
   PROP_MAX_LATENESS,
+  PROP_SYNC_WINDOW,
+  PROP_SYNC_MAX_BYTES,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -226,6 +229,7 @@ static GstAggregatorPad *gst_ssim2_compare_create_new_pad (GstAggregator *
     agg, GstPadTemplate * templ, const gchar * req_name,
     const GstCaps * caps);
 static void gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad);
+static GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
 
 static void
 gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
@@ -241,12 +245,16 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   /**
    * GstSsim2Compare:alignment:
    *
-   * How frames of the two pads are paired.
+   * How frames of the two pads are paired. content finds, for every dist
+   * frame, the ref frame that shows the same picture (offsets, dropped and
+   * repeated frames, unrelated timestamps) and passes frames it cannot be
+   * sure of unscored; see #GstSsim2Compare:sync-window.
    */
   g_object_class_install_property (object_class, PROP_ALIGNMENT,
       g_param_spec_enum ("alignment", "Alignment",
           "How frames of the two pads are paired: by running time, the Nth "
-          "buffer of each pad, or by stream time (position in each stream)",
+          "buffer of each pad, by stream time (position in each stream), or "
+          "by content (the ref frame showing the same picture)",
           GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
           (gint) DEFAULT_ALIGNMENT,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
@@ -361,6 +369,40 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:sync-window:
+   *
+   * alignment=content: the offsets searched, in running time each way,
+   * converted to frames with the ref caps' frame rate (30 fps when they
+   * give none). While acquiring a lock a dist frame waits for the ref
+   * frames up to this far after it: the element adds this (plus 10 frames)
+   * to its latency.
+   */
+  g_object_class_install_property (object_class, PROP_SYNC_WINDOW,
+      g_param_spec_uint64 ("sync-window", "Sync window",
+          "alignment=content: offsets searched each way, in running time "
+          "(ns), at the ref frame rate (30 fps when unknown)",
+          GST_MSECOND, 3600 * GST_SECOND, DEFAULT_SYNC_WINDOW,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:sync-max-bytes:
+   *
+   * alignment=content: the most bytes of full ref frames held for pairs
+   * still to be decided. Acquiring holds up to 2 x sync-window + 10 frames
+   * (about 920 MiB at 1080p I420 for 5 s at 30 fps), plus what the
+   * reference runs ahead of the dist stream. Beyond it the oldest are
+   * dropped, with a warning, and pairs naming them are unaligned.
+   */
+  g_object_class_install_property (object_class, PROP_SYNC_MAX_BYTES,
+      g_param_spec_uint64 ("sync-max-bytes", "Sync max bytes",
+          "alignment=content: most bytes of ref frames held for pairing "
+          "(beyond: the oldest are dropped and their pairs unscored)",
+          0, G_MAXUINT64, DEFAULT_SYNC_MAX_BYTES,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);
 
@@ -392,7 +434,7 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   agg_class->clip = GST_DEBUG_FUNCPTR (gst_ssim2_compare_clip);
   agg_class->create_new_pad =
       GST_DEBUG_FUNCPTR (gst_ssim2_compare_create_new_pad);
-  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+  agg_class->get_next_time = GST_DEBUG_FUNCPTR (gst_ssim2_compare_get_next_time);
 
   gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
       (GstPluginAPIFlags) 0);
@@ -580,6 +622,12 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_MAX_LATENESS:
       s.max_lateness = g_value_get_int64 (value);
       break;
+    case PROP_SYNC_WINDOW:
+      s.sync_window = g_value_get_uint64 (value);
+      break;
+    case PROP_SYNC_MAX_BYTES:
+      s.sync_max_bytes = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -630,6 +678,12 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     case PROP_MAX_LATENESS:
       g_value_set_int64 (value, s.max_lateness);
       break;
+    case PROP_SYNC_WINDOW:
+      g_value_set_uint64 (value, s.sync_window);
+      break;
+    case PROP_SYNC_MAX_BYTES:
+      g_value_set_uint64 (value, s.sync_max_bytes);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -648,6 +702,16 @@ gst_ssim2_compare_set_context (GstElement * element, GstContext * context)
 
 /* ------------------------------------------------------------------------ */
 /* start / stop */
+
+/* alignment=content adds the wait of acquiring a lock to the latency (at
+ * start, and again once the ref caps give the frame rate). */
+static void
+update_content_latency (GstSsim2Compare * self)
+{
+  const GstClockTime latency = gst_ssim2_compare_content_latency (self);
+  if (latency > 0)
+    gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
+}
 
 static gboolean
 gst_ssim2_compare_start (GstAggregator * agg)
@@ -683,6 +747,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
     gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
+  update_content_latency (self);
   return TRUE;
 }
 
@@ -820,6 +885,8 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   st.fmt.format = fmt;
   st.fmt.yuv = yuv;
   st.have_info = true;
+  if (is_ref)
+    update_content_latency (self);
 
   if (!is_ref && rendition->to_src)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
@@ -1138,6 +1205,8 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
     return scored;
   progressed = progressed ||
       in_flight > gst_ssim2_compare_batches_in_flight (self);
+  if (timeout)
+    priv->sync_idle_timeouts = progressed ? 0 : priv->sync_idle_timeouts + 1;
   gst_ssim2_compare_trim_ref_queue (self, list);
 
   /* The stats file is complete before the last summary is posted. */
@@ -1152,6 +1221,18 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
   if (all_finished)
     return GST_FLOW_EOS;
   return progressed ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
+}
+
+/* The deadline of live aggregation: the output position (the dist frames
+ * leave in order), or under alignment=content the held frames' and the
+ * next ref frame's (gstssim2sync.cpp). */
+static GstClockTime
+gst_ssim2_compare_get_next_time (GstAggregator * agg)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
+  if (self->priv->run.alignment == ssim2gst::Alignment::kContent)
+    return gst_ssim2_compare_content_next_time (self);
+  return gst_aggregator_simple_get_next_time (agg);
 }
 
 /* One pass, timed: at the end the INFO log says how much of the

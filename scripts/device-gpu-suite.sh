@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the GPU tests, compute-sanitizer (memcheck, racecheck, synccheck) and the
+# Runs the CUDA engine tests, compute-sanitizer (memcheck, racecheck, synccheck) and the
 # benchmark on a GPU machine against a build made elsewhere (nothing is
 # built here), then prints a short summary table.
 #
@@ -55,10 +55,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 nvidia-smi >>"$LOG/nvidia-smi.txt" 2>&1
 echo "testdata: ${TESTDATA:-not found}"
 
-T=$BUILD/tests/gpu
-step layout 30 "$T/test_gpu_layout"
-step stages 120 "$T/test_gpu_stages"
-step formats 120 "$T/test_gpu_formats"
+T=$BUILD/tests/cuda
+step layout 30 "$T/test_cuda_layout"
+step stages 120 "$T/test_cuda_stages"
+step formats 120 "$T/test_cuda_formats"
 # The CUDA cases of the core suites (their CPU cases run in CI).
 step contract 60 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
 if [ -n "$TESTDATA" ]; then
@@ -67,14 +67,14 @@ else
   step parity 240 "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 fi
 if [ -n "$SANITIZER" ]; then
-  step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_stages" --quick
-  step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_gpu_formats" --quick
+  step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_stages" --quick
+  step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_formats" --quick
   step memcheck-contract 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
-  step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_gpu_stages" --quick
+  step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_cuda_stages" --quick
   # Barriers: a __syncthreads reached from different code paths of one block
   # (e.g. warp-specialised kernels) runs fine on the H200 but is undefined;
   # synccheck reports it as "Barrier error detected. Divergent thread(s)".
-  step synccheck-stages 60 "$SANITIZER" --tool synccheck --error-exitcode 1 "$T/test_gpu_stages" --quick
+  step synccheck-stages 60 "$SANITIZER" --tool synccheck --error-exitcode 1 "$T/test_cuda_stages" --quick
 else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi

@@ -1,8 +1,6 @@
-// Access to the shared test data: $SSIM2_TESTDATA when set (a build run on
-// another machine), else the folder tests/meson.build compiles in
-// (../shared/testdata beside the repository). A missing folder is a test
-// failure, never a skip: CI must not go green without having compared
-// anything.
+// Access to the shared test data, in the folder testdata_dir.h names. A
+// missing folder is a test failure, never a skip: CI must not go green
+// without having compared anything.
 #pragma once
 
 #include <sys/stat.h>
@@ -15,17 +13,16 @@
 
 #include <gtest/gtest.h>
 
-#ifndef SSIM2_TESTDATA_DIR
-#error "SSIM2_TESTDATA_DIR must be set by the build"
+#include "testdata_dir.h"
+
+#ifndef SSIM2_HDR_TESTDATA_DIR
+#error "SSIM2_HDR_TESTDATA_DIR must be set by the build (testdata_args in tests/meson.build)"
 #endif
 
 namespace ssim2 {
 namespace testing {
 
-inline std::string TestDataDir() {
-  const char* env = std::getenv("SSIM2_TESTDATA");
-  return env && *env ? std::string(env) : std::string(SSIM2_TESTDATA_DIR);
-}
+inline std::string TestDataDir() { return ssim2_testdata_dir(); }
 
 inline std::string TestDataPath(const std::string& relative) {
   return TestDataDir() + "/" + relative;
@@ -41,10 +38,10 @@ inline bool TestDataPresent() {
       << "test data not found at " << ::ssim2::testing::TestDataDir()              \
       << " (expected shared/testdata beside the repository)"
 
-// Rows of a CSV file without quoting, header dropped.
-inline std::vector<std::vector<std::string>> ReadCsv(const std::string& relative) {
+// Rows of a CSV file without quoting, header dropped (the file by its path).
+inline std::vector<std::vector<std::string>> ReadCsvFile(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
-  std::ifstream in(TestDataPath(relative));
+  std::ifstream in(path);
   std::string line;
   bool header = true;
   while (std::getline(in, line)) {
@@ -60,6 +57,16 @@ inline std::vector<std::vector<std::string>> ReadCsv(const std::string& relative
     rows.push_back(fields);
   }
   return rows;
+}
+
+// A CSV of the shared test data.
+inline std::vector<std::vector<std::string>> ReadCsv(const std::string& relative) {
+  return ReadCsvFile(TestDataPath(relative));
+}
+
+// The repository's own HDR test data (tests/data/hdr, see its README.md).
+inline std::string HdrTestDataPath(const std::string& relative) {
+  return std::string(SSIM2_HDR_TESTDATA_DIR) + "/" + relative;
 }
 
 }  // namespace testing

@@ -57,7 +57,8 @@
 #include <thread>
 #include <vector>
 
-#include "ssim2/cuda_engine.h"
+#include "cuda/cuda_util.h"
+#include "cuda/engine.h"
 #include "ssim2/ssim2.h"
 
 using namespace ssim2;
@@ -97,35 +98,19 @@ bool CudaOk(cudaError_t e, const char* what) {
   return e == cudaSuccess;
 }
 
-// Device and pinned buffers of the benchmark's inputs, freed on scope exit.
-struct DeviceBuffer {
-  void* p = nullptr;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (p) cudaFree(p);
-  }
-  bool Upload(const std::vector<std::uint8_t>& bytes) {
-    return CudaOk(cudaMalloc(&p, bytes.size()), "cudaMalloc") &&
-           CudaOk(cudaMemcpy(p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-};
+// The benchmark's inputs in device memory and in pinned host memory, in the
+// engine's own owners (cuda/cuda_util.h).
+bool Upload(const std::vector<std::uint8_t>& bytes, cuda::DeviceBuffer* out) {
+  return Ok(out->Allocate(bytes.size()), "device input") &&
+         CudaOk(cudaMemcpy(out->get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+                "cudaMemcpy");
+}
 
-struct PinnedBuffer {
-  void* p = nullptr;
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() {
-    if (p) cudaFreeHost(p);
-  }
-  bool Copy(const std::vector<std::uint8_t>& bytes) {
-    if (!CudaOk(cudaMallocHost(&p, bytes.size()), "cudaMallocHost")) return false;
-    std::memcpy(p, bytes.data(), bytes.size());
-    return true;
-  }
-};
+bool CopyPinned(const std::vector<std::uint8_t>& bytes, cuda::PinnedBuffer* out) {
+  if (!Ok(out->Allocate(bytes.size()), "pinned input")) return false;
+  std::memcpy(out->get(), bytes.data(), bytes.size());
+  return true;
+}
 
 // Runs `once(thread)` (which scores `pairs_per_call` pairs) on `threads`
 // threads at once for about `seconds` after a common start (each thread
@@ -287,19 +272,20 @@ int main(int argc, char** argv) {
       return ImageView::Packed(PixelFormat::kRGB8, w, h, p, 3 * w, MemoryLocation::kCudaDevice);
     };
     // Inputs shared read-only by every thread.
-    DeviceBuffer dref;
-    DeviceBuffer ddist[8];
-    PinnedBuffer pref, pdist;
-    bool inputs_ok = dref.Upload(ref.rgb) && pref.Copy(ref.rgb) && pdist.Copy(dists[0].rgb);
-    for (int i = 0; i < 8 && inputs_ok; ++i) inputs_ok = ddist[i].Upload(dists[i].rgb);
+    cuda::DeviceBuffer dref;
+    cuda::DeviceBuffer ddist[8];
+    cuda::PinnedBuffer pref, pdist;
+    bool inputs_ok = Upload(ref.rgb, &dref) && CopyPinned(ref.rgb, &pref) &&
+                     CopyPinned(dists[0].rgb, &pdist);
+    for (int i = 0; i < 8 && inputs_ok; ++i) inputs_ok = Upload(dists[i].rgb, &ddist[i]);
     if (!inputs_ok) {
       std::fprintf(stderr, "allocation of benchmark inputs failed\n");
       return 1;
     }
     std::vector<ImageView> batch;
-    for (int i = 0; i < 8; ++i) batch.push_back(dev_view(ddist[i].p));
+    for (int i = 0; i < 8; ++i) batch.push_back(dev_view(ddist[i].get()));
     if (ladder) {
-      const ImageView rv = dev_view(dref.p);
+      const ImageView rv = dev_view(dref.get());
       std::vector<cuda::Engine> engines(4);
       for (cuda::Engine& e : engines) {
         if (!Ok(cuda::Engine::Create(w, h, opt, &e), "Engine::Create")) return 1;
@@ -348,8 +334,8 @@ int main(int argc, char** argv) {
       cuda::Engine e;
       Result r;
       bool ok = Ok(cuda::Engine::Create(w, h, opt, &e), "Engine::Create");
-      for (int i = 0; i < 2 && ok; ++i) ok = Ok(e.Compute(dev_view(dref.p), batch[0], &r), "Compute");
-      ok = ok && Ok(e.SetReference(dev_view(dref.p)), "SetReference");
+      for (int i = 0; i < 2 && ok; ++i) ok = Ok(e.Compute(dev_view(dref.get()), batch[0], &r), "Compute");
+      ok = ok && Ok(e.SetReference(dev_view(dref.get())), "SetReference");
       for (int i = 0; i < 2 && ok; ++i) ok = Ok(e.Compute(batch[0], &r), "Compute(dist)");
       if (ok) std::printf("profiled passes of %s: score %.8f\n", size.c_str(), r.score);
       return ok ? 0 : 1;
@@ -411,15 +397,15 @@ int main(int argc, char** argv) {
         }
       }
       record("host-pinned", measure(1, [&](int t) {
-        return Ok(engines[t].Compute(host_view(pref.p), host_view(pdist.p), &last[t]), "host-pinned");
+        return Ok(engines[t].Compute(host_view(pref.get()), host_view(pdist.get()), &last[t]), "host-pinned");
       }));
       record("device", measure(1, [&](int t) {
-        return Ok(engines[t].Compute(dev_view(dref.p), dev_view(ddist[0].p), &last[t]), "device");
+        return Ok(engines[t].Compute(dev_view(dref.get()), dev_view(ddist[0].get()), &last[t]), "device");
       }));
       record("device-async", measure(8, [&](int t) {
         cuda::Engine::Ticket tickets[8];
         for (int i = 0; i < 8; ++i) {
-          if (!Ok(engines[t].ComputeAsync(dev_view(dref.p), dev_view(ddist[i].p), &tickets[i]), "async"))
+          if (!Ok(engines[t].ComputeAsync(dev_view(dref.get()), dev_view(ddist[i].get()), &tickets[i]), "async"))
             return false;
         }
         Result r;
@@ -429,13 +415,13 @@ int main(int argc, char** argv) {
         return true;
       }));
       for (cuda::Engine& e : engines) {
-        if (!Ok(e.SetReference(dev_view(dref.p)), "SetReference")) return 1;
+        if (!Ok(e.SetReference(dev_view(dref.get())), "SetReference")) return 1;
       }
       record("cached", measure(1, [&](int t) {
-        return Ok(engines[t].Compute(dev_view(ddist[0].p), &last[t]), "cached");
+        return Ok(engines[t].Compute(dev_view(ddist[0].get()), &last[t]), "cached");
       }));
       record("batch8", measure(8, [&](int t) {
-        const bool ok = Ok(engines[t].ComputeBatch(dev_view(dref.p), batch.data(), 8,
+        const bool ok = Ok(engines[t].ComputeBatch(dev_view(dref.get()), batch.data(), 8,
                                                    batch_results[t].data()),
                            "batch");
         last[t] = batch_results[t][0];

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ssim2/score_log.h"
+#include "text_format.h"
 
 namespace ssim2 {
 namespace cli {
@@ -16,8 +17,6 @@ const char* StatusName(PairStatus status) {
   }
   return "error";
 }
-
-std::string JsonString(const std::string& text) { return "\"" + JsonEscape(text) + "\""; }
 
 std::string JsonScore(const PairRow& row) {
   return row.status == PairStatus::kOk ? FormatScore(row.score) : "null";

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <iterator>
 
+#include "text_format.h"
+
 namespace ssim2 {
 namespace cli {
 

@@ -15,6 +15,7 @@
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
 #include "stdout_status.h"
+#include "text_format.h"
 
 #ifndef SSIM2_VERSION
 #define SSIM2_VERSION "unknown"
@@ -33,8 +34,6 @@ int Fail(const std::string& line) {
 int LoadFailure(const char* which, const std::string& path, const std::string& reason) {
   return Fail(std::string("Could not load ") + which + " image: " + path + " (" + reason + ")");
 }
-
-std::string JsonString(const std::string& text) { return "\"" + JsonEscape(text) + "\""; }
 
 // Every digit that tells the double apart, with '.' whatever the locale.
 std::string JsonNumber(double v) { return std::isfinite(v) ? FormatShortest(v) : "null"; }

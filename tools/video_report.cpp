@@ -8,6 +8,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "text_format.h"
+
 namespace ssim2 {
 namespace cli {
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "image_checks.h"
 #include "pixel_format.h"
 #include "ssim2/alignment.h"
 

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "image_checks.h"
 #include "pixel_format.h"
 #include "ssim2/ssim2.h"
 

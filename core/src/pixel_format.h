@@ -1,7 +1,7 @@
 // Facts about each ssim2::PixelFormat, in one table: how many planes, how
 // samples are stored, where colour and alpha sit, how chroma is subsampled.
 // Image validation (image.cpp), the CPU conversion (cpu/convert.cpp) and the
-// CUDA engine's upload (gpu/upload.cpp) all read their layouts from here.
+// CUDA engine's upload (cuda/upload.cpp) all read their layouts from here.
 #pragma once
 
 #include <cstddef>

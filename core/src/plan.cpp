@@ -52,6 +52,20 @@ MetricPlan MakePlan(int width, int height, bool all_features) {
   return plan;
 }
 
+void FeaturesFromSums(const double sums[kNumMapSums], ScaleSize size, ChannelNeeds needs,
+                      double out[kNumMaps][kNumNorms]) {
+  const double one_per_pixels = 1.0 / (static_cast<double>(size.height) * size.width);
+  const auto norms = [&](int map, const double* sum) {
+    out[map][0] = one_per_pixels * sum[0];
+    out[map][1] = std::sqrt(std::sqrt(one_per_pixels * sum[1]));
+  };
+  if (needs.ssim) norms(0, sums);
+  if (needs.edge) {
+    norms(1, sums + 2);
+    norms(2, sums + 4);
+  }
+}
+
 void MarkSkippedFeatures(const MetricPlan& plan, Result* result) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (int s = 0; s < kMaxScales; ++s) {

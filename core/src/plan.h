@@ -39,6 +39,18 @@ struct MetricPlan {
 // `all_features`: mark every map as needed (to report all sub-scores).
 MetricPlan MakePlan(int width, int height, bool all_features);
 
+// The float64 sums of one (scale, channel)'s error maps, in this order: the
+// SSIM map's d and d^4, then those of the artifact map, then those of the
+// detail-lost map.
+constexpr int kNumMapSums = 6;
+
+// The sub-scores ([map][norm] of Result::features) of one (scale, channel)
+// of a scale of `size`, from its sums: for each map `needs` includes, the mean
+// (L1) and the fourth root of the mean fourth power (L4), as the reference
+// computes them. Written once for the CPU path, the replay and the CUDA engine.
+void FeaturesFromSums(const double sums[kNumMapSums], ScaleSize size, ChannelNeeds needs,
+                      double out[kNumMaps][kNumNorms]);
+
 // Fills the entries of maps the plan skipped with NaN, and the scales past
 // num_scales with 0.
 void MarkSkippedFeatures(const MetricPlan& plan, Result* result);

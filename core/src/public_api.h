@@ -9,5 +9,4 @@
 #include "ssim2/stats.h"
 #include "ssim2/score_log.h"
 #include "ssim2/alignment.h"
-#include "ssim2/cuda_engine.h"
 #pragma GCC visibility pop

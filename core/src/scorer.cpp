@@ -4,7 +4,8 @@
 #include <new>
 #include <string>
 
-#include "scorer_factory.h"
+#include "image_checks.h"
+#include "scorer_backend.h"
 
 namespace ssim2 {
 namespace {
@@ -34,27 +35,51 @@ bool CudaAvailable(std::string* why_not) {
 #endif
 }
 
-Status Scorer::Create(int width, int height, const ScorerOptions& options,
-                      std::unique_ptr<Scorer>* out) {
-  if (!out) return Status(StatusCode::kInvalidArgument, "Scorer::Create: out is null");
-  out->reset();
-  if (Status s = ValidateMinimumSize(width, height); !s.ok()) return s;
-  if (options.backend == Backend::kCpu) return cpu::CreateCpuScorer(width, height, options, out);
+namespace {
+
+// Which backend: the one asked for; kAuto takes the CUDA engine when a device
+// can be used, else the CPU path.
+Status CreateBackend(int width, int height, const ScorerOptions& options,
+                     std::unique_ptr<ScorerBackend>* out) {
+  if (options.backend == Backend::kCpu) return cpu::CreateCpuBackend(width, height, options, out);
 #if defined(SSIM2_HAVE_CUDA)
-  Status status = cuda::CreateCudaScorer(width, height, options, out);
+  Status status = cuda::CreateCudaBackend(width, height, options, out);
   if (status.ok() || options.backend == Backend::kCuda) return status;
   // kAuto: a missing device falls back to the CPU; other failures are real.
   if (status.code() != StatusCode::kBackendUnavailable) return status;
-  return cpu::CreateCpuScorer(width, height, options, out);
+  return cpu::CreateCpuBackend(width, height, options, out);
 #else
   if (options.backend == Backend::kCuda) {
     std::string why;
     CudaAvailable(&why);
     return Status(StatusCode::kBackendUnavailable, why);
   }
-  return cpu::CreateCpuScorer(width, height, options, out);
+  return cpu::CreateCpuBackend(width, height, options, out);
 #endif
 }
+
+}  // namespace
+
+Scorer::Scorer(int width, int height, std::unique_ptr<ScorerBackend> backend)
+    : width_(width), height_(height), backend_(std::move(backend)) {}
+
+Scorer::~Scorer() = default;
+
+Status Scorer::Create(int width, int height, const ScorerOptions& options,
+                      std::unique_ptr<Scorer>* out) {
+  if (!out) return Status(StatusCode::kInvalidArgument, "Scorer::Create: out is null");
+  out->reset();
+  if (Status s = ValidateMinimumSize(width, height); !s.ok()) return s;
+  std::unique_ptr<ScorerBackend> backend;
+  if (Status s = CreateBackend(width, height, options, &backend); !s.ok()) return s;
+  out->reset(new (std::nothrow) Scorer(width, height, std::move(backend)));
+  if (!*out) return Status(StatusCode::kOutOfMemory, "Scorer::Create: out of host memory");
+  return Status::Ok();
+}
+
+Backend Scorer::backend() const { return backend_->backend(); }
+std::size_t Scorer::memory_bytes() const { return backend_->memory_bytes(); }
+std::string Scorer::description() const { return backend_->description(); }
 
 Status Scorer::Compute(const ImageView& reference, const ImageView& distorted,
                        Result* result) {
@@ -62,14 +87,15 @@ Status Scorer::Compute(const ImageView& reference, const ImageView& distorted,
   if (Status s = ValidatePair(reference, distorted); !s.ok()) return s;
   if (Status s = ValidateSize(reference, width_, height_); !s.ok()) return s;
   return WithoutExceptions(width_, height_,
-                           [&] { return ScorePair(reference, distorted, result); });
+                           [&] { return backend_->ScorePair(reference, distorted, result); });
 }
 
 Status Scorer::SetReference(const ImageView& reference) {
   has_reference_ = false;
   if (Status s = ValidateImage(reference); !s.ok()) return s;
   if (Status s = ValidateSize(reference, width_, height_); !s.ok()) return s;
-  if (Status s = WithoutExceptions(width_, height_, [&] { return CacheReference(reference); });
+  if (Status s = WithoutExceptions(width_, height_,
+                                   [&] { return backend_->CacheReference(reference); });
       !s.ok()) {
     return s;
   }
@@ -92,7 +118,7 @@ Status Scorer::ComputeWithReference(const ImageView& distorted, Result* result) 
   if (!result) return Status(StatusCode::kInvalidArgument, "ComputeWithReference: result is null");
   if (Status s = CheckAgainstReference(&distorted, 1); !s.ok()) return s;
   return WithoutExceptions(width_, height_,
-                           [&] { return ScoreAgainstReference(distorted, result); });
+                           [&] { return backend_->ScoreAgainstReference(distorted, result); });
 }
 
 Status Scorer::ComputeWithReference(const std::vector<ImageView>& distorted,
@@ -103,7 +129,7 @@ Status Scorer::ComputeWithReference(const std::vector<ImageView>& distorted,
   if (Status s = CheckAgainstReference(distorted.data(), distorted.size()); !s.ok()) return s;
   results->assign(distorted.size(), Result());
   return WithoutExceptions(width_, height_, [&] {
-    return ScoreBatchAgainstReference(distorted, results->data());
+    return backend_->ScoreBatchAgainstReference(distorted, results->data());
   });
 }
 
@@ -114,7 +140,8 @@ Status Scorer::SubmitWithReference(const std::vector<ImageView>& distorted,
   return WithoutExceptions(width_, height_, [&] {
     Submitted batch;
     batch.results.assign(distorted.size(), Result());
-    if (Status s = StartBatch(distorted, batch.results.data(), &batch.token, &batch.pending);
+    if (Status s = backend_->StartBatch(distorted, batch.results.data(), &batch.token,
+                                        &batch.pending);
         !s.ok()) {
       return s;
     }
@@ -137,7 +164,8 @@ Status Scorer::CollectBatch(BatchHandle handle, std::vector<Result>* results) {
   submitted_.erase(it);
   if (batch.pending) {
     if (Status s = WithoutExceptions(
-            width_, height_, [&] { return FinishBatch(batch.token, batch.results.data()); });
+            width_, height_,
+            [&] { return backend_->FinishBatch(batch.token, batch.results.data()); });
         !s.ok()) {
       return s;
     }
@@ -146,14 +174,14 @@ Status Scorer::CollectBatch(BatchHandle handle, std::vector<Result>* results) {
   return Status::Ok();
 }
 
-Status Scorer::StartBatch(const std::vector<ImageView>& distorted, Result* results,
-                          std::uint64_t* token, bool* pending) {
+Status ScorerBackend::StartBatch(const std::vector<ImageView>& distorted, Result* results,
+                                 std::uint64_t* token, bool* pending) {
   *token = 0;
   *pending = false;
   return ScoreBatchAgainstReference(distorted, results);
 }
 
-Status Scorer::FinishBatch(std::uint64_t, Result*) {
+Status ScorerBackend::FinishBatch(std::uint64_t, Result*) {
   return Status(StatusCode::kInternal, "this backend has no batches pending");
 }
 
@@ -169,7 +197,8 @@ Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageV
   results->assign(distorted.size(), Result());
   has_reference_ = false;
   if (Status s = WithoutExceptions(
-          width_, height_, [&] { return ScoreBatch(reference, distorted, results->data()); });
+          width_, height_,
+          [&] { return backend_->ScoreBatch(reference, distorted, results->data()); });
       !s.ok()) {
     return s;
   }
@@ -177,14 +206,14 @@ Status Scorer::ComputeBatch(const ImageView& reference, const std::vector<ImageV
   return Status::Ok();
 }
 
-Status Scorer::ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
-                          Result* results) {
+Status ScorerBackend::ScoreBatch(const ImageView& reference,
+                                 const std::vector<ImageView>& distorted, Result* results) {
   if (Status s = CacheReference(reference); !s.ok()) return s;
   return ScoreBatchAgainstReference(distorted, results);
 }
 
-Status Scorer::ScoreBatchAgainstReference(const std::vector<ImageView>& distorted,
-                                          Result* results) {
+Status ScorerBackend::ScoreBatchAgainstReference(const std::vector<ImageView>& distorted,
+                                                 Result* results) {
   for (std::size_t i = 0; i < distorted.size(); ++i) {
     if (Status s = ScoreAgainstReference(distorted[i], &results[i]); !s.ok()) return s;
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../locale/de_locale.h"
+#include "text_format.h"
 
 namespace ssim2 {
 namespace {

@@ -3,7 +3,7 @@
 // failed calls, checks fail without side effects, the alpha rule, and every
 // pixel format. The CPU cases always run; the CUDA cases skip without a
 // device. Built a second time against the emulated CUDA runtime
-// (tests/gpu/emulated_runtime.cpp), so CI runs the CUDA cases too.
+// (tests/cuda/emulated_runtime.cpp), so CI runs the CUDA cases too.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -103,7 +103,7 @@ struct SourceSummary {
 struct LogRunInfo {
   std::string reference;
   std::string distorted;
-  std::string alignment;  // "running-time" / "sequence"
+  std::string alignment;  // the element's "alignment" property value, by its name
   std::uint64_t offset = 0;
   std::uint64_t every = 1;
   int width = 0;
@@ -126,29 +126,6 @@ std::string LogFormatNames();
 // The format a file name implies: JSON when it ends in ".json" (any case),
 // else CSV. vmaf-json is only ever chosen explicitly.
 LogFormat LogFormatForPath(std::string_view path);
-
-// ---------------------------------------------------------------------------
-// Text helpers, shared by everything that writes numbers or JSON strings
-
-// `value` with `decimals` digits after a '.', whatever the C locale; "nan",
-// "inf" or "-inf" when not finite.
-std::string FormatFixed(double value, int decimals);
-// The shortest text that reads back as exactly `value` ("nan"/"inf" when not
-// finite), whatever the C locale.
-std::string FormatShortest(double value);
-// The score as the reference tool prints it: 8 decimals.
-std::string FormatScore(double score);
-// `text` with every byte that is not part of a valid UTF-8 sequence replaced
-// by U+FFFD (file names need not be UTF-8; JSON, XML and SVG must be).
-std::string ToValidUtf8(std::string_view text);
-// `text` as the inside of a JSON string literal: quotes, backslashes and
-// control characters escaped; bytes that are not valid UTF-8 replaced by
-// U+FFFD, so the output is always valid UTF-8.
-std::string JsonEscape(std::string_view text);
-// `text` as one CSV field (RFC 4180): quoted, with quotes doubled, when it
-// holds a comma, a quote, a line break or a space at either end (which a
-// reader that trims fields would lose).
-std::string CsvField(std::string_view text);
 
 // ---------------------------------------------------------------------------
 // The writer

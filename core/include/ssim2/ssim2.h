@@ -123,16 +123,6 @@ struct ImageView {
                           MemoryLocation location = MemoryLocation::kHost);
 };
 
-// Checks the view itself (pointers, strides, format, positive size).
-Status ValidateImage(const ImageView& image);
-// Checks a pair the way the reference does: the reference must be at least
-// 8x8 (kImageTooSmall), then both must have the same size (kSizeMismatch).
-Status ValidatePair(const ImageView& reference, const ImageView& distorted);
-// The reference's minimum size: 8x8 (kImageTooSmall).
-Status ValidateMinimumSize(int width, int height);
-// Checks that an image has the size a scorer was made for (kSizeMismatch).
-Status ValidateSize(const ImageView& image, int width, int height);
-
 // ---------------------------------------------------------------------------
 // Results
 
@@ -193,9 +183,9 @@ struct ScorerOptions {
 //
 // The contract is the same on every backend; this class enforces it and the
 // backends only score inputs it has already checked:
-// - Every call checks its images first (ValidateImage, ValidatePair for a
-//   pair, ValidateSize against the scorer's size) and fails before doing any
-//   work when one is wrong; Compute, ComputeWithReference and a ComputeBatch
+// - Every call checks its images first (the view itself; for a pair, the
+//   reference at least 8x8 and both of one size; the scorer's size) and
+//   fails before doing any work when one is wrong; Compute, ComputeWithReference and a ComputeBatch
 //   whose images are wrong change nothing.
 // - Compute(reference, distorted) scores one pair and leaves the cached
 //   reference alone: a later ComputeWithReference still scores against the
@@ -225,20 +215,24 @@ struct ScorerOptions {
 // - Alpha, as the reference tool: a reference with alpha is scored against
 //   grey 0.1 and 0.9 backgrounds and the lower score is reported; without
 //   alpha on the reference a distorted alpha is blended against 0.5.
+class ScorerBackend;  // internal: the CPU path or the CUDA engine
+
 class Scorer {
  public:
-  virtual ~Scorer() = default;
+  ~Scorer();
+  Scorer(const Scorer&) = delete;
+  Scorer& operator=(const Scorer&) = delete;
 
   static Status Create(int width, int height, const ScorerOptions& options,
                        std::unique_ptr<Scorer>* out);
 
-  virtual Backend backend() const = 0;
+  Backend backend() const;
   int width() const { return width_; }
   int height() const { return height_; }
   // Bytes of working memory the scorer holds (device memory for CUDA).
-  virtual std::size_t memory_bytes() const = 0;
+  std::size_t memory_bytes() const;
   // Human-readable description ("CPU, 2 threads", "CUDA, NVIDIA H200").
-  virtual std::string description() const = 0;
+  std::string description() const;
 
   Status Compute(const ImageView& reference, const ImageView& distorted, Result* result);
   // Caches every reference-only intermediate; then ComputeWithReference()
@@ -264,32 +258,9 @@ class Scorer {
   // Batches submitted and not yet collected.
   std::size_t batches_in_flight() const { return submitted_.size(); }
 
- protected:
-  Scorer(int width, int height) : width_(width), height_(height) {}
-
-  // What each backend implements. The images have been checked: valid views
-  // of the scorer's size, and ScoreAgainstReference is only called after a
-  // successful CacheReference. ScorePair must not disturb the cached
-  // reference.
-  virtual Status ScorePair(const ImageView& reference, const ImageView& distorted,
-                           Result* result) = 0;
-  virtual Status CacheReference(const ImageView& reference) = 0;
-  virtual Status ScoreAgainstReference(const ImageView& distorted, Result* result) = 0;
-  // ScoreAgainstReference for each image into results[i]; CacheReference,
-  // then that. Backends override them to overlap the images' work.
-  virtual Status ScoreBatchAgainstReference(const std::vector<ImageView>& distorted,
-                                            Result* results);
-  virtual Status ScoreBatch(const ImageView& reference, const std::vector<ImageView>& distorted,
-                            Result* results);
-  // The backend's half of SubmitWithReference: either scores the images at
-  // once into `results` (sized for them) and sets *pending = false (what
-  // this default does), or starts them, sets *pending = true and *token
-  // (its own name for the batch); FinishBatch(token, results) then waits.
-  virtual Status StartBatch(const std::vector<ImageView>& distorted, Result* results,
-                            std::uint64_t* token, bool* pending);
-  virtual Status FinishBatch(std::uint64_t token, Result* results);
-
  private:
+  Scorer(int width, int height, std::unique_ptr<ScorerBackend> backend);
+
   // A reference is cached and the distorted images are valid views of the
   // scorer's size.
   Status CheckAgainstReference(const ImageView* distorted, std::size_t count) const;
@@ -303,6 +274,7 @@ class Scorer {
 
   int width_;
   int height_;
+  std::unique_ptr<ScorerBackend> backend_;
   bool has_reference_ = false;
   std::vector<Submitted> submitted_;
   BatchHandle next_handle_ = 1;

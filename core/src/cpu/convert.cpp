@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "arith.h"
+#include "image_checks.h"
 #include "pixel_format.h"
 #include "thread_pool.h"
 

@@ -42,6 +42,7 @@
 #include <cstring>
 
 #include "arith.h"
+#include "image_checks.h"
 #include "pixel_format.h"
 #include "convert.h"
 #include "thread_pool.h"

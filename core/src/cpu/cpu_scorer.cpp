@@ -1,4 +1,4 @@
-// ssim2::Scorer on the CPU.
+// ssim2::Scorer's backend on the CPU.
 #include <climits>
 #include <cstdlib>
 #include <memory>
@@ -7,7 +7,7 @@
 #include "alpha_rule.h"
 #include "cpu/convert.h"
 #include "cpu/pipeline.h"
-#include "scorer_factory.h"
+#include "scorer_backend.h"
 
 namespace ssim2 {
 namespace cpu {
@@ -28,11 +28,10 @@ int BandRowsFromEnvironment() {
   return rows > INT_MAX ? INT_MAX : static_cast<int>(rows);
 }
 
-class CpuScorer final : public Scorer {
+class CpuBackend final : public ScorerBackend {
  public:
-  CpuScorer(int width, int height, const ScorerOptions& options)
-      : Scorer(width, height),
-        pool_(options.cpu_threads),
+  CpuBackend(int width, int height, const ScorerOptions& options)
+      : pool_(options.cpu_threads),
         plan_(MakePlan(width, height, options.all_features)),
         band_rows_requested_(BandRowsFromEnvironment()),
         pipeline_(plan_, &pool_, BestKernels(), band_rows_requested_) {}
@@ -52,7 +51,6 @@ class CpuScorer final : public Scorer {
            (pool_.size() == 1 ? " thread" : " threads") + bands + ")";
   }
 
- protected:
   // The one-shot pipeline never touches cached_, and needs far less memory
   // than caching every scale of the reference.
   Status ScorePair(const ImageView& reference, const ImageView& distorted,
@@ -103,10 +101,10 @@ class CpuScorer final : public Scorer {
 
 }  // namespace
 
-Status CreateCpuScorer(int width, int height, const ScorerOptions& options,
-                       std::unique_ptr<Scorer>* out) {
+Status CreateCpuBackend(int width, int height, const ScorerOptions& options,
+                        std::unique_ptr<ScorerBackend>* out) {
   try {
-    out->reset(new CpuScorer(width, height, options));
+    out->reset(new CpuBackend(width, height, options));
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory,
                   "not enough host memory for a " + std::to_string(width) + "x" +

@@ -24,11 +24,6 @@ std::size_t Image3Bytes(const Image3& img) {
   return img.plane[0].bytes() + img.plane[1].bytes() + img.plane[2].bytes();
 }
 
-void Norms(double sum, double sum4, double one_per_pixels, double out[2]) {
-  out[0] = one_per_pixels * sum;
-  out[1] = std::sqrt(std::sqrt(one_per_pixels * sum4));
-}
-
 RowRing Ring(const Plane& p, int rows) {
   return RowRing{const_cast<float*>(p.Row(0)), p.stride(), rows};
 }
@@ -354,7 +349,7 @@ namespace {
 // that each variant keeps only its own chains of adds).
 template <bool kSsim, bool kEdge>
 void SumMapRows(const double* ssim_rows, const double* edge_rows, std::ptrdiff_t stride, int rows,
-                int w, double s[6]) {
+                int w, double s[kNumMapSums]) {
   double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3], s4 = s[4], s5 = s[5];
   for (int r = 0; r < rows; ++r) {
     const double* ssim = kSsim ? ssim_rows + stride * r : nullptr;
@@ -374,8 +369,8 @@ void SumMapRows(const double* ssim_rows, const double* edge_rows, std::ptrdiff_t
       }
     }
   }
-  const double out[6] = {s0, s1, s2, s3, s4, s5};
-  std::copy(out, out + 6, s);
+  const double out[kNumMapSums] = {s0, s1, s2, s3, s4, s5};
+  std::copy(out, out + kNumMapSums, s);
 }
 
 }  // namespace
@@ -439,7 +434,7 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
       if (Computes(mode, c, s, quantity)) blurred.emplace_back(c, quantity);
     }
   }
-  for (double (&sum)[6] : sums_) std::fill(sum, sum + 6, 0.0);
+  for (double (&sum)[kNumMapSums] : sums_) std::fill(sum, sum + kNumMapSums, 0.0);
 
   Band first{};
   first.scale = s;
@@ -513,15 +508,8 @@ void Pipeline::RunScale(int s, Mode mode, const ImageView* const views[2],
     });
   }
   if (!maps) return;
-  const double one_per_pixels = 1.0 / (static_cast<double>(h) * w);
   for (int c : channels) {
-    double (&f)[kNumMaps][kNumNorms] = result->features[s][c];
-    const double* sum = sums_[c];
-    if (plan_.needs[s][c].ssim) Norms(sum[0], sum[1], one_per_pixels, f[0]);
-    if (plan_.needs[s][c].edge) {
-      Norms(sum[2], sum[3], one_per_pixels, f[1]);
-      Norms(sum[4], sum[5], one_per_pixels, f[2]);
-    }
+    FeaturesFromSums(sums_[c], ScaleSize{w, h}, plan_.needs[s][c], result->features[s][c]);
   }
 }
 

@@ -118,7 +118,7 @@ class Pipeline {
   std::vector<double> ssim_map_[2][kNumChannels], edge_map_[2][kNumChannels];
   std::vector<std::vector<float>> strip_scratch_;  // per thread
   std::vector<float> zeros_;  // a strip of 0, the blur of |xyb - mu| stored in the cache
-  double sums_[kNumChannels][6];  // SSIM sum, sum^4; artifact, ^4; detail lost, ^4
+  double sums_[kNumChannels][kNumMapSums];
 };
 
 }  // namespace cpu

@@ -6,6 +6,7 @@
 #include "alpha_rule.h"
 #include "arith.h"
 #include "convert.h"
+#include "image_checks.h"
 
 namespace ssim2 {
 namespace replay {
@@ -128,7 +129,7 @@ void ChannelFeatures(const cpu::Plane& img1, const cpu::Plane& img2, const BlurC
   cpu::Plane temp, mu1, mu2, s11, s22, s12, product(w, h);
   Blur(c, img1, &temp, &mu1);
   Blur(c, img2, &temp, &mu2);
-  const double one_per_pixels = 1.0 / (static_cast<double>(h) * w);
+  double sum[kNumMapSums] = {};
   if (ssim) {
     auto blur_product = [&](const cpu::Plane& a, const cpu::Plane& b, cpu::Plane* dst) {
       for (int y = 0; y < h; ++y)
@@ -138,7 +139,6 @@ void ChannelFeatures(const cpu::Plane& img1, const cpu::Plane& img2, const BlurC
     blur_product(img1, img1, &s11);
     blur_product(img2, img2, &s22);
     blur_product(img1, img2, &s12);
-    double sum[2] = {0, 0};
     for (int y = 0; y < h; ++y) {
       for (int x = 0; x < w; ++x) {
         const double d = arith::SsimError(mu1.Row(y)[x], mu2.Row(y)[x], s11.Row(y)[x],
@@ -147,28 +147,22 @@ void ChannelFeatures(const cpu::Plane& img1, const cpu::Plane& img2, const BlurC
         sum[1] += arith::ToThe4th(d);
       }
     }
-    out[0][0] = one_per_pixels * sum[0];
-    out[0][1] = std::sqrt(std::sqrt(one_per_pixels * sum[1]));
   }
   if (edge) {
-    double sum[4] = {0, 0, 0, 0};
     for (int y = 0; y < h; ++y) {
       for (int x = 0; x < w; ++x) {
         const double d1 =
             arith::EdgeDiff(img1.Row(y)[x], mu1.Row(y)[x], img2.Row(y)[x], mu2.Row(y)[x]);
         const double artifact = std::max(d1, 0.0);
         const double detail_lost = std::max(-d1, 0.0);
-        sum[0] += artifact;
-        sum[1] += arith::ToThe4th(artifact);
-        sum[2] += detail_lost;
-        sum[3] += arith::ToThe4th(detail_lost);
+        sum[2] += artifact;
+        sum[3] += arith::ToThe4th(artifact);
+        sum[4] += detail_lost;
+        sum[5] += arith::ToThe4th(detail_lost);
       }
     }
-    out[1][0] = one_per_pixels * sum[0];
-    out[1][1] = std::sqrt(std::sqrt(one_per_pixels * sum[1]));
-    out[2][0] = one_per_pixels * sum[2];
-    out[2][1] = std::sqrt(std::sqrt(one_per_pixels * sum[3]));
   }
+  FeaturesFromSums(sum, ScaleSize{w, h}, ChannelNeeds{ssim, edge}, out);
 }
 
 Result ComputeLinear(const cpu::Image3& ref_linear, const cpu::Image3& dist_linear,

@@ -1,0 +1,169 @@
+// The reference's conversion of PQ and HLG samples to the linear light that
+// enters XYB (libjxl aea3a06e tools/ssimulacra2 with its default CMS, skcms),
+// replayed in float32 operation for operation. docs/HDR.md "The reference"
+// says what each step is and where libjxl does it; the names below follow it.
+// Not wired into the scorer yet (issue 22): pure functions, checked bit for
+// bit against the reference's own values in tests/core/test_hdr_transfer.cpp.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "arith.h"
+
+namespace ssim2 {
+namespace hdr {
+
+// Intensity targets (cd/m²) the reference assumes without a cLLi chunk.
+constexpr float kPqDefaultPeak = 10000.0f;
+constexpr float kHlgPeak = 1000.0f;
+
+// TF_PQ::DisplayFromEncoded: 4/4 rational polynomial in t = x + x², Horner
+// with fused multiply-adds (the reference runs it as AVX2/AVX-512 code), IEEE
+// division, then the scale 10000 / peak. The sign is stripped and restored.
+SSIM2_CONST_ARRAY float kPqP[5] = {2.62975656e-04f, -6.23553089e-03f, 7.38602301e-01f,
+                                   2.64553172e+00f, 5.50034862e-01f};
+SSIM2_CONST_ARRAY float kPqQ[5] = {4.21350107e+02f, -4.28736818e+02f, 1.74364667e+02f,
+                                   -3.39078883e+01f, 2.67718770e+00f};
+
+// The factor TF_PQ applies after the polynomial, computed once per image as
+// the reference does (a float division).
+inline float PqScale(float peak) { return 10000.0f / peak; }
+
+SSIM2_HD float PqToDisplay(float encoded, float scale) {
+  const std::uint32_t sign = arith::FloatBits(encoded) & 0x80000000u;
+  const float x = arith::BitsFloat(arith::FloatBits(encoded) & 0x7fffffffu);
+  const float t = arith::Fma(x, x, x);
+  float yp = kPqP[4];
+  float yq = kPqQ[4];
+  for (int i = 3; i >= 0; --i) {
+    yp = arith::Fma(yp, t, kPqP[i]);
+    yq = arith::Fma(yq, t, kPqQ[i]);
+  }
+  const float magnitude = (yp / yq) * scale;
+  return arith::BitsFloat(arith::FloatBits(magnitude) | sign);
+}
+
+// TF_HLG_Base::DisplayFromEncoded: the inverse OETF in double (the OOTF is
+// the identity there), rounded to float once. Host code: it needs double exp
+// as glibc computes it.
+inline float HlgInverseOetf(float encoded) {
+  const double e = encoded;
+  if (e == 0.0) return 0.0f;
+  const double a = 0.17883277;
+  const double b = 1 - 4 * a;
+  const double c = 0.5599107295;
+  const double m = std::abs(e);
+  const double s = m <= 0.5 ? m * m * (1.0 / 3) : (std::exp((m - c) * (1.0 / a)) + b) * (1.0 / 12.0);
+  return std::copysign(static_cast<float>(s), static_cast<float>(e));
+}
+
+// ApplyHlgOotf's constants for one intensity target: the system gamma
+// (1.2 at 1000 cd/m², skipped from 295 to 305) and the BT.2020 luminances of
+// GetPrimariesLuminances (double arithmetic, stored as float).
+struct HlgOotf {
+  bool skip;
+  float exponent;  // gamma - 1
+};
+
+inline HlgOotf MakeHlgOotf(float peak) {
+  HlgOotf o{};
+  o.skip = 295 <= peak && peak <= 305;
+  const float gamma = 1.2f * std::pow(1.111f, std::log2(peak * 1e-3f));
+  o.exponent = gamma - 1;
+  return o;
+}
+
+SSIM2_CONST_ARRAY float kBt2020Luminance[3] = {0.2627002000808716f, 0.6779980659484863f,
+                                               0.0593017116189003f};
+
+// Per pixel: Y = r Lr + g Lg + b Lb (not fused, left to right), ratio =
+// powf(Y, gamma - 1), applied when finite. Host code: powf as glibc computes it.
+inline void ApplyHlgOotf(const HlgOotf& o, float& r, float& g, float& b) {
+  if (o.skip) return;
+  const float y = r * kBt2020Luminance[0] + g * kBt2020Luminance[1] + b * kBt2020Luminance[2];
+  const float ratio = std::pow(y, o.exponent);
+  if (std::isfinite(ratio)) {
+    r *= ratio;
+    g *= ratio;
+    b *= ratio;
+  }
+}
+
+// skcms applies libjxl's "linear" source curve (parametric g=1 a=1 b=0 c=1
+// d=0, which it does not take for the identity) with its approximate power:
+// approx_exp2(approx_log2(x) * 1), exact only at 0 and 1; sign stripped and
+// restored (skcms src/Transform_inl.h apply_tf, approx_pow).
+SSIM2_HD float SkcmsApproxLog2(float x) {
+  const std::int32_t bits = static_cast<std::int32_t>(arith::FloatBits(x));
+  const float e = static_cast<float>(bits) * (1.0f / (1 << 23));
+  const float m = arith::BitsFloat((static_cast<std::uint32_t>(bits) & 0x007fffffu) | 0x3f000000u);
+  return e - 124.225514990f - 1.498030302f * m - 1.725879990f / (0.3520887068f + m);
+}
+
+SSIM2_HD float SkcmsApproxExp2(float x) {
+  const float fract = x - std::floor(x);
+  float fbits = (1.0f * (1 << 23)) * (x + 121.274057500f - 1.490129070f * fract +
+                                     27.728023300f / (4.84252568f - fract));
+  fbits = fbits > 0.0f ? fbits : 0.0f;                         // max_(fbits, 0)
+  fbits = fbits < 2139095040.0f ? fbits : 2139095040.0f;       // min_(fbits, bits of +inf)
+  return arith::BitsFloat(static_cast<std::uint32_t>(static_cast<std::int32_t>(fbits)));
+}
+
+SSIM2_HD float SkcmsLinearCurve(float v) {
+  const std::uint32_t sign = arith::FloatBits(v) & 0x80000000u;
+  const float x = arith::BitsFloat(arith::FloatBits(v) & 0x7fffffffu);
+  const float y = (x == 0.0f || x == 1.0f) ? x : SkcmsApproxExp2(SkcmsApproxLog2(x) * 1.0f);
+  return arith::BitsFloat(arith::FloatBits(y + 0.0f) | sign);
+}
+
+// skcms's dst_from_src for linear BT.2020 (D65) to linear sRGB as libjxl's
+// ICC profiles describe them (docs/HDR.md "The BT.2020 to BT.709 matrix"),
+// row-major, row = output channel. Applied as m0 r + m1 g + m2 b, not fused.
+SSIM2_CONST_ARRAY std::uint32_t kBt2020ToSrgbBits[9] = {
+    0x3fd48d1du, 0xbf166fbeu, 0xbd952de0u,  //
+    0xbdff2839u, 0x3f9102d9u, 0xbc08e492u,  //
+    0xbc9488e5u, 0xbdcdfc74u, 0x3f8f3212u};
+
+struct Rgb {
+  float r, g, b;
+};
+
+SSIM2_HD Rgb Bt2020ToLinearSrgb(float r, float g, float b) {
+  float m[9];
+  for (int i = 0; i < 9; ++i) m[i] = arith::BitsFloat(kBt2020ToSrgbBits[i]);
+  Rgb out;
+  out.r = m[0] * r + m[1] * g + m[2] * b;
+  out.g = m[3] * r + m[4] * g + m[5] * b;
+  out.b = m[6] * r + m[7] * g + m[8] * b;
+  return out;
+}
+
+// One pixel of 16-bit PQ or HLG BT.2020 samples to the linear sRGB that enters
+// XYB, as the reference computes it for an image with this intensity target.
+inline float SampleFromU16(std::uint16_t u) { return static_cast<float>(u) * (1.0f / 65535.0f); }
+
+inline Rgb PqBt2020ToLinearSrgb(std::uint16_t r, std::uint16_t g, std::uint16_t b, float peak) {
+  const float scale = PqScale(peak);
+  return Bt2020ToLinearSrgb(SkcmsLinearCurve(PqToDisplay(SampleFromU16(r), scale)),
+                            SkcmsLinearCurve(PqToDisplay(SampleFromU16(g), scale)),
+                            SkcmsLinearCurve(PqToDisplay(SampleFromU16(b), scale)));
+}
+
+inline Rgb HlgBt2020ToLinearSrgb(std::uint16_t r, std::uint16_t g, std::uint16_t b, float peak) {
+  float lr = HlgInverseOetf(SampleFromU16(r));
+  float lg = HlgInverseOetf(SampleFromU16(g));
+  float lb = HlgInverseOetf(SampleFromU16(b));
+  ApplyHlgOotf(MakeHlgOotf(peak), lr, lg, lb);
+  return Bt2020ToLinearSrgb(SkcmsLinearCurve(lr), SkcmsLinearCurve(lg), SkcmsLinearCurve(lb));
+}
+
+// ComputePremulAbsorb: the opsin absorbance matrix times peak / 255 (float),
+// entry by entry; XYB then runs as for SDR with these nine numbers.
+inline void PremultipliedOpsin(float peak, float out[9]) {
+  const float mul = peak / 255.0f;
+  for (int i = 0; i < 9; ++i) out[i] = kOpsin[i] * mul;
+}
+
+}  // namespace hdr
+}  // namespace ssim2

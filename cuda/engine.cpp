@@ -1,0 +1,401 @@
+// ssim2::cuda::Engine: the public calls. Each one makes the engine's context
+// current (context.h) and hands over to Engine::Impl: passes.cpp decides what
+// to enqueue, upload.cpp moves host inputs, tickets.cpp returns the results.
+#include "cuda/engine.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "alpha_rule.h"
+#include "cuda/engine_impl.h"
+#include "image_checks.h"
+
+namespace ssim2 {
+namespace cuda {
+
+#define SSIM2_GUARD()                                           \
+  ContextGuard guard_(impl_->options.context, impl_->device);  \
+  if (!guard_.status().ok()) return guard_.status()
+
+Engine::Impl::~Impl() {
+  if (!res) return;
+  ContextGuard guard(options.context, device);
+  lanes.clear();  // each waits for its stream; they read this engine's cache
+  if (res->stream.get()) cudaStreamSynchronize(res->stream.get());
+  res.reset();
+}
+
+Engine::Engine() = default;
+Engine::~Engine() = default;
+Engine::Engine(Engine&& other) noexcept = default;
+Engine& Engine::operator=(Engine&& other) noexcept = default;
+
+Status Engine::Create(int width, int height, const EngineOptions& options, Engine* out) {
+  if (!out) return Status(StatusCode::kInvalidArgument, "Engine::Create: out is null");
+  *out = Engine();
+  if (Status s = ValidateMinimumSize(width, height); !s.ok()) return s;
+  if (options.max_batch < 1 || options.max_batch > 1024) {
+    return Status(StatusCode::kInvalidArgument, "max_batch must be 1..1024");
+  }
+  if (options.batch_streams < 1 || options.batch_streams > kMaxBatchStreams) {
+    return Status(StatusCode::kInvalidArgument,
+                  "batch_streams must be 1.." + std::to_string(kMaxBatchStreams));
+  }
+  if (!options.context) {
+    std::string why;
+    if (!DeviceAvailable(&why)) return Status(StatusCode::kBackendUnavailable, why);
+  }
+  std::unique_ptr<Impl> impl;
+  SSIM2_RETURN_IF_ERROR(Impl::Create(width, height, options, nullptr, &impl));
+  out->impl_ = std::move(impl);
+  return Status::Ok();
+}
+
+Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
+                            const Impl* cache_owner, std::unique_ptr<Impl>* out) {
+  auto impl = std::make_unique<Impl>();
+  impl->width = width;
+  impl->height = height;
+  impl->options = options;
+  impl->device = options.context ? -1 : options.device;
+  ContextGuard guard(options.context, impl->device);
+  if (!guard.status().ok()) return guard.status();
+  int dev = 0;
+  SSIM2_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  SSIM2_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  impl->device_name = prop.name;
+  if (impl->device < 0 && !options.context) impl->device = dev;
+
+  // SSIM2_CUDA_PAGEABLE_UPLOAD=direct: pageable host inputs are handed to
+  // cudaMemcpy2DAsync as they are (the driver stages them) instead of being
+  // copied into the engine's pinned staging first. For measuring which is
+  // faster on a given machine (ssim2-bench does both).
+  const char* upload_mode = std::getenv("SSIM2_CUDA_PAGEABLE_UPLOAD");
+  const bool pageable_direct = upload_mode && std::string(upload_mode) == "direct";
+  impl->layout = MakeLayout(width, height, options.all_features,
+                            kMaxAlphaPasses * options.max_batch, /*with_cache=*/!cache_owner);
+  impl->res = std::make_unique<Impl::Resources>();
+  Impl::Resources& r = *impl->res;
+  SSIM2_RETURN_IF_ERROR(r.memory.Allocate(impl->layout.total_bytes));
+  impl->cache_base = cache_owner ? cache_owner->base() : r.memory.get();
+  impl->tables = MakeTables(impl->layout, r.memory.get(), impl->cache_base,
+                            cache_owner ? &cache_owner->layout : nullptr);
+  if (options.stream) {
+    r.stream.Borrow(static_cast<cudaStream_t>(options.stream));
+  } else {
+    SSIM2_RETURN_IF_ERROR(r.stream.CreateOwned());
+  }
+  SSIM2_RETURN_IF_ERROR(r.results.Allocate(static_cast<std::size_t>(impl->layout.num_result_slots) *
+                                           kSumsPerResult * sizeof(double)));
+  std::memset(r.results.get(), 0, r.results.bytes());
+  SSIM2_RETURN_IF_ERROR(r.uploads.Create(pageable_direct));
+  SSIM2_RETURN_IF_ERROR(r.tickets.Create(options.max_batch));
+  // Zero everything once (row padding is then defined), then the job tables.
+  SSIM2_CUDA_CHECK(cudaMemsetAsync(r.memory.get(), 0, impl->layout.total_bytes, r.stream.get()));
+  SSIM2_CUDA_CHECK(cudaMemcpyAsync(r.memory.get() + impl->layout.jobs, impl->tables.blob.data(),
+                                   impl->tables.blob.size(), cudaMemcpyHostToDevice,
+                                   r.stream.get()));
+  SSIM2_CUDA_CHECK(cudaStreamSynchronize(r.stream.get()));
+  *out = std::move(impl);
+  return Status::Ok();
+}
+
+Status Engine::Impl::EnsureLanes(std::size_t count) {
+  if (lanes.size() >= count) return Status::Ok();
+  if (!res->fork.get()) SSIM2_RETURN_IF_ERROR(res->fork.Create());
+  EngineOptions lane_options = options;
+  lane_options.stream = nullptr;  // a stream of its own
+  lane_options.device = device;
+  lane_options.batch_streams = 1;
+  while (lanes.size() < count) {
+    std::unique_ptr<Impl> lane;
+    SSIM2_RETURN_IF_ERROR(Create(width, height, lane_options, this, &lane));
+    SSIM2_RETURN_IF_ERROR(lane->res->join.Create());
+    lanes.push_back(std::move(lane));
+  }
+  return Status::Ok();
+}
+
+Status Engine::Impl::LanesFor(std::size_t count, std::size_t* used) {
+  const std::size_t executors =
+      std::min<std::size_t>(static_cast<std::size_t>(options.batch_streams), count);
+  if (executors > 1) {
+    const Status made = EnsureLanes(executors - 1);
+    // Without the memory for lanes the batch still runs, on this stream.
+    if (!made.ok() && made.code() != StatusCode::kOutOfMemory) return made;
+  }
+  *used = executors == 0 ? 0 : std::min(executors - 1, lanes.size());
+  return Status::Ok();
+}
+
+Status Engine::Impl::SubmitBatch(const ImageView* distorted, std::size_t count,
+                                 BatchTicket* ticket) {
+  std::size_t used = 0;
+  SSIM2_RETURN_IF_ERROR(LanesFor(count, &used));
+  const std::size_t executors = used + 1;
+  auto executor = [&](std::size_t e) { return e == 0 ? this : lanes[e - 1].get(); };
+  // Image i runs on executor i % executors: each takes its share of tickets.
+  for (std::size_t e = 0; e < executors && e < count; ++e) {
+    const std::size_t share = (count - e + executors - 1) / executors;
+    if (executor(e)->res->tickets.FreeInOrder() < share) {
+      return Status(StatusCode::kInvalidArgument,
+                    "not enough free tickets for a batch of " + std::to_string(count) +
+                        " images: wait for earlier batches or tickets first");
+    }
+  }
+  if (used > 0) {
+    SSIM2_CUDA_CHECK(cudaEventRecord(res->fork.get(), stream()));
+    for (std::size_t l = 0; l < used; ++l) {
+      Impl& lane = *lanes[l];
+      SSIM2_CUDA_CHECK(cudaStreamWaitEvent(lane.stream(), res->fork.get(), 0));
+      lane.has_reference = has_reference;
+      lane.reference_alpha = reference_alpha;
+      lane.reference_raw = reference_raw;
+    }
+  }
+  SubmittedBatch batch;
+  batch.id = next_batch++;
+  Status status;
+  for (std::size_t i = 0; i < count && status.ok(); ++i) {
+    Impl* engine = executor(i % executors);
+    Ticket t = 0;
+    status = engine->Enqueue(nullptr, distorted[i], &t, nullptr, nullptr);
+    if (status.ok()) batch.parts.push_back({engine, t, i});
+  }
+  // This engine may write the cache again only after every lane has read it:
+  // its stream waits for the lanes' work so far.
+  for (std::size_t l = 0; l < used; ++l) {
+    Impl& lane = *lanes[l];
+    const cudaError_t recorded = cudaEventRecord(lane.res->join.get(), lane.stream());
+    const cudaError_t waited = recorded == cudaSuccess
+                                   ? cudaStreamWaitEvent(stream(), lane.res->join.get(), 0)
+                                   : recorded;
+    if (waited != cudaSuccess && status.ok()) {
+      status = CudaStatus(waited, "joining a batch lane", __FILE__, __LINE__);
+    }
+  }
+  if (!status.ok()) {
+    // Nothing of a failed submit stays outstanding.
+    for (const BatchPart& p : batch.parts) p.engine->res->tickets.Wait(p.ticket, nullptr);
+    return status;
+  }
+  *ticket = batch.id;
+  batches.push_back(std::move(batch));
+  return Status::Ok();
+}
+
+Status Engine::Impl::WaitBatch(BatchTicket ticket, Result* results) {
+  auto it = std::find_if(batches.begin(), batches.end(),
+                         [&](const SubmittedBatch& b) { return b.id == ticket; });
+  if (it == batches.end()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "unknown batch ticket " + std::to_string(ticket) + " (already waited for?)");
+  }
+  const SubmittedBatch batch = std::move(*it);
+  batches.erase(it);
+  Status status;
+  for (const BatchPart& p : batch.parts) {
+    const Status w = p.engine->res->tickets.Wait(p.ticket, results ? &results[p.index] : nullptr);
+    if (status.ok() && !w.ok()) status = w;
+  }
+  return status;
+}
+
+Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
+                                Result* results) {
+  if (count == 0) return Status::Ok();
+  std::size_t used = 0;
+  SSIM2_RETURN_IF_ERROR(LanesFor(count, &used));
+  // Rounds as large as the tickets of every stream hold.
+  std::size_t per_executor = res->tickets.FreeInOrder();
+  for (std::size_t l = 0; l < used; ++l) {
+    per_executor = std::min(per_executor, lanes[l]->res->tickets.FreeInOrder());
+  }
+  if (per_executor == 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  "every ticket is outstanding: wait for earlier batches or tickets first");
+  }
+  const std::size_t per_round = (used + 1) * per_executor;
+  for (std::size_t first = 0; first < count; first += per_round) {
+    const std::size_t n = std::min(per_round, count - first);
+    BatchTicket t = 0;
+    SSIM2_RETURN_IF_ERROR(SubmitBatch(distorted + first, n, &t));
+    SSIM2_RETURN_IF_ERROR(WaitBatch(t, results + first));
+  }
+  return Status::Ok();
+}
+
+int Engine::width() const { return impl_ ? impl_->width : 0; }
+int Engine::height() const { return impl_ ? impl_->height : 0; }
+int Engine::num_scales() const { return impl_ ? impl_->layout.plan.num_scales : 0; }
+// `bytes(impl)` summed over an engine and its batch lanes.
+template <typename EngineImpl, typename Bytes>
+static std::size_t WithLanes(const EngineImpl* impl, Bytes bytes) {
+  if (!impl) return 0;
+  std::size_t sum = bytes(*impl);
+  for (const auto& lane : impl->lanes) sum += bytes(*lane);
+  return sum;
+}
+std::size_t Engine::memory_bytes() const {
+  return WithLanes(impl_.get(), [](const Impl& e) {
+    return e.res->memory.bytes() + e.res->saved_reference.bytes();
+  });
+}
+std::size_t Engine::pinned_bytes() const {
+  return WithLanes(impl_.get(), [](const Impl& e) {
+    return e.res->results.bytes() + e.res->uploads.pinned_bytes();
+  });
+}
+int Engine::batch_lanes() const { return impl_ ? static_cast<int>(impl_->lanes.size()) : 0; }
+std::string Engine::device_name() const { return impl_ ? impl_->device_name : std::string(); }
+void* Engine::stream() const { return impl_ ? static_cast<void*>(impl_->stream()) : nullptr; }
+bool Engine::has_reference() const { return impl_ && impl_->has_reference; }
+
+#define SSIM2_NEED_IMPL()                                                         \
+  if (!impl_) return Status(StatusCode::kInvalidArgument, "engine not created")
+
+Status Engine::SetReference(const ImageView& reference) {
+  SSIM2_NEED_IMPL();
+  SSIM2_GUARD();
+  return impl_->SetReference(reference);
+}
+
+Status Engine::Compute(const ImageView& reference, const ImageView& distorted, Result* result) {
+  SSIM2_NEED_IMPL();
+  if (!result) return Status(StatusCode::kInvalidArgument, "result is null");
+  SSIM2_GUARD();
+  Ticket t;
+  SSIM2_RETURN_IF_ERROR(impl_->Enqueue(&reference, distorted, &t, nullptr, nullptr));
+  return impl_->res->tickets.Wait(t, result);
+}
+
+Status Engine::Compute(const ImageView& distorted, Result* result) {
+  SSIM2_NEED_IMPL();
+  if (!result) return Status(StatusCode::kInvalidArgument, "result is null");
+  SSIM2_GUARD();
+  Ticket t;
+  SSIM2_RETURN_IF_ERROR(impl_->Enqueue(nullptr, distorted, &t, nullptr, nullptr));
+  return impl_->res->tickets.Wait(t, result);
+}
+
+Status Engine::ComputeBatch(const ImageView& reference, const ImageView* distorted,
+                            std::size_t count, Result* results) {
+  SSIM2_NEED_IMPL();
+  if (count > 0 && (!distorted || !results)) {
+    return Status(StatusCode::kInvalidArgument, "ComputeBatch: null array");
+  }
+  SSIM2_GUARD();
+  for (std::size_t i = 0; i < count; ++i) {
+    SSIM2_RETURN_IF_ERROR(ValidatePair(reference, distorted[i]));
+    SSIM2_RETURN_IF_ERROR(impl_->CheckImage(distorted[i]));
+  }
+  SSIM2_RETURN_IF_ERROR(impl_->SetReference(reference));
+  return impl_->ScoreBatch(distorted, count, results);
+}
+
+Status Engine::ComputeBatch(const ImageView* distorted, std::size_t count, Result* results) {
+  SSIM2_NEED_IMPL();
+  if (count > 0 && (!distorted || !results)) {
+    return Status(StatusCode::kInvalidArgument, "ComputeBatch: null array");
+  }
+  SSIM2_GUARD();
+  SSIM2_RETURN_IF_ERROR(impl_->CheckAgainstReference(distorted, count));
+  return impl_->ScoreBatch(distorted, count, results);
+}
+
+Status Engine::ComputeBatchAsync(const ImageView* distorted, std::size_t count,
+                                 BatchTicket* ticket) {
+  SSIM2_NEED_IMPL();
+  if (!ticket || (count > 0 && !distorted)) {
+    return Status(StatusCode::kInvalidArgument, "ComputeBatchAsync: null argument");
+  }
+  if (count > static_cast<std::size_t>(impl_->options.max_batch)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "ComputeBatchAsync: " + std::to_string(count) + " images, more than max_batch (" +
+                      std::to_string(impl_->options.max_batch) + ")");
+  }
+  SSIM2_GUARD();
+  SSIM2_RETURN_IF_ERROR(impl_->CheckAgainstReference(distorted, count));
+  return impl_->SubmitBatch(distorted, count, ticket);
+}
+
+Status Engine::WaitBatch(BatchTicket ticket, Result* results) {
+  SSIM2_NEED_IMPL();
+  SSIM2_GUARD();
+  return impl_->WaitBatch(ticket, results);
+}
+
+Status Engine::ComputeAsync(const ImageView& reference, const ImageView& distorted,
+                            Ticket* ticket, ResultCallback callback, void* user_data) {
+  SSIM2_NEED_IMPL();
+  if (!ticket) return Status(StatusCode::kInvalidArgument, "ticket is null");
+  SSIM2_GUARD();
+  return impl_->Enqueue(&reference, distorted, ticket, callback, user_data);
+}
+
+Status Engine::ComputeAsync(const ImageView& distorted, Ticket* ticket, ResultCallback callback,
+                            void* user_data) {
+  SSIM2_NEED_IMPL();
+  if (!ticket) return Status(StatusCode::kInvalidArgument, "ticket is null");
+  SSIM2_GUARD();
+  return impl_->Enqueue(nullptr, distorted, ticket, callback, user_data);
+}
+
+Status Engine::Query(Ticket ticket, bool* done, Result* result) {
+  SSIM2_NEED_IMPL();
+  if (!done) return Status(StatusCode::kInvalidArgument, "done is null");
+  SSIM2_GUARD();
+  return impl_->res->tickets.Query(ticket, done, result);
+}
+
+Status Engine::Wait(Ticket ticket, Result* result) {
+  SSIM2_NEED_IMPL();
+  SSIM2_GUARD();
+  return impl_->res->tickets.Wait(ticket, result);
+}
+
+Status Engine::Synchronize() {
+  SSIM2_NEED_IMPL();
+  SSIM2_GUARD();
+  SSIM2_CUDA_CHECK(cudaStreamSynchronize(impl_->stream()));
+  SSIM2_CUDA_CHECK(cudaGetLastError());
+  return Status::Ok();
+}
+
+Status Engine::DebugDownload(DebugPlane plane, int scale, int channel, float* host,
+                             std::size_t stride) {
+  SSIM2_NEED_IMPL();
+  const Layout& l = impl_->layout;
+  if (scale < 0 || scale >= l.plan.num_scales || channel < 0 || channel > 2 || !host) {
+    return Status(StatusCode::kInvalidArgument, "DebugDownload: bad scale/channel/host");
+  }
+  std::size_t off = 0;
+  switch (plane) {
+    case DebugPlane::kXybRef: off = l.xyb[0][scale]; break;
+    case DebugPlane::kXybDist: off = l.xyb[1][scale]; break;
+    case DebugPlane::kLinearRef: off = l.lin[0][scale]; break;
+    case DebugPlane::kLinearDist: off = l.lin[1][scale]; break;
+    case DebugPlane::kMu1: off = l.mu1[scale]; break;
+    case DebugPlane::kSigma11: off = l.s11[scale]; break;
+  }
+  if ((plane == DebugPlane::kLinearRef || plane == DebugPlane::kLinearDist) && scale == 0) {
+    return Status(StatusCode::kInvalidArgument, "linear RGB of scale 0 is never stored");
+  }
+  SSIM2_GUARD();
+  const ScaleGeom& g = l.geom[scale];
+  SSIM2_CUDA_CHECK(cudaStreamSynchronize(impl_->stream()));
+  SSIM2_CUDA_CHECK(cudaMemcpy2D(host, stride * sizeof(float),
+                                impl_->base() + off + channel * g.plane_bytes,
+                                g.pitch * sizeof(float), g.width * sizeof(float), g.height,
+                                cudaMemcpyDeviceToHost));
+  return Status::Ok();
+}
+
+}  // namespace cuda
+}  // namespace ssim2

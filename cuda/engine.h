@@ -1,0 +1,190 @@
+// gst-ssim2 CUDA engine: SSIMULACRA 2.1 on an NVIDIA GPU, bit for bit the
+// arithmetic of the CPU path (and of the reference implementation).
+//
+// Internal to libssim2 (not installed, symbols not exported): applications
+// score through ssim2::Scorer (ssim2/ssim2.h), whose CUDA backend
+// (cuda_scorer.cpp) is made of this engine; the engine's tests and
+// ssim2-bench, which link the static ssim2_core, call it directly.
+//
+// This header has no CUDA dependency: contexts and streams are passed as
+// void* (CUcontext / CUstream, which are the same handles as the runtime's
+// cudaStream_t). The engine itself exists only in builds with SSIM2_HAVE_CUDA.
+//
+// Usage:
+//   ssim2::cuda::Engine engine;
+//   ssim2::cuda::EngineOptions opt;          // opt.stream = gst stream handle ...
+//   Status s = ssim2::cuda::Engine::Create(1920, 1080, opt, &engine);
+//   engine.Compute(ref_view, dist_view, &result);        // blocking
+//   engine.SetReference(ref_view);                        // cache the reference
+//   engine.Compute(dist_view, &result);                   // distorted only
+//   engine.ComputeBatch(ref_view, dists, n, results);     // encoder search
+//   engine.ComputeBatch(dists, n, results);               // ... cached reference
+//   engine.ComputeBatchAsync(dists, n, &batch);           // ... without waiting
+//   engine.WaitBatch(batch, results);
+//   engine.ComputeAsync(dist_view, &ticket, callback, user);  // non-blocking
+//
+// Threading: an Engine is not thread-safe; use one per thread (or lock).
+// Memory: the device memory is allocated in Create() (except the copy of a
+// cached reference described at Compute(reference, distorted)) and freed by
+// the destructor; memory_bytes() reports it. Pageable host inputs are copied
+// through pinned staging buffers (allocated on first use of host input,
+// grown only); pinned host inputs are copied to the device directly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ssim2/ssim2.h"
+
+namespace ssim2 {
+namespace cuda {
+
+struct EngineOptions {
+  // CUcontext to work in; null: the primary context of `device` (made
+  // current with cudaSetDevice semantics). When set, every call pushes it
+  // and pops it again before returning.
+  void* context = nullptr;
+  // CUstream to enqueue on; null: a non-blocking stream of the engine's own.
+  void* stream = nullptr;
+  // CUDA device ordinal when `context` is null; -1: the current device.
+  int device = -1;
+  // Compute the maps whose weights are all zero too (all 108 sub-scores).
+  bool all_features = false;
+  // Largest number of results outstanding at once (ComputeAsync tickets not
+  // yet waited for, and distorted images of one ComputeBatch call chunk).
+  int max_batch = 8;
+  // How many CUDA streams score the distorted images of one ComputeBatch
+  // call at once (1..kMaxBatchStreams). Each stream beyond the engine's own
+  // is a lane with working memory of its own (memory_bytes() grows by about
+  // three quarters of an engine per lane: a lane reads the engine's cached
+  // reference and has none of its own), made on the first batch that can use it;
+  // every lane reads the one prepared reference. 1: the images are scored
+  // one after the other on the engine's stream. A lane that cannot get its
+  // memory is left out (the batch runs on fewer streams).
+  int batch_streams = 4;
+};
+
+constexpr int kMaxBatchStreams = 16;
+
+// Called on a CUDA host-callback thread when an asynchronous result is
+// ready. It must not call CUDA or the engine.
+using ResultCallback = void (*)(void* user_data, const Result& result);
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(Engine&& other) noexcept;
+  Engine& operator=(Engine&& other) noexcept;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Allocates everything for pairs of width x height. Errors:
+  // kImageTooSmall, kBackendUnavailable (no device), kOutOfMemory, kCudaError.
+  static Status Create(int width, int height, const EngineOptions& options, Engine* out);
+
+  bool valid() const { return impl_ != nullptr; }
+  int width() const;
+  int height() const;
+  int num_scales() const;
+  // Device memory held by the engine, in bytes.
+  std::size_t memory_bytes() const;
+  // Pinned host memory held for host inputs, in bytes.
+  std::size_t pinned_bytes() const;
+  std::string device_name() const;
+  // The stream the engine enqueues on (a CUstream / cudaStream_t).
+  void* stream() const;
+
+  // Scores one pair. Blocks until the result is on the host. The cached
+  // reference (SetReference) is left alone, as by ssim2::Scorer: a later
+  // Compute(distorted) still scores against it. (While one is cached, the
+  // pair's passes keep its XYB planes aside in device memory allocated on the
+  // first such call, about 16 bytes per pixel.)
+  Status Compute(const ImageView& reference, const ImageView& distorted, Result* result);
+
+  // Computes and keeps every reference-only intermediate (XYB, mu1,
+  // sigma11 per scale). An alpha reference is kept as its input samples
+  // instead: it needs two passes with different backgrounds.
+  Status SetReference(const ImageView& reference);
+  bool has_reference() const;
+  // Scores a distorted image against the cached reference.
+  Status Compute(const ImageView& distorted, Result* result);
+
+  // SetReference(reference), then ComputeBatch(distorted, count, results).
+  // Every image is checked before anything changes.
+  Status ComputeBatch(const ImageView& reference, const ImageView* distorted,
+                      std::size_t count, Result* results);
+  // Scores `count` distorted images against the cached reference; results[i]
+  // for distorted[i], bit for bit what Compute(distorted[i]) gives. They run
+  // on up to EngineOptions::batch_streams streams at once; the call returns
+  // when all are done.
+  Status ComputeBatch(const ImageView* distorted, std::size_t count, Result* results);
+  // Lanes made so far for batches (at most batch_streams - 1).
+  int batch_lanes() const;
+
+  // ComputeBatch(distorted, count, results) in two halves, so that the
+  // caller can prepare the next batch while this one runs: the images are
+  // enqueued against the cached reference, spread over the streams exactly
+  // as by ComputeBatch, and WaitBatch(ticket, results) blocks until they are
+  // done and fills results[i] for distorted[i] (bit for bit
+  // Compute(distorted[i])); afterwards the ticket is unknown. Every image is
+  // checked before anything is enqueued.
+  // The cached reference may be replaced (SetReference) while a batch is in
+  // flight: the new reference is prepared on the engine's stream after every
+  // stream has finished reading the old one, so each batch is scored against
+  // the reference cached when it was submitted.
+  // Input device memory, and pinned host memory, must stay valid and
+  // unchanged until WaitBatch returns (pageable host memory is copied before
+  // ComputeBatchAsync returns).
+  // Limits: count <= max_batch (kInvalidArgument beyond), and a batch's
+  // images take tickets of the streams they run on, shared with
+  // ComputeAsync: a submit that does not find enough free tickets fails with
+  // kInvalidArgument having enqueued nothing. With the defaults (8 tickets,
+  // 4 streams) two batches of up to 8 images, or up to 4 on a single
+  // stream, may be in flight together.
+  using BatchTicket = std::uint64_t;
+  Status ComputeBatchAsync(const ImageView* distorted, std::size_t count, BatchTicket* ticket);
+  Status WaitBatch(BatchTicket ticket, Result* results);
+
+  // Non-blocking: enqueues the work on the stream and returns a ticket.
+  // Input device memory must stay valid and unchanged until the work is done,
+  // and so must pinned host memory (cudaMallocHost / cudaHostRegister), which
+  // is copied to the device on the stream; pageable host memory is copied
+  // into the engine's pinned staging before this returns. If `callback` is set it is
+  // called with the result from a CUDA host function on the stream, and the
+  // ticket is released when the callback returns (Wait() is optional then:
+  // it blocks until the callback has run; afterwards the ticket is unknown).
+  // At most max_batch tickets may be outstanding; Wait(), Query() returning
+  // true, or the ticket's callback releases one.
+  using Ticket = std::uint64_t;
+  Status ComputeAsync(const ImageView& reference, const ImageView& distorted, Ticket* ticket,
+                      ResultCallback callback = nullptr, void* user_data = nullptr);
+  Status ComputeAsync(const ImageView& distorted, Ticket* ticket,
+                      ResultCallback callback = nullptr, void* user_data = nullptr);
+  // True once the ticket's result is ready (then fills *result if non-null).
+  Status Query(Ticket ticket, bool* done, Result* result);
+  // Blocks until the ticket's result is ready.
+  Status Wait(Ticket ticket, Result* result);
+  // Waits for everything enqueued by this engine.
+  Status Synchronize();
+
+  // Diagnostics for tests: copies one float plane of the last pass to host
+  // memory (`stride` in floats). Planes: 0 XYB of the reference, 1 XYB of the
+  // distorted image, 2 linear RGB of the reference (scale >= 1), 3 linear RGB
+  // of the distorted image (scale >= 1), 4 cached mu1, 5 cached sigma11.
+  enum class DebugPlane { kXybRef, kXybDist, kLinearRef, kLinearDist, kMu1, kSigma11 };
+  Status DebugDownload(DebugPlane plane, int scale, int channel, float* host,
+                       std::size_t stride);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// True when a CUDA device can be used (with the reason otherwise).
+bool DeviceAvailable(std::string* why_not);
+
+}  // namespace cuda
+}  // namespace ssim2

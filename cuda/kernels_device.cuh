@@ -1,0 +1,614 @@
+// The kernels of the CUDA engine (device code only), included by kernels.cu.
+// Kept in a header of its own so that tests/cuda/test_cuda_emulation.cpp can
+// also compile it as plain C++ with a small shim for the CUDA built-ins and
+// run it on the CPU, thread by thread, to check indexing and barriers on
+// machines without a GPU.
+#pragma once
+
+#include "arith.h"
+#include "cuda/kernels.h"
+#include "yuv.h"
+
+namespace ssim2 {
+namespace cuda {
+
+using arith::Fma;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Input stage
+
+struct Rgb {
+  float v[3];
+};
+
+__device__ __forceinline__ const unsigned char* RowPtr(const InputDesc& in, int p, int y) {
+  return in.plane[p] + static_cast<long long>(y) * in.stride[p];
+}
+
+__device__ __forceinline__ std::uint16_t Word(const unsigned char* row, int index) {
+  return reinterpret_cast<const std::uint16_t*>(row)[index];
+}
+
+// Linear RGB of input pixel (x, y), as cpu/convert.cpp computes it.
+__device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8,
+                          const float* srgb8, int x, int y) {
+  Rgb out;
+  if (srgb8 && in.kind == kInPacked8 && in.a < 0) {
+    const unsigned char* row = RowPtr(in, 0, y);
+    out.v[0] = __ldg(srgb8 + row[x * in.channels + in.r]);
+    out.v[1] = __ldg(srgb8 + row[x * in.channels + in.g]);
+    out.v[2] = __ldg(srgb8 + row[x * in.channels + in.b]);
+    return out;
+  }
+  switch (in.kind) {
+    case kInPacked8:
+    case kInPacked16: {
+      const unsigned char* row = RowPtr(in, 0, y);
+      float s[4];
+      const int idx[4] = {in.r, in.g, in.b, in.a};
+      for (int i = 0; i < 4; ++i) {
+        if (idx[i] < 0) {
+          s[i] = 0.0f;
+          continue;
+        }
+        const int sample = in.kind == kInPacked8 ? row[x * in.channels + idx[i]]
+                                                 : Word(row, x * in.channels + idx[i]);
+        s[i] = in.mul * static_cast<float>(sample);
+      }
+      if (in.a >= 0) {
+        for (int i = 0; i < 3; ++i) s[i] = arith::AlphaBlend(s[i], s[3], in.background);
+      }
+      for (int i = 0; i < 3; ++i) out.v[i] = arith::SrgbToLinear(s[i]);
+      break;
+    }
+    case kInLinearF32: {
+      for (int i = 0; i < 3; ++i) {
+        out.v[i] = reinterpret_cast<const float*>(RowPtr(in, i, y))[x];
+      }
+      break;
+    }
+    default: {
+      int Y, U, V;
+      const int cx = x >> 1, cy = y >> 1;
+      switch (in.kind) {
+        case kInI420:
+          Y = RowPtr(in, 0, y)[x];
+          U = RowPtr(in, 1, cy)[cx];
+          V = RowPtr(in, 2, cy)[cx];
+          break;
+        case kInNV12:
+          Y = RowPtr(in, 0, y)[x];
+          U = RowPtr(in, 1, cy)[2 * cx];
+          V = RowPtr(in, 1, cy)[2 * cx + 1];
+          break;
+        case kInY444:
+          Y = RowPtr(in, 0, y)[x];
+          U = RowPtr(in, 1, y)[x];
+          V = RowPtr(in, 2, y)[x];
+          break;
+        case kInI420_10:
+          Y = yuv::Sample10LowBits(Word(RowPtr(in, 0, y), x));
+          U = yuv::Sample10LowBits(Word(RowPtr(in, 1, cy), cx));
+          V = yuv::Sample10LowBits(Word(RowPtr(in, 2, cy), cx));
+          break;
+        default:  // kInP010
+          Y = yuv::Sample10HighBits(Word(RowPtr(in, 0, y), x));
+          U = yuv::Sample10HighBits(Word(RowPtr(in, 1, cy), 2 * cx));
+          V = yuv::Sample10HighBits(Word(RowPtr(in, 1, cy), 2 * cx + 1));
+          break;
+      }
+      yuv::ToLinear(yc, Y, U, V, mul8, out.v);
+      break;
+    }
+  }
+  return out;
+}
+
+__device__ __forceinline__ Rgb LoadLinearPlanes(const PyramidStep& st, int x, int y) {
+  Rgb out;
+  for (int c = 0; c < 3; ++c) {
+    out.v[c] = st.lin_src[c * st.lin_src_plane + static_cast<long long>(y) * st.lin_src_pitch + x];
+  }
+  return out;
+}
+
+// One thread per 2x2 block of this scale: XYB of its (up to) 4 pixels and
+// one pixel of the next scale's linear RGB (edge-clamped box average).
+__global__ void PrepareKernel(const PrepareParams p) {
+  const int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  const int ow = (p.width + 1) / 2;
+  const int oh = (p.height + 1) / 2;
+  if (ox >= ow || oy >= oh) return;
+  const int z = blockIdx.z;
+  const PyramidStep st = z == 0 ? p.steps[0] : p.steps[1];
+  InputDesc in;
+  yuv::Coeffs yc;
+  if (p.from_input) {
+    in = z == 0 ? p.inputs[0] : p.inputs[1];
+    yc = yuv::MakeCoeffs(in.yuv_matrix, in.yuv_full != 0,
+                         in.kind == kInI420_10 || in.kind == kInP010);
+  }
+  float lin[2][2][3];
+#pragma unroll
+  for (int dy = 0; dy < 2; ++dy) {
+#pragma unroll
+    for (int dx = 0; dx < 2; ++dx) {
+      const int x = min(2 * ox + dx, p.width - 1);
+      const int y = min(2 * oy + dy, p.height - 1);
+      const Rgb v = p.from_input ? LoadLinear(in, yc, p.mul8, p.srgb8, x, y) : LoadLinearPlanes(st, x, y);
+      lin[dy][dx][0] = v.v[0];
+      lin[dy][dx][1] = v.v[1];
+      lin[dy][dx][2] = v.v[2];
+      if (2 * ox + dx < p.width && 2 * oy + dy < p.height) {
+        const arith::Xyb q = arith::LinearToPositiveXyb(v.v[0], v.v[1], v.v[2], p.neg_cbrt_bias);
+        float* base = st.xyb + static_cast<long long>(y) * st.xyb_pitch + x;
+        base[0] = q.x;
+        base[st.xyb_plane] = q.y;
+        base[2 * st.xyb_plane] = q.b;
+      }
+    }
+  }
+  if (st.lin_next) {
+    float* base = st.lin_next + static_cast<long long>(oy) * st.lin_next_pitch + ox;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      base[c * st.lin_next_plane] =
+          arith::Downsample4(lin[0][0][c], lin[0][1][c], lin[1][0][c], lin[1][1][c]);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Horizontal pass: the reference's FastGaussian1D per row (scalar head for
+// n = -4..7, four outputs per step while n < width - 7, scalar tail), one
+// thread per row, a block (one warp) per 32 rows of one plane. Groups of four
+// outputs start at n = 4m (m = -1, 0, ...), so every vector step reads aligned
+// quads Q(j) = in[4j .. 4j+3].
+//
+// The rows are not read by their threads from global memory (32 rows per
+// load instruction: uncoalesced, and each step waited for its load): the warp
+// loads tiles of 32 rows x 32 floats with coalesced float4 loads one tile
+// (8 steps) ahead into registers, stages them in shared memory (products
+// formed there), and each thread reads its row's quads from shared memory.
+// Outputs go the same way back: a 32 x 32 tile in shared memory, written
+// with coalesced stores every 8 steps.
+
+constexpr int kHTile = 32;       // floats of a row per tile (8 quads)
+constexpr int kHTilePitch = 36;  // padded: conflict-free float4 row reads
+
+__device__ __forceinline__ float4 Mul4(float4 x, const float4& y) {
+  x.x = x.x * y.x;
+  x.y = x.y * y.y;
+  x.z = x.z * y.z;
+  x.w = x.w * y.w;
+  return x;
+}
+
+__device__ __forceinline__ float QuadAt(const float4& q, int i) {
+  return i == 0 ? q.x : i == 1 ? q.y : i == 2 ? q.z : q.w;
+}
+
+__global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __restrict__ jobs,
+                                                              int num_jobs, const BlurParams bp) {
+  static_assert(kHBlockThreads == 32, "one warp per block: 32 rows per tile");
+  __shared__ __align__(16) float s_in[2][kHBlockThreads][kHTilePitch];
+  __shared__ __align__(16) float s_out[kHBlockThreads][kHTilePitch];
+  int j = 0;
+  while (j + 1 < num_jobs && jobs[j + 1].first_block <= static_cast<int>(blockIdx.x)) ++j;
+  const HJob job = jobs[j];
+  const int lane = threadIdx.x;
+  const int row0 = (blockIdx.x - job.first_block) * kHBlockThreads;
+  const int rows = min(kHBlockThreads, job.height - row0);
+  const int width = job.width;
+  const long long pitch = job.pitch;
+  const int source = job.source;
+  const float* a = job.a;
+  const float* b = job.b ? job.b : job.a;
+  float* out = job.out;
+
+  // Cooperative tile copies: load i moves row 4i + lr, quad lq of the tile.
+  const int lr = lane >> 3;
+  const int lq = lane & 7;
+  // The loads of a tile are only issued here; nothing reads their registers
+  // before stash() eight steps later (the products are formed there), so no
+  // step waits for memory. Out-of-range quads load a valid address (the
+  // plane's first quad) and are zeroed in stash().
+  float4 pre_a[8], pre_b[8];
+  bool pre_ok[8];
+  const bool two = source == kRowAB;
+  auto fetch = [&](int tile) {
+    const int q = tile * (kHTile / 4) + lq;
+    const bool in_width = 4 * q < width;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int r = 4 * i + lr;
+      pre_ok[i] = in_width && r < rows;
+      const long long off = pre_ok[i] ? (row0 + r) * pitch + 4 * q : 0;
+      pre_a[i] = __ldg(reinterpret_cast<const float4*>(a + off));
+      if (two) pre_b[i] = __ldg(reinterpret_cast<const float4*>(b + off));
+    }
+  };
+  auto stash = [&](int buf) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (pre_ok[i]) {
+        x = pre_a[i];
+        if (source != kRowA) x = Mul4(x, two ? pre_b[i] : x);
+      }
+      *reinterpret_cast<float4*>(&s_in[buf][4 * i + lr][4 * lq]) = x;
+    }
+  };
+  auto flush = [&](int tile) {
+    const int col = tile * kHTile + 4 * lq;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int r = 4 * i + lr;
+      if (r >= rows || col >= width) continue;
+      const float4 v = *reinterpret_cast<const float4*>(&s_out[r][4 * lq]);
+      float* dst = out + (row0 + r) * pitch + col;
+      if (col + 3 < width) {
+        *reinterpret_cast<float4*>(dst) = v;
+      } else {
+        for (int k = 0; k < width - col; ++k) dst[k] = QuadAt(v, k);
+      }
+    }
+  };
+
+  const int m_end = (width + 3) / 4;
+  const int num_tiles = ((m_end + 2) >> 3) + 1;  // tiles holding quads 0 .. m_end + 2
+  fetch(0);
+  stash(0);
+  __syncthreads();
+  fetch(1);
+
+  float prev[3] = {0.0f, 0.0f, 0.0f};
+  float prev2[3] = {0.0f, 0.0f, 0.0f};
+  // w[i] = Q(m - 2 + i)
+  const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  float4 w[4] = {zero, zero, zero, *reinterpret_cast<const float4*>(&s_in[0][lane][0])};
+  // The quad after w[3], read from shared memory a step before it is used.
+  float4 wn = *reinterpret_cast<const float4*>(&s_in[0][lane][4]);
+  float* my_out = s_out[lane];
+
+  for (int m = -1; m < m_end; ++m) {
+    const int n = 4 * m;
+    if (n >= 8 && n < width - 7) {
+      float in_sum[4];
+      in_sum[0] = w[0].z + w[3].x;
+      in_sum[1] = w[0].w + w[3].y;
+      in_sum[2] = w[1].x + w[3].z;
+      in_sum[3] = w[1].y + w[3].w;
+      float o[3][4];
+#pragma unroll
+      for (int k = 0; k < 3; ++k) {
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+          float v = in_sum[0] * bp.mul_in[k][jj];
+#pragma unroll
+          for (int t = 1; t <= jj; ++t) v = Fma(bp.mul_in[k][jj - t], in_sum[t], v);
+          v = Fma(bp.mul_prev2[k][jj], prev2[k], v);
+          v = Fma(bp.mul_prev[k][jj], prev[k], v);
+          o[k][jj] = v;
+        }
+        prev2[k] = o[k][2];
+        prev[k] = o[k][3];
+      }
+      float4 r;
+      r.x = o[0][0] + (o[1][0] + o[2][0]);
+      r.y = o[0][1] + (o[1][1] + o[2][1]);
+      r.z = o[0][2] + (o[1][2] + o[2][2]);
+      r.w = o[0][3] + (o[1][3] + o[2][3]);
+      *reinterpret_cast<float4*>(my_out + 4 * (m & 7)) = r;
+    } else {
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+        const int nn = n + jj;
+        if (nn >= width) break;
+        const int lo = nn - 6;  // sample(n - N - 1)
+        const int hi = nn + 4;  // sample(n + N - 1)
+        const float lo_v = jj < 2 ? QuadAt(w[0], 2 + jj) : QuadAt(w[1], jj - 2);
+        const float hi_v = QuadAt(w[3], jj);
+        const float sum = (lo >= 0 && lo < width ? lo_v : 0.0f) + (hi < width ? hi_v : 0.0f);
+        float o[3];
+#pragma unroll
+        for (int k = 0; k < 3; ++k) {
+          o[k] = sum * bp.mul_in[k][0];
+          o[k] = Fma(bp.mul_prev2[k][0], prev2[k], o[k]);
+          prev2[k] = prev[k];
+          o[k] = Fma(bp.mul_prev[k][0], prev[k], o[k]);
+          prev[k] = o[k];
+        }
+        if (nn >= 0) my_out[4 * (m & 7) + jj] = o[0] + (o[1] + o[2]);
+      }
+    }
+    if (m >= 0 && ((m & 7) == 7 || m == m_end - 1)) {
+      __syncthreads();
+      flush(m >> 3);
+      __syncthreads();
+    }
+    w[0] = w[1];
+    w[1] = w[2];
+    w[2] = w[3];
+    w[3] = wn;  // Q(m + 2)
+    const int jn = m + 3;  // the quad read ahead
+    if ((jn & 7) == 0) {
+      const int t = jn >> 3;
+      if (t < num_tiles) {
+        __syncthreads();
+        stash(t & 1);
+        __syncthreads();
+        fetch(t + 1);  // past the last tile: all quads out of range
+      }
+    }
+    wn = *reinterpret_cast<const float4*>(&s_in[(jn >> 3) & 1][lane][4 * (jn & 7)]);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Vertical pass + error maps + sums.
+
+__device__ __forceinline__ double WarpSum(double v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// A block is 32 columns of one (scale, channel) and two groups of 5 warps:
+// warps 0..4 run the column recursions of the 5 map slots (one batch of
+// kVRows rows per iteration, into shared memory), warps 5..9 turn the
+// previous batch into SSIM / edge errors and their float64 sums. The two
+// groups work on consecutive batches at the same time (one barrier per
+// batch), so the error maps' float/double divisions no longer sit on the
+// recursion's critical path. Each error thread handles rows e and e + 5 of a
+// batch (e = warp - 5), as one thread of the former single group did, so the
+// sums (and their order) are unchanged.
+__global__ void __launch_bounds__(kVColumns* kVWarps)
+    VBlurKernel(const VJob* __restrict__ jobs, int num_jobs, const BlurParams bp,
+                double* __restrict__ partials) {
+  static_assert(kVWarps == 2 * kNumMapSlots, "recursion warps + error warps");
+  static_assert(kVRows == 2 * kNumMapSlots, "two error pixels per error thread and batch");
+  __shared__ int s_job;
+  __shared__ float buf[2][kVRows][kNumMapSlots][kVColumns];
+  __shared__ double red[kNumMapSlots][kNumSums];
+  const int lane = threadIdx.x;
+  const int warp = threadIdx.y;
+  const int tid = warp * kVColumns + lane;
+  if (tid == 0) {
+    int j = 0;
+    while (j + 1 < num_jobs && jobs[j + 1].first_block <= static_cast<int>(blockIdx.x)) ++j;
+    s_job = j;
+  }
+  __syncthreads();
+  const VJob& job = jobs[s_job];
+  const int width = job.width;
+  const int height = job.height;
+  const long long pitch = job.pitch;
+  const int col0 = (blockIdx.x - job.first_block) * kVColumns;
+  const int col = col0 + lane;
+  const bool col_ok = col < width;
+  const bool sums = job.ssim || job.edge;
+  const int batches = (height + kVRows - 1) / kVRows;
+
+  // Both roles run the same loop and meet at one __syncthreads call site per
+  // batch (a barrier reached from two code paths is undefined, and
+  // compute-sanitizer synccheck reports it).
+  const bool rec = warp < kNumMapSlots;
+  if (!rec && !sums) return;  // only the blurred planes are wanted: no error work
+
+  // ---- recursion warps' state
+  const int slot = rec ? warp : 0;
+  const int mode = job.mode[slot];
+  const float* src = job.src[slot];
+  float* dst = job.dst[slot];
+  const int lim = min(6, height);  // min(N + 1, height): rows with one input
+  float y1[3] = {0.0f, 0.0f, 0.0f};
+  float y2[3] = {0.0f, 0.0f, 0.0f};
+  auto step = [&](float sum) {
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      const float y = Fma(bp.n2[k], sum, Fma(bp.neg_d1[k], y1[k], -y2[k]));
+      y2[k] = y1[k];
+      y1[k] = y;
+    }
+    return y1[0] + (y1[1] + y1[2]);
+  };
+  // bot[i]: the row entering at the bottom (or the plane itself for
+  // kSlotLoad), loaded one batch ahead. The row leaving at the top of row n,
+  // n - 6, entered at the bottom of row n - 10 = n - kVRows: the same lane of
+  // the previous batch, kept in registers instead of read again.
+  static_assert(kVRows == 10, "top rows are the previous batch's bottom rows");
+  float next_bot[kVRows];
+  float prev_bot[kVRows];
+  auto load_batch = [&](int n0) {
+    if (mode == kSlotBlur && col_ok && n0 + kVRows + 4 <= height) {
+      // Interior batch: every row's bottom input exists.
+      const float* p = src + (n0 + 4) * pitch + col;
+#pragma unroll
+      for (int i = 0; i < kVRows; ++i) next_bot[i] = p[i * pitch];
+      return;
+    }
+    if (mode == kSlotLoad && col_ok && n0 + kVRows <= height) {
+      // The same for a cached plane (mu1, sigma11 against a cached
+      // reference): without it the per-row checks below made the cached
+      // pass's vertical kernel run about a fifth more instructions than the
+      // pair pass's, although it blurs two planes fewer.
+      const float* p = src + n0 * pitch + col;
+#pragma unroll
+      for (int i = 0; i < kVRows; ++i) next_bot[i] = p[i * pitch];
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < kVRows; ++i) {
+      const int n = n0 + i;
+      next_bot[i] = 0.0f;
+      if (!col_ok || n >= height) continue;
+      if (mode == kSlotBlur) {
+        if (n + 4 < height) next_bot[i] = src[(n + 4) * pitch + col];
+      } else if (mode == kSlotLoad) {
+        next_bot[i] = src[n * pitch + col];
+      }
+    }
+  };
+
+  // ---- error warps' state
+  const int e = rec ? 0 : warp - kNumMapSlots;
+  const bool edge = job.edge != 0;
+  const bool ssim = job.ssim != 0;
+  const float* img1 = job.img1;
+  const float* img2 = job.img2;
+  // The edge map's XYB samples of this thread's pixels (rows e and e + 5 of
+  // a batch), loaded a batch ahead.
+  float next_e1[2], next_e2[2];
+  auto load_edge = [&](int n0) {
+#pragma unroll
+    for (int rep = 0; rep < 2; ++rep) {
+      const int n = n0 + e + kNumMapSlots * rep;
+      next_e1[rep] = 0.0f;
+      next_e2[rep] = 0.0f;
+      if (edge && col_ok && n < height) {
+        next_e1[rep] = img1[n * pitch + col];
+        next_e2[rep] = img2[n * pitch + col];
+      }
+    }
+  };
+  double acc[kNumSums] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+
+  if (rec) {
+    // Rows 0..3 enter before the first output (n = -4..-1); they leave at
+    // the top of rows 6..9.
+    float head[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (mode == kSlotBlur && col_ok) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        if (i < height) head[i] = src[i * pitch + col];
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) step(head[i]);
+    }
+    load_batch(0);
+#pragma unroll
+    for (int i = 0; i < kVRows; ++i) prev_bot[i] = i >= 6 ? head[i - 6] : 0.0f;
+  } else {
+    load_edge(0);
+  }
+
+  for (int bi = 0; bi <= batches; ++bi) {
+    if (rec) {
+      if (bi < batches) {
+        const int n0 = bi * kVRows;
+        float bot[kVRows], top[kVRows];
+#pragma unroll
+        for (int i = 0; i < kVRows; ++i) {
+          bot[i] = next_bot[i];
+          top[i] = prev_bot[i];
+          prev_bot[i] = bot[i];
+        }
+        if (bi + 1 < batches) load_batch(n0 + kVRows);
+        float (*out)[kNumMapSlots][kVColumns] = buf[bi & 1];
+        if (mode == kSlotBlur && n0 >= lim && n0 + kVRows <= height) {
+          // Interior batch: every row exists and has both inputs.
+          float v[kVRows];
+#pragma unroll
+          for (int i = 0; i < kVRows; ++i) {
+            v[i] = step(top[i] + bot[i]);
+            out[i][slot][lane] = v[i];
+          }
+          if (dst && col_ok) {
+            float* p = dst + n0 * pitch + col;
+#pragma unroll
+            for (int i = 0; i < kVRows; ++i) p[i * pitch] = v[i];
+          }
+        } else if (mode == kSlotLoad && !dst && n0 + kVRows <= height) {
+          // Interior batch of a cached plane: the rows go to the error warps.
+#pragma unroll
+          for (int i = 0; i < kVRows; ++i) out[i][slot][lane] = bot[i];
+        } else {
+#pragma unroll
+          for (int i = 0; i < kVRows; ++i) {
+            const int n = n0 + i;
+            float v = 0.0f;
+            if (mode == kSlotBlur) {
+              if (n < height) v = step(n < lim ? bot[i] : top[i] + bot[i]);
+            } else {
+              v = bot[i];
+            }
+            out[i][slot][lane] = v;
+            if (dst && col_ok && n < height) dst[n * pitch + col] = v;
+          }
+        }
+      }
+    } else if (bi >= 1) {
+      const int b = bi - 1;  // the batch the recursion warps finished
+      const int n0 = b * kVRows;
+      float e1[2], e2[2];
+#pragma unroll
+      for (int rep = 0; rep < 2; ++rep) {
+        e1[rep] = next_e1[rep];
+        e2[rep] = next_e2[rep];
+      }
+      if (bi < batches) load_edge(n0 + kVRows);
+      float (*out)[kNumMapSlots][kVColumns] = buf[b & 1];
+#pragma unroll
+      for (int rep = 0; rep < 2; ++rep) {
+        const int r = e + kNumMapSlots * rep;
+        const int n = n0 + r;
+        if (n >= height || !col_ok) continue;
+        const float mu1 = out[r][kMapMu1][lane];
+        const float mu2 = out[r][kMapMu2][lane];
+        if (ssim) {
+          const double d = arith::SsimError(mu1, mu2, out[r][kMapS11][lane],
+                                            out[r][kMapS22][lane], out[r][kMapS12][lane]);
+          acc[0] += d;
+          acc[1] += arith::ToThe4th(d);
+        }
+        if (edge) {
+          const double d1 = arith::EdgeDiff(e1[rep], mu1, e2[rep], mu2);
+          const double artifact = d1 < 0.0 ? 0.0 : d1;      // std::max(d1, 0.0)
+          const double detail_lost = -d1 < 0.0 ? 0.0 : -d1;  // std::max(-d1, 0.0)
+          acc[2] += artifact;
+          acc[3] += arith::ToThe4th(artifact);
+          acc[4] += detail_lost;
+          acc[5] += arith::ToThe4th(detail_lost);
+        }
+      }
+    }
+    if (sums) __syncthreads();
+  }
+  if (!sums) return;
+  if (!rec) {
+#pragma unroll
+    for (int k = 0; k < kNumSums; ++k) {
+      const double v = WarpSum(acc[k]);
+      if (lane == 0) red[e][k] = v;
+    }
+  }
+  __syncthreads();
+  if (warp == kNumMapSlots && lane < kNumSums) {
+    double total = 0.0;
+    for (int s = 0; s < kNumMapSlots; ++s) total += red[s][lane];
+    partials[static_cast<long long>(blockIdx.x) * kNumSums + lane] = total;
+  }
+}
+
+__global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ partials,
+                             double* __restrict__ out) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = t / kNumSums;
+  const int k = t % kNumSums;
+  if (j >= p.num_jobs) return;
+  const ReduceJob job = p.jobs[j];
+  double total = 0.0;
+  for (int i = 0; i < job.num_partials; ++i) {
+    total += partials[static_cast<long long>(job.first_partial + i) * kNumSums + k];
+  }
+  out[job.out_index * kNumSums + k] = total;
+}
+
+}  // namespace
+
+}  // namespace cuda
+}  // namespace ssim2

@@ -1,0 +1,197 @@
+// What each engine call enqueues. A pass (S scales) is S prepare launches
+// (scale 0 from the input, then the smaller scales, each also writing the
+// next scale's linear RGB), one horizontal and one vertical launch covering
+// all scales, and one reduction: S + 3 launches, plus one copy of 864 bytes
+// to the host. A reference with alpha takes two passes per pair (alpha_rule.h).
+#include "cuda/passes.h"
+
+#include <string>
+
+#include "alpha_rule.h"
+#include "cuda/engine_impl.h"
+#include "image_checks.h"
+#include "pixel_format.h"
+
+namespace ssim2 {
+namespace cuda {
+
+Status LaunchPass(const PassLaunches& pass, cudaStream_t stream) {
+  for (int s = 0; s < pass.num_scales; ++s) {
+    SSIM2_CUDA_CHECK(LaunchPrepare(pass.prepare[s], stream));
+  }
+  for (const PassLaunches::Group& g : pass.groups) {
+    SSIM2_CUDA_CHECK(LaunchHBlur(g.h_jobs, g.h_count, g.h_blocks, pass.blur, stream));
+    SSIM2_CUDA_CHECK(
+        LaunchVBlur(g.v_jobs, g.v_count, g.v_blocks, pass.blur, g.partials, stream));
+  }
+  if (pass.reduce) SSIM2_CUDA_CHECK(LaunchReduce(*pass.reduce, pass.partials, pass.sums, stream));
+  return Status::Ok();
+}
+
+Status Engine::Impl::CheckAgainstReference(const ImageView* distorted, std::size_t count) const {
+  if (!has_reference) {
+    return Status(StatusCode::kInvalidArgument, "no reference set: call SetReference first");
+  }
+  for (std::size_t i = 0; i < count; ++i) SSIM2_RETURN_IF_ERROR(CheckImage(distorted[i]));
+  return Status::Ok();
+}
+
+Status Engine::Impl::CheckImage(const ImageView& v) const {
+  SSIM2_RETURN_IF_ERROR(ValidateImage(v));
+  SSIM2_RETURN_IF_ERROR(ValidateSize(v, width, height));
+  if (v.location == MemoryLocation::kCudaDevice) SSIM2_RETURN_IF_ERROR(CheckDeviceImage(v));
+  return Status::Ok();
+}
+
+// For kCached / kFull the pass's sums land in result slot `result_slot`
+// (device) and are copied to the pinned results.
+Status Engine::Impl::EnqueuePass(PassMode mode, const InputDesc* ref, const InputDesc* dist,
+                                 float background, int result_slot) {
+  const PassLaunches pass =
+      PlanPass(layout, tables, base(), mode, ref, dist, background, result_slot);
+  SSIM2_RETURN_IF_ERROR(LaunchPass(pass, stream()));
+  if (mode == PassMode::kRef) return Status::Ok();
+  double* host = reinterpret_cast<double*>(res->results.get()) +
+                 static_cast<std::size_t>(result_slot) * kSumsPerResult;
+  SSIM2_CUDA_CHECK(cudaMemcpyAsync(host, pass.sums, kSumsPerResult * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream()));
+  return Status::Ok();
+}
+
+Status Engine::Impl::SetReference(const ImageView& ref) {
+  has_reference = false;
+  if (!layout.has_cache) {
+    return Status(StatusCode::kInternal, "a batch lane has no cache of its own");
+  }
+  SSIM2_RETURN_IF_ERROR(CheckImage(ref));
+  if (HasAlpha(ref.format)) {
+    // Two passes with different backgrounds follow for every distorted
+    // image: keep the samples themselves.
+    Upload up;
+    char* raw = base() + layout.raw_ref;
+    if (ref.location == MemoryLocation::kHost) {
+      SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging, raw,
+                                                 layout.raw_ref_bytes, stream(), &reference_raw,
+                                                 &up));
+    } else {
+      const FormatTraits& f = *FindFormat(ref.format);
+      const std::size_t row = PlaneRowBytes(f, ref.width, 0);
+      const int rows = PlaneRows(f, ref.height, 0);
+      const std::size_t pitch = UploadPitch(row);
+      SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging, raw,
+                                                 layout.raw_ref_bytes, stream(), &reference_raw,
+                                                 &up));
+      SSIM2_CUDA_CHECK(cudaMemcpy2DAsync(raw, pitch, ref.planes[0], ref.strides[0], row, rows,
+                                         cudaMemcpyDeviceToDevice, stream()));
+      reference_raw.plane[0] = reinterpret_cast<const unsigned char*>(raw);
+      reference_raw.stride[0] = static_cast<long long>(pitch);
+    }
+    reference_alpha = true;
+    has_reference = true;
+    return Status::Ok();
+  }
+  InputDesc rd;
+  Upload up;
+  SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging,
+                                             base() + layout.UploadOffset(0), layout.UploadBytes(),
+                                             stream(), &rd, &up));
+  SSIM2_RETURN_IF_ERROR(
+      EnqueuePass(PassMode::kRef, &rd, nullptr, AlphaBackground(false, 0), -1));
+  reference_alpha = false;
+  has_reference = true;
+  return Status::Ok();
+}
+
+// The XYB pyramid of image 0 is one contiguous run of regions (layout.cpp
+// takes them in a row).
+Status Engine::Impl::SaveCachedReference() {
+  const int last = layout.plan.num_scales - 1;
+  const std::size_t bytes =
+      layout.xyb[0][last] + 3 * layout.geom[last].plane_bytes - layout.xyb[0][0];
+  SSIM2_RETURN_IF_ERROR(res->saved_reference.Reserve(bytes));
+  SSIM2_CUDA_CHECK(cudaMemcpyAsync(res->saved_reference.get(), base() + layout.xyb[0][0], bytes,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  return Status::Ok();
+}
+
+Status Engine::Impl::RestoreCachedReference() {
+  const int last = layout.plan.num_scales - 1;
+  const std::size_t bytes =
+      layout.xyb[0][last] + 3 * layout.geom[last].plane_bytes - layout.xyb[0][0];
+  SSIM2_CUDA_CHECK(cudaMemcpyAsync(base() + layout.xyb[0][0], res->saved_reference.get(), bytes,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  return Status::Ok();
+}
+
+Status Engine::Impl::EnqueuePairPasses(const ImageView& reference, const InputDesc& dist,
+                                       const Upload& dist_upload, int first_result,
+                                       int* passes) {
+  InputDesc rd;
+  Upload ref_upload;
+  SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(reference, Uploader::kReferenceStaging,
+                                             base() + layout.UploadOffset(0),
+                                             layout.UploadBytes(), stream(), &rd, &ref_upload));
+  const bool alpha = HasAlpha(reference.format);
+  *passes = AlphaPassCount(alpha);
+  return ForEachAlphaPass(alpha, [&](int pass, float background) {
+    if (pass > 0) {
+      // The horizontal pass reused the upload area: upload again.
+      SSIM2_RETURN_IF_ERROR(res->uploads.Issue(ref_upload, stream()));
+      SSIM2_RETURN_IF_ERROR(res->uploads.Issue(dist_upload, stream()));
+    }
+    return EnqueuePass(PassMode::kFull, &rd, &dist, background, first_result + pass);
+  });
+}
+
+Status Engine::Impl::Enqueue(const ImageView* ref, const ImageView& dist, Ticket* ticket,
+                             ResultCallback callback, void* user_data) {
+  int slot = 0;
+  SSIM2_RETURN_IF_ERROR(res->tickets.NextSlot(&slot));
+  if (ref) {
+    SSIM2_RETURN_IF_ERROR(ValidatePair(*ref, dist));
+    SSIM2_RETURN_IF_ERROR(CheckImage(*ref));
+    SSIM2_RETURN_IF_ERROR(CheckImage(dist));
+  } else {
+    SSIM2_RETURN_IF_ERROR(CheckAgainstReference(&dist, 1));
+  }
+  InputDesc dd;
+  Upload dist_upload;
+  SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(dist, res->uploads.NextDistortedStaging(),
+                                             base() + layout.UploadOffset(1),
+                                             layout.UploadBytes(), stream(), &dd, &dist_upload));
+  int passes = 1;
+  const int first_result = slot * kMaxAlphaPasses;
+  if (ref) {
+    // A pair leaves the cached reference alone. An alpha reference is kept
+    // as samples, which a pair does not touch; a cached pyramid is not, as
+    // the pair's passes write the reference's XYB over it: it is copied
+    // aside and back on the stream.
+    const bool keep_pyramid = has_reference && !reference_alpha;
+    if (keep_pyramid) SSIM2_RETURN_IF_ERROR(SaveCachedReference());
+    Status status = EnqueuePairPasses(*ref, dd, dist_upload, first_result, &passes);
+    if (keep_pyramid) {
+      const Status restored = RestoreCachedReference();
+      if (!restored.ok()) {
+        has_reference = false;
+        if (status.ok()) status = restored;
+      }
+    }
+    SSIM2_RETURN_IF_ERROR(status);
+  } else if (reference_alpha) {
+    passes = AlphaPassCount(true);
+    SSIM2_RETURN_IF_ERROR(ForEachAlphaPass(true, [&](int pass, float background) {
+      if (pass > 0) SSIM2_RETURN_IF_ERROR(res->uploads.Issue(dist_upload, stream()));
+      return EnqueuePass(PassMode::kFull, &reference_raw, &dd, background, first_result + pass);
+    }));
+  } else {
+    SSIM2_RETURN_IF_ERROR(
+        EnqueuePass(PassMode::kCached, nullptr, &dd, AlphaBackground(false, 0), first_result));
+  }
+  const double* sums = reinterpret_cast<const double*>(res->results.get()) +
+                       static_cast<std::size_t>(first_result) * kSumsPerResult;
+  return res->tickets.Publish(slot, passes, &layout.plan, sums, callback, user_data, stream(),
+                              ticket);
+}
+
+}  // namespace cuda
+}  // namespace ssim2

@@ -1,0 +1,421 @@
+// The engine's kernels (cuda/kernels_device.cuh) run on the CPU
+// through the emulated runtime (emulated_runtime.cpp, cuda_emulation.h),
+// driven with the real layout and job tables (cuda/layout.cpp) and the very
+// passes the engine enqueues (PlanPass, LaunchPass). Checks every stage bit
+// for bit against the CPU replay and the sub-scores against the replay's,
+// with no GPU: indexing, guards, barriers and the shuffle reduction are
+// exercised on the very same source.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "alpha_rule.h"
+#include "cpu/planes.h"
+#include "cpu/reference_replay.h"
+#include "emulated_runtime.h"
+#include "cuda/layout.h"
+#include "cuda/engine.h"
+#include "cuda/passes.h"
+#include "cuda_test_util.h"
+#include "yuv_spec.h"
+
+using namespace ssim2;
+using namespace ssim2::cuda;
+
+namespace {
+
+unsigned Bits(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// The engine's device memory and tables, in host memory.
+struct EmuEngine {
+  Layout layout;
+  LaunchTables tables;
+  char* base = nullptr;
+  EmuEngine(int w, int h, bool all) {
+    layout = MakeLayout(w, h, all, 4);
+    const std::size_t bytes = (layout.total_bytes + 255) / 256 * 256;
+    base = static_cast<char*>(std::aligned_alloc(256, bytes));
+    std::memset(base, 0, bytes);
+    tables = MakeTables(layout, base);
+    std::memcpy(base + layout.jobs, tables.blob.data(), tables.blob.size());
+  }
+  ~EmuEngine() { std::free(base); }
+  EmuEngine(const EmuEngine&) = delete;
+  EmuEngine& operator=(const EmuEngine&) = delete;
+
+  void Pass(PassMode mode, const InputDesc* ref, const InputDesc* dist, float background,
+            int slot) {
+    EXPECT_OK(LaunchPass(PlanPass(layout, tables, base, mode, ref, dist, background, slot),
+                         nullptr));
+  }
+
+  Result ResultOf(int slot) const {
+    Result r;
+    FinishResult(layout.plan, reinterpret_cast<const double*>(base + layout.sums) +
+                                  static_cast<std::size_t>(slot) * kSumsPerResult,
+                 &r);
+    return r;
+  }
+  const float* Plane(std::size_t offset, int s, int c) const {
+    return reinterpret_cast<const float*>(base + offset + c * layout.geom[s].plane_bytes);
+  }
+};
+
+InputDesc LinearDesc(const cpu::Image3& img) {
+  InputDesc d{};
+  d.kind = kInLinearF32;
+  for (int c = 0; c < 3; ++c) {
+    d.plane[c] = reinterpret_cast<const unsigned char*>(img.plane[c].Row(0));
+    d.stride[c] = static_cast<long long>(img.plane[c].stride() * 4);
+  }
+  return d;
+}
+
+void RandomLinear(int w, int h, std::uint32_t seed, cpu::Image3* img) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  img->Resize(w, h);
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const bool flat = ((x / 7) + (y / 5)) % 4 == 0;
+        const float v = 0.5f + 0.4f * std::sin(0.21f * x + c) * std::cos(0.13f * y) +
+                        0.05f * (u(rng) - 0.5f);
+        img->plane[c].Row(y)[x] = flat ? 0.25f : std::min(1.0f, std::max(0.0f, v));
+      }
+}
+
+bool ComparePlane(const char* what, int s, int c, const cpu::Plane& cpu, const float* gpu,
+                  int pitch) {
+  for (int y = 0; y < cpu.height(); ++y)
+    for (int x = 0; x < cpu.width(); ++x) {
+      const float e = cpu.Row(y)[x], g = gpu[static_cast<std::size_t>(y) * pitch + x];
+      if (Bits(e) != Bits(g)) {
+        ADD_FAILURE() << cudatest::Format(
+            "%s scale %d channel %d (%dx%d) first at x=%d y=%d: cpu %.9g gpu %.9g", what, s, c,
+            cpu.width(), cpu.height(), x, y, e, g);
+        return false;
+      }
+    }
+  return true;
+}
+
+void LinearTest(int w, int h, std::uint32_t seed) {
+  cpu::Image3 ref, dist;
+  RandomLinear(w, h, seed, &ref);
+  RandomLinear(w, h, seed + 1, &dist);
+  // Mostly equal images: distorted = reference with a perturbed patch.
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        if ((x * 7 + y * 3) % 5 != 0) dist.plane[c].Row(y)[x] = ref.plane[c].Row(y)[x];
+  EmuEngine e(w, h, true);
+  const InputDesc rd = LinearDesc(ref), dd = LinearDesc(dist);
+  e.Pass(PassMode::kRef, &rd, nullptr, 0.5f, 0);
+  const MetricPlan& plan = e.layout.plan;
+  const BlurConstants& bc = GetBlurConstants();
+  cpu::Image3 lin = ref, xyb, next;
+  bool ok = true;
+  for (int s = 0; s < plan.num_scales && ok; ++s) {
+    const ScaleGeom& g = e.layout.geom[s];
+    if (s > 0) {
+      replay::Downsample(lin, &next);
+      std::swap(lin, next);
+      for (int c = 0; c < 3 && ok; ++c)
+        ok &= ComparePlane("downsample", s, c, lin.plane[c], e.Plane(e.layout.lin[0][s], s, c),
+                           g.pitch);
+    }
+    replay::ToPositiveXyb(lin, &xyb);
+    for (int c = 0; c < 3 && ok; ++c) {
+      ok &= ComparePlane("xyb", s, c, xyb.plane[c], e.Plane(e.layout.xyb[0][s], s, c), g.pitch);
+      cpu::Plane temp, mu, sq(g.width, g.height), sigma;
+      // Horizontal pass alone: rows of the temp plane of map mu1 (scale
+      // groups reuse temp, so only the last group's planes are still there).
+      if (e.layout.Group(s) == e.layout.Group(plan.num_scales - 1)) {
+        cpu::Plane rows(g.width, g.height);
+        for (int y = 0; y < g.height; ++y)
+          replay::BlurRow(bc, xyb.plane[c].Row(y), g.width, rows.Row(y));
+        ok &= ComparePlane("horizontal blur (mu1 rows)", s, c, rows,
+                           reinterpret_cast<const float*>(e.base + e.layout.TempPlane(s, c, kMapMu1)),
+                           g.pitch);
+      }
+      replay::Blur(bc, xyb.plane[c], &temp, &mu);
+      ok &= ComparePlane("blur mu1", s, c, mu, e.Plane(e.layout.mu1[s], s, c), g.pitch);
+      for (int y = 0; y < g.height; ++y)
+        for (int x = 0; x < g.width; ++x)
+          sq.Row(y)[x] = xyb.plane[c].Row(y)[x] * xyb.plane[c].Row(y)[x];
+      replay::Blur(bc, sq, &temp, &sigma);
+      ok &= ComparePlane("blur sigma11", s, c, sigma, e.Plane(e.layout.s11[s], s, c), g.pitch);
+    }
+  }
+  e.Pass(PassMode::kCached, nullptr, &dd, 0.5f, 1);
+  const Result cached = e.ResultOf(1);
+  const Result expected = replay::ComputeLinear(ref, dist, plan);
+  std::string where;
+  const double fd = cudatest::MaxFeatureDiff(expected, cached, &where);
+  EXPECT_TRUE(fd <= 1e-10) << cudatest::Format("%dx%d: sub-scores vs replay: %.3g (%s)", w, h, fd, where.c_str());
+  EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << cudatest::Format("%dx%d: score %.12f vs %.12f", w, h, cached.score, expected.score);
+  e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 2);
+  const Result full = e.ResultOf(2);
+  EXPECT_TRUE(cudatest::BitIdentical(full, cached)) << cudatest::Format("%dx%d: full %.17g != cached %.17g", w, h, full.score, cached.score);
+  std::printf("   linear %dx%d: score %.10f (replay %.10f), sub-scores %.2e\n", w, h, cached.score,
+              expected.score, fd);
+}
+
+// Packed 8/16-bit inputs with and without alpha, against replay::Compute
+// (which applies the reference tool's alpha rule).
+void PackedTest(PixelFormat f, int channels, bool sixteen, int r, int g, int b, int a, int w,
+                int h) {
+  const int bps = sixteen ? 2 : 1;
+  const int stride = w * channels * bps + 8;
+  std::vector<unsigned char> ref(static_cast<std::size_t>(stride) * h),
+      dist(static_cast<std::size_t>(stride) * h);
+  std::mt19937 rng(w * 31 + h + channels);
+  const int maxv = sixteen ? 65535 : 255;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < channels; ++k) {
+        const int v = static_cast<int>((0.5 + 0.45 * std::sin(0.2 * x + k) * std::cos(0.15 * y)) * maxv);
+        const int dv = std::min(maxv, std::max(0, v + static_cast<int>(rng() % 9) * (maxv / 255) - 4 * (maxv / 255)));
+        for (auto [buf, val] : {std::pair{&ref, v}, std::pair{&dist, dv}}) {
+          unsigned char* at = buf->data() + y * stride + (x * channels + k) * bps;
+          if (sixteen) {
+            const std::uint16_t w16 = static_cast<std::uint16_t>(val);
+            std::memcpy(at, &w16, 2);
+          } else {
+            *at = static_cast<unsigned char>(val);
+          }
+        }
+      }
+  const ImageView vr = ImageView::Packed(f, w, h, ref.data(), stride);
+  const ImageView vd = ImageView::Packed(f, w, h, dist.data(), stride);
+  Result expected;
+  EXPECT_OK(replay::Compute(vr, vd, true, &expected));
+  auto desc = [&](const std::vector<unsigned char>& buf) {
+    InputDesc d{};
+    d.kind = sixteen ? kInPacked16 : kInPacked8;
+    d.plane[0] = buf.data();
+    d.stride[0] = stride;
+    d.channels = channels;
+    d.r = r;
+    d.g = g;
+    d.b = b;
+    d.a = a;
+    d.mul = static_cast<float>(1.0 / (sixteen ? 65535 : 255));
+    return d;
+  };
+  EmuEngine e(w, h, true);
+  const InputDesc rd = desc(ref), dd = desc(dist);
+  Result best;
+  const int passes = a >= 0 ? 2 : 1;
+  for (int p = 0; p < passes; ++p) {
+    e.Pass(PassMode::kFull, &rd, &dd, AlphaBackground(a >= 0, p), p);
+    KeepLowerScore(p, e.ResultOf(p), &best);
+  }
+  std::string where;
+  const double fd = cudatest::MaxFeatureDiff(expected, best, &where);
+  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - best.score) <= 1e-9) << cudatest::Format("%s %dx%d: score %.12f vs replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, best.score, expected.score, fd, where.c_str());
+  std::printf("   %-8s %dx%d: score %.10f (replay %.10f)\n", PixelFormatName(f), w, h, best.score,
+              expected.score);
+}
+
+// Y'CbCr inputs against the independent spec conversion + replay.
+void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
+  YuvColorimetry col;
+  col.matrix = m;
+  col.range = r;
+  const cudatest::Yuv ry = cudatest::MakeYuv(f, w, h, col, 11, 0);
+  const cudatest::Yuv dy = cudatest::MakeYuv(f, w, h, col, 12, 5);
+  cudatest::Converted rc, dc;
+  cudatest::Convert(ry, &rc);
+  cudatest::Convert(dy, &dc);
+  Result expected;
+  EXPECT_OK(replay::Compute(rc.view, dc.view, true, &expected));
+  auto desc = [&](const cudatest::Yuv& y) {
+    const ImageView v = cudatest::YuvView(y);
+    InputDesc d{};
+    switch (f) {
+      case PixelFormat::kI420: d.kind = kInI420; break;
+      case PixelFormat::kNV12: d.kind = kInNV12; break;
+      case PixelFormat::kY444: d.kind = kInY444; break;
+      case PixelFormat::kI420_10LE: d.kind = kInI420_10; break;
+      default: d.kind = kInP010; break;
+    }
+    for (int p = 0; p < 3; ++p) {
+      d.plane[p] = static_cast<const unsigned char*>(v.planes[p]);
+      d.stride[p] = v.strides[p];
+    }
+    d.yuv_matrix = static_cast<int>(m);
+    d.yuv_full = r == YuvRange::kFull;
+    return d;
+  };
+  EmuEngine e(w, h, true);
+  const InputDesc rd = desc(ry), dd = desc(dy);
+  e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 0);
+  const Result got = e.ResultOf(0);
+  std::string where;
+  const double fd = cudatest::MaxFeatureDiff(expected, got, &where);
+  EXPECT_TRUE(fd <= 1e-10 && std::fabs(expected.score - got.score) <= 1e-9) << cudatest::Format("%s %dx%d: score %.12f vs spec+replay %.12f, sub-scores %.3g (%s)", PixelFormatName(f), w, h, got.score, expected.score, fd, where.c_str());
+  std::printf("   %-9s %dx%d: score %.10f (spec + replay %.10f)\n", PixelFormatName(f), w, h,
+              got.score, expected.score);
+}
+
+}  // namespace
+
+TEST(GpuEmulation, LinearInputsEveryStage) {
+  std::vector<std::pair<int, int>> sizes = {{8, 8}, {9, 9}, {17, 33}, {33, 17}, {8, 63},
+                                            {63, 8}, {63, 65}, {21, 12}};
+  if (!ssim2::testing::QuickRun()) {
+    sizes.push_back({130, 45});
+    sizes.push_back({255, 127});
+  }
+  std::uint32_t seed = 3;
+  for (auto [w, h] : sizes) LinearTest(w, h, seed += 7);
+}
+
+TEST(GpuEmulation, PackedInputs) {
+  PackedTest(PixelFormat::kRGB8, 3, false, 0, 1, 2, -1, 37, 29);
+  PackedTest(PixelFormat::kRGBA8, 4, false, 0, 1, 2, 3, 37, 29);
+  PackedTest(PixelFormat::kBGRA8, 4, false, 2, 1, 0, 3, 29, 37);
+  PackedTest(PixelFormat::kGrayAlpha8, 2, false, 0, 0, 0, 1, 40, 21);
+  PackedTest(PixelFormat::kRGBA16, 4, true, 0, 1, 2, 3, 33, 19);
+  PackedTest(PixelFormat::kRGB16, 3, true, 0, 1, 2, -1, 19, 33);
+}
+
+TEST(GpuEmulation, YCbCrInputs) {
+  YuvTest(PixelFormat::kI420, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kI420, YuvMatrix::kBT601, YuvRange::kFull, 38, 28);
+  YuvTest(PixelFormat::kNV12, YuvMatrix::kBT709, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kY444, YuvMatrix::kBT2020, YuvRange::kLimited, 29, 37);
+  YuvTest(PixelFormat::kI420_10LE, YuvMatrix::kBT2020, YuvRange::kLimited, 37, 29);
+  YuvTest(PixelFormat::kP010_10LE, YuvMatrix::kBT709, YuvRange::kFull, 37, 29);
+}
+
+// 16x16 RGB8 noise, for the out-of-memory tests: their subject is what is
+// left out, not the content.
+namespace {
+constexpr int kNoiseSide = 16;
+std::vector<unsigned char> NoiseImage(std::mt19937& rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<unsigned char> rgb(3 * kNoiseSide * kNoiseSide);
+  for (unsigned char& v : rgb) v = static_cast<unsigned char>(byte(rng));
+  return rgb;
+}
+}  // namespace
+
+// A batch whose lanes cannot all get device memory still scores every image,
+// on the streams it could get, with the same results.
+TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
+  constexpr int kW = kNoiseSide, kH = kNoiseSide;
+  std::mt19937 rng(5);
+  auto image = [&]() { return NoiseImage(rng); };
+  const std::vector<unsigned char> ref = image();
+  std::vector<std::vector<unsigned char>> dists;
+  std::vector<ImageView> views;
+  for (int i = 0; i < 4; ++i) dists.push_back(image());
+  for (const auto& d : dists) views.push_back(ImageView::Packed(PixelFormat::kRGB8, kW, kH, d.data(), 3 * kW));
+  const ImageView ref_view = ImageView::Packed(PixelFormat::kRGB8, kW, kH, ref.data(), 3 * kW);
+
+  Engine engine;
+  ASSERT_TRUE(Engine::Create(kW, kH, EngineOptions(), &engine).ok());
+  std::vector<Result> expected(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    ASSERT_TRUE(engine.Compute(ref_view, views[i], &expected[i]).ok());
+  }
+  const std::size_t one_engine = engine.memory_bytes();
+  const std::size_t one_lane =
+      MakeLayout(kW, kH, false, kMaxAlphaPasses * EngineOptions().max_batch, false).total_bytes;
+  ASSERT_LT(one_lane, one_engine) << "a lane has no cache of its own";
+  // Room for one lane (of the default three), not two.
+  emu::SetDeviceMemoryHeadroom(one_lane + one_lane / 2);
+  ASSERT_TRUE(engine.SetReference(ref_view).ok());
+  std::vector<Result> batch(views.size());
+  const Status s = engine.ComputeBatch(views.data(), views.size(), batch.data());
+  emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(engine.batch_lanes(), 1);
+  EXPECT_EQ(engine.memory_bytes(), one_engine + one_lane);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
+  }
+  // With batch_streams = 1 there are no lanes at all.
+  EngineOptions one_stream;
+  one_stream.batch_streams = 1;
+  Engine serial;
+  ASSERT_TRUE(Engine::Create(kW, kH, one_stream, &serial).ok());
+  ASSERT_TRUE(serial.SetReference(ref_view).ok());
+  ASSERT_TRUE(serial.ComputeBatch(views.data(), views.size(), batch.data()).ok());
+  EXPECT_EQ(serial.batch_lanes(), 0);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
+  }
+}
+
+// The CUDA scorer prepares a reference set while a batch is in flight on a
+// second engine. When that engine cannot get its memory, the first engine
+// does everything, in order, with the same results and no error.
+TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
+  constexpr int kW = kNoiseSide, kH = kNoiseSide;
+  std::mt19937 rng(6);
+  auto image = [&]() { return NoiseImage(rng); };
+  auto view = [&](const std::vector<unsigned char>& rgb) {
+    return ImageView::Packed(PixelFormat::kRGB8, kW, kH, rgb.data(), 3 * kW);
+  };
+  const std::vector<std::vector<unsigned char>> refs = {image(), image(), image()};
+  const std::vector<std::vector<unsigned char>> dists = {image(), image()};
+  const std::vector<ImageView> batch = {view(dists[0]), view(dists[1])};
+
+  ScorerOptions options;
+  options.backend = Backend::kCuda;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::Create(kW, kH, options, &scorer).ok());
+  std::vector<std::vector<Result>> expected(refs.size());
+  for (std::size_t t = 0; t < refs.size(); ++t) {
+    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
+    ASSERT_TRUE(scorer->ComputeWithReference(batch, &expected[t]).ok());
+  }
+  const std::size_t memory = scorer->memory_bytes();
+  emu::SetDeviceMemoryHeadroom(0);
+  std::vector<Scorer::BatchHandle> handles(refs.size());
+  Status s;
+  for (std::size_t t = 0; t < refs.size() && s.ok(); ++t) {
+    s = scorer->SetReference(view(refs[t]));
+    if (s.ok()) s = scorer->SubmitWithReference(batch, &handles[t]);
+  }
+  emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(scorer->memory_bytes(), memory) << "no second engine";
+  for (std::size_t t = 0; t < refs.size(); ++t) {
+    std::vector<Result> got;
+    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
+    ASSERT_EQ(got.size(), batch.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
+          << "frame " << t << ", image " << i;
+    }
+  }
+  // Memory back: the next reference set with a batch in flight gets its engine.
+  handles.assign(2, 0);
+  for (std::size_t t = 0; t < 2; ++t) {
+    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
+    ASSERT_TRUE(scorer->SubmitWithReference(batch, &handles[t]).ok());
+  }
+  EXPECT_GT(scorer->memory_bytes(), memory);
+  for (std::size_t t = 0; t < 2; ++t) {
+    std::vector<Result> got;
+    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
+          << "second engine, frame " << t << ", image " << i;
+    }
+  }
+}

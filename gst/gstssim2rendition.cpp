@@ -587,8 +587,11 @@ gst_ssim2_compare_step_rendition (GstSsim2Compare * self, const RenditionPtr & r
   if (r.ref_pos == GST_CLOCK_TIME_NONE)
     r.ref_pos = priv->ref_base;         /* requested since the last pass */
   if (r.failed) {
-    /* Its pairs in flight leave before its unscored frames. */
+    /* Its pairs in flight, then the frames content pairing holds, leave
+     * before its unscored frames. */
     GstFlowReturn ret = gst_ssim2_compare_complete_scoring (self);
+    if (ret == GST_FLOW_OK)
+      ret = gst_ssim2_compare_content_release_held (self, r);
     if (ret != GST_FLOW_OK)
       return ret;
     return take_unscored (self, r, progressed);

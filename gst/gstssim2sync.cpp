@@ -302,6 +302,24 @@ send_unscored (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
       skipped);
 }
 
+GstFlowReturn
+gst_ssim2_compare_content_release_held (GstSsim2Compare * self, Rendition & r)
+{
+  if (!r.sync)
+    return GST_FLOW_OK;
+  std::deque < GstBuffer * >held;
+  held.swap (r.sync->held);
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (GstBuffer *buf : held) {
+    if (ret == GST_FLOW_OK)
+      ret = gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, 0, -1,
+          false);
+    else
+      gst_buffer_unref (buf);
+  }
+  return ret;
+}
+
 /* Acts on one decision about @buf (owned), the oldest held frame. */
 static GstFlowReturn
 act_on (GstSsim2Compare * self, const RenditionPtr & rendition,

@@ -30,6 +30,11 @@ GstFlowReturn gst_ssim2_compare_step_content (GstSsim2Compare * self,
  * before any ref frame, the output's position. */
 GstClockTime gst_ssim2_compare_content_next_time (GstSsim2Compare * self);
 
+/* @r has failed: the dist frames its aligner holds leave unscored, in
+ * order, before its pad's next ones. */
+GstFlowReturn gst_ssim2_compare_content_release_held (GstSsim2Compare * self,
+    ssim2gst::Rendition & r);
+
 /* The latency content pairing adds: while acquiring, a dist frame waits
  * for the ref frames up to sync-window + block frames after it (at the ref
  * caps' frame rate, 30 fps while unknown). 0 in the other modes. */

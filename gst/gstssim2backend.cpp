@@ -149,7 +149,9 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
          * (cudaupload of each frame, downloads), which serialised scoring
          * with the uploads of every branch of a ladder. GStreamer 1.22's
          * CUDA elements finish their work on a frame before pushing it, so
-         * no implicit ordering is needed to read it. */
+         * no implicit ordering is needed to read it; since 1.24 a frame may
+         * carry work pending on its own stream, which CudaFrameReader::Map
+         * waits for. */
         if (!cuda_ok (self, CuStreamCreate (&priv->stream,
                     CU_STREAM_NON_BLOCKING),
                 "cuStreamCreate")) {
@@ -373,7 +375,7 @@ without_exceptions (Call call)
 /* Runs @call with the element's CUDA context current when scoring on CUDA;
  * false, without running it, when the context cannot be made current. */
 template < typename Call > static bool
-with_cuda_context (GstSsim2ComparePrivate * priv, Call call)
+with_cuda_context (G_GNUC_UNUSED GstSsim2ComparePrivate * priv, Call call)
 {
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda && !gst_cuda_context_push (priv->context))

@@ -113,21 +113,22 @@ bool CudaFrameReader::Map(GstCudaContext* context, const FrameFormat& format,
     return true;
   }
   in_place_++;
-#if GST_CHECK_VERSION(1, 24, 0)
-  // Since 1.24 CUDA memory may carry pending work on the producer's stream;
-  // the engine reads on a stream of its own, so wait for it first.
-  for (guint i = 0; i < gst_buffer_n_memory(buf); i++) {
-    GstMemory* m = gst_buffer_peek_memory(buf, i);
-    if (gst_is_cuda_memory(m) && gst_cuda_memory_get_stream(GST_CUDA_MEMORY_CAST(m)))
-      gst_cuda_memory_sync(GST_CUDA_MEMORY_CAST(m));
-  }
-#endif
   if (!gst_video_frame_map(&out->frame_, const_cast<GstVideoInfo*>(&format.info), buf,
                            static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA))) {
     *why = "could not map the frame's CUDA memory";
     return false;
   }
   out->mapped_ = true;
+#if GST_CHECK_VERSION(1, 24, 0)
+  // Since 1.24 CUDA memory may belong to a stream: work on it (the producer's,
+  // and the upload of CPU writes that the map above starts) is then only
+  // queued there. The engine reads on a stream of its own, so wait for it
+  // after the map; gst_cuda_memory_sync returns at once when nothing is pending.
+  for (guint i = 0; i < gst_buffer_n_memory(buf); i++) {
+    GstMemory* m = gst_buffer_peek_memory(buf, i);
+    if (gst_is_cuda_memory(m)) gst_cuda_memory_sync(GST_CUDA_MEMORY_CAST(m));
+  }
+#endif
   MakeView(format, &out->frame_, true, &out->view_);
   return true;
 }

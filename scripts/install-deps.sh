@@ -2,12 +2,15 @@
 # Installs what gst-ssim2 needs to build and test on Debian 12 (bookworm).
 # nvcc is not a Debian package: the CUDA toolkit is expected in /usr/local/cuda
 # (without it the build still works, CPU path only).
+#   scripts/install-deps.sh          installs what is missing
+#   scripts/install-deps.sh --list   prints the packages that any Debian
+#                                    release needs (one a line), for
+#                                    scripts/test-gst-1.26.sh
 set -euo pipefail
 
 # locales: tests write logs under a generated de_DE.UTF-8 (localedef).
 PACKAGES=(
   meson ninja-build pkg-config g++ python3 locales
-  clang libclang-rt-14-dev
   libpng-dev libjpeg-dev libgtest-dev libglib2.0-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
@@ -15,6 +18,13 @@ PACKAGES=(
   # The Python example and its test (PyGObject with GStreamer's typelibs).
   python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
+if [ "${1:-}" = --list ]; then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
+# The fuzz target (scripts/fuzz.sh): clang with its sanitizer runtimes, named
+# as in Debian 12.
+PACKAGES+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

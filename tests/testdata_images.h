@@ -14,6 +14,13 @@
 namespace ssim2 {
 namespace testing {
 
+// The cache owns the images: a reference taken from a temporary name does not
+// dangle, which GCC 14's -Wdangling-reference cannot see without being told.
+#if defined(__has_cpp_attribute)
+#if __has_cpp_attribute(gnu::no_dangling)
+[[gnu::no_dangling]]
+#endif
+#endif
 inline const io::Image& LoadTestImage(const std::string& relative) {
   static std::map<std::string, io::Image> cache;
   auto it = cache.find(relative);

@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli_options.h"
@@ -539,9 +540,11 @@ bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frame
                       const LogSummary& log_summary, const LogRunInfo& info) {
   bool ok = true;
   std::string write_error;
-  for (const auto& [path, format] : {std::make_pair(&options.csv_path, LogFormat::kCsv),
-                                     std::make_pair(&options.json_path, LogFormat::kJson),
-                                     std::make_pair(&options.vmaf_json_path, LogFormat::kVmafJson)}) {
+  const std::pair<const std::string*, LogFormat> outputs[] = {
+      {&options.csv_path, LogFormat::kCsv},
+      {&options.json_path, LogFormat::kJson},
+      {&options.vmaf_json_path, LogFormat::kVmafJson}};
+  for (const auto& [path, format] : outputs) {
     LogOptions log;
     log.format = format;
     log.with_source = !log_summary.per_source.empty();

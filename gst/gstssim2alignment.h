@@ -15,6 +15,7 @@ enum class Alignment {
   kRunningTime = 0,  // frames at the same running time
   kSequence = 1,     // the Nth buffer of each pad
   kStreamTime = 2,   // frames at the same position in their streams
+  kContent = 3,      // the ref frame showing the same picture (docs/ALIGNMENT.md)
 };
 
 struct AlignmentInfo {
@@ -28,9 +29,12 @@ inline constexpr AlignmentInfo kAlignments[] = {
     {Alignment::kSequence, "sequence", "Pair the Nth buffer of each pad, ignoring timestamps"},
     {Alignment::kStreamTime, "stream-time",
      "Pair frames by their position in each stream (stream time)"},
+    {Alignment::kContent, "content",
+     "Pair each dist frame with the ref frame showing the same picture, found from the "
+     "content; frames it cannot be sure of pass unscored"},
 };
 
-// "running-time", "sequence" or "stream-time".
+// "running-time", "sequence", "stream-time" or "content".
 inline const char* AlignmentName(Alignment alignment) {
   for (const AlignmentInfo& a : kAlignments) {
     if (a.value == alignment) return a.name;

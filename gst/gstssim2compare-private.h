@@ -23,6 +23,7 @@
 #include "gstssim2alignment.h"
 #include "gstssim2compare.h"
 #include "gstssim2frame.h"
+#include "ssim2/alignment.h"
 #include "ssim2/score_log.h"
 #include "ssim2/ssim2.h"
 
@@ -39,6 +40,12 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define MAX_THREADS 1024
 #define DEFAULT_INTERVAL 0
 #define DEFAULT_MAX_LATENESS (-1)
+/* alignment=content: the offsets searched (running time, each way) and the
+ * bound on the full ref frames held for it. 1 GiB holds the 2 x window +
+ * block frames acquiring may need at 1080p I420 (310 x 3 MiB, about
+ * 920 MiB; docs/ALIGNMENT.md, "Memory"). */
+#define DEFAULT_SYNC_WINDOW (5 * GST_SECOND)
+#define DEFAULT_SYNC_MAX_BYTES (G_GUINT64_CONSTANT (1) << 30)
 /* max-lateness=-1 in a live pipeline. */
 #define AUTO_LIVE_MAX_LATENESS GST_SECOND
 
@@ -79,7 +86,13 @@ struct RefFrame {
   guint64 time = GST_CLOCK_TIME_NONE;  /* in the alignment's time domain */
   guint64 duration = GST_CLOCK_TIME_NONE;
   guint64 stream_time = GST_CLOCK_TIME_NONE;
+  /* alignment=content: its signature, computed once for every rendition's
+   * aligner (gstssim2sync.cpp). */
+  std::shared_ptr<const ssim2::FrameSignature> signature;
 };
+
+/* alignment=content: one rendition's content pairing (gstssim2sync.cpp). */
+struct ContentSync;
 
 /* One distorted input (a rendition): the always `dist` pad or a request pad
  * `dist_%u`, with its own pairing with ref and its own measurement. */
@@ -119,6 +132,9 @@ struct Rendition {
   guint64 window_start = GST_CLOCK_TIME_NONE;
   std::vector<double> window_scores;
   guint64 window_skipped = 0;
+  /* alignment=content: its aligner and held frames; made at its first step
+   * of a measurement. */
+  std::shared_ptr<ContentSync> sync;
 
   ~Rendition () { gst_clear_object (&pad); }
   void ResetMeasurement (guint64 first_ref)
@@ -139,6 +155,7 @@ struct Rendition {
     window_start = GST_CLOCK_TIME_NONE;
     window_scores.clear ();
     window_skipped = 0;
+    sync.reset ();
     st.frames = 0;
     st.ended = false;
   }
@@ -164,6 +181,9 @@ struct PendingPair {
   guint64 ref_seq = 0;
   BufferPtr dist;  /* popped from the rendition's pad */
   guint64 index = 0;  /* the rendition's pair index */
+  /* The ref frame's number in the rendition's measurement, from 0 (what
+   * the reports call ref-frame). */
+  gint64 ref_frame = 0;
   double score = 0.0;
   bool scored = false;
 };
@@ -189,6 +209,8 @@ struct Settings {
   guint threads = DEFAULT_THREADS;
   guint64 interval = DEFAULT_INTERVAL;
   gint64 max_lateness = DEFAULT_MAX_LATENESS;
+  guint64 sync_window = DEFAULT_SYNC_WINDOW;
+  guint64 sync_max_bytes = DEFAULT_SYNC_MAX_BYTES;
 };
 
 }  // namespace ssim2gst
@@ -239,6 +261,14 @@ struct GstSsim2ComparePrivate {
   /* End of the last buffer that arrived on ref (set by clip in its
    * streaming thread), in the alignment's time domain. */
   std::atomic<guint64> ref_end { GST_CLOCK_TIME_NONE };
+  /* alignment=content: held ref frames dropped by sync-max-bytes in this
+   * measurement (the warning is posted at the first). */
+  guint64 sync_refs_dropped = 0;
+  /* alignment=content, live: when the next ref frame is due (running time
+   * of the end of the last one taken), and the aggregator's timeouts in a
+   * row that took nothing (each moves the next deadline a frame on). */
+  GstClockTime sync_ref_due = GST_CLOCK_TIME_NONE;
+  guint64 sync_idle_timeouts = 0;
 
   /* The renditions, the `dist` one first. The list changes under
    * renditions_lock (pads are requested and released from any thread);
@@ -308,6 +338,25 @@ GstFlowReturn gst_ssim2_compare_push_scored_pair (GstSsim2Compare * self,
 /* Completes every pair in flight: pushing or ending waits for them, so that
  * every pad's frames, messages and stats rows keep their order. */
 GstFlowReturn gst_ssim2_compare_complete_scoring (GstSsim2Compare * self);
+
+/* What gstssim2sync.cpp (alignment=content) shares of the pairing steps:
+ * whether @buf is a GAP event queued as a buffer; sending on a frame of @r
+ * (scored: @score, against ref frame @ref_frame; skipped for lateness;
+ * unscored), owning @buf; whether a pair is too late to be scored
+ * (max-lateness); whether @r has the reference's size (else it fails);
+ * the src caps following the `dist` pad's; @r's pad has ended. */
+bool gst_ssim2_compare_is_gap (GstBuffer * buf);
+GstFlowReturn gst_ssim2_compare_push_dist_buffer (GstSsim2Compare * self,
+    ssim2gst::Rendition & r, GstBuffer * buf, const double *score,
+    guint64 index, gint64 ref_frame, bool skipped);
+bool gst_ssim2_compare_too_late (GstSsim2Compare * self,
+    ssim2gst::Rendition & r, GstBuffer * dist);
+bool gst_ssim2_compare_same_size (GstSsim2Compare * self,
+    ssim2gst::Rendition & r);
+bool gst_ssim2_compare_ensure_src_caps (GstSsim2Compare * self,
+    const ssim2gst::Rendition & r);
+void gst_ssim2_compare_finish_rendition (GstSsim2Compare * self,
+    ssim2gst::Rendition & r);
 
 /* Drops the ref frames every rendition of @list still measuring has gone
  * past. */

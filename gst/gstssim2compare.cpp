@@ -78,6 +78,7 @@
 #include "gstssim2meta-private.h"
 #include "gstssim2report.h"
 #include "gstssim2pairing.h"
+#include "gstssim2sync.h"
 
 #include <gst/video/video.h>
 
@@ -130,6 +131,8 @@ enum
   PROP_THREADS,
   PROP_INTERVAL,
   PROP_MAX_LATENESS,
+  PROP_SYNC_WINDOW,
+  PROP_SYNC_MAX_BYTES,
   PROP_SCORING_PASSES,
 };
 
@@ -229,6 +232,7 @@ static GstAggregatorPad *gst_ssim2_compare_create_new_pad (GstAggregator *
     agg, GstPadTemplate * templ, const gchar * req_name,
     const GstCaps * caps);
 static void gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad);
+static GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
 
 static void
 gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
@@ -244,12 +248,16 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   /**
    * GstSsim2Compare:alignment:
    *
-   * How frames of the two pads are paired.
+   * How frames of the two pads are paired. content finds, for every dist
+   * frame, the ref frame that shows the same picture (offsets, dropped and
+   * repeated frames, unrelated timestamps) and passes frames it cannot be
+   * sure of unscored; see #GstSsim2Compare:sync-window.
    */
   g_object_class_install_property (object_class, PROP_ALIGNMENT,
       g_param_spec_enum ("alignment", "Alignment",
           "How frames of the two pads are paired: by running time, the Nth "
-          "buffer of each pad, or by stream time (position in each stream)",
+          "buffer of each pad, by stream time (position in each stream), or "
+          "by content (the ref frame showing the same picture)",
           GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
           (gint) DEFAULT_ALIGNMENT,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
@@ -362,6 +370,40 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           "(-1: 1 s in live pipelines, never in others)", -1, G_MAXINT64,
           DEFAULT_MAX_LATENESS,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:sync-window:
+   *
+   * alignment=content: the offsets searched, in running time each way,
+   * converted to frames with the ref caps' frame rate (30 fps when they
+   * give none). While acquiring a lock a dist frame waits for the ref
+   * frames up to this far after it: the element adds this (plus 10 frames)
+   * to its latency.
+   */
+  g_object_class_install_property (object_class, PROP_SYNC_WINDOW,
+      g_param_spec_uint64 ("sync-window", "Sync window",
+          "alignment=content: offsets searched each way, in running time "
+          "(ns), at the ref frame rate (30 fps when unknown)",
+          GST_MSECOND, 3600 * GST_SECOND, DEFAULT_SYNC_WINDOW,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:sync-max-bytes:
+   *
+   * alignment=content: the most bytes of full ref frames held for pairs
+   * still to be decided. Acquiring holds up to 2 x sync-window + 10 frames
+   * (about 920 MiB at 1080p I420 for 5 s at 30 fps), plus what the
+   * reference runs ahead of the dist stream. Beyond it the oldest are
+   * dropped, with a warning, and pairs naming them are unaligned.
+   */
+  g_object_class_install_property (object_class, PROP_SYNC_MAX_BYTES,
+      g_param_spec_uint64 ("sync-max-bytes", "Sync max bytes",
+          "alignment=content: most bytes of ref frames held for pairing "
+          "(beyond: the oldest are dropped and their pairs unscored)",
+          0, G_MAXUINT64, DEFAULT_SYNC_MAX_BYTES,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
   /**
@@ -600,6 +642,12 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_MAX_LATENESS:
       s.max_lateness = g_value_get_int64 (value);
       break;
+    case PROP_SYNC_WINDOW:
+      s.sync_window = g_value_get_uint64 (value);
+      break;
+    case PROP_SYNC_MAX_BYTES:
+      s.sync_max_bytes = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -650,6 +698,12 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     case PROP_MAX_LATENESS:
       g_value_set_int64 (value, s.max_lateness);
       break;
+    case PROP_SYNC_WINDOW:
+      g_value_set_uint64 (value, s.sync_window);
+      break;
+    case PROP_SYNC_MAX_BYTES:
+      g_value_set_uint64 (value, s.sync_max_bytes);
+      break;
     case PROP_SCORING_PASSES:
       g_value_set_uint64 (value, self->priv->scoring_passes.load ());
       break;
@@ -671,6 +725,16 @@ gst_ssim2_compare_set_context (GstElement * element, GstContext * context)
 
 /* ------------------------------------------------------------------------ */
 /* start / stop */
+
+/* alignment=content adds the wait of acquiring a lock to the latency (at
+ * start, and again once the ref caps give the frame rate). */
+static void
+update_content_latency (GstSsim2Compare * self)
+{
+  const GstClockTime latency = gst_ssim2_compare_content_latency (self);
+  if (latency > 0)
+    gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
+}
 
 static gboolean
 gst_ssim2_compare_start (GstAggregator * agg)
@@ -711,6 +775,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
     gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
+  update_content_latency (self);
   return TRUE;
 }
 
@@ -862,6 +927,8 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   st.fmt.format = fmt;
   st.fmt.yuv = yuv;
   st.have_info = true;
+  if (is_ref)
+    update_content_latency (self);
 
   if (!is_ref && rendition->to_src)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
@@ -1330,6 +1397,8 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
     return scored;
   progressed = progressed ||
       in_flight > gst_ssim2_compare_batches_in_flight (self);
+  if (timeout)
+    priv->sync_idle_timeouts = progressed ? 0 : priv->sync_idle_timeouts + 1;
   gst_ssim2_compare_trim_ref_queue (self, list);
 
   /* The stats file is complete before the last summary is posted. */
@@ -1361,6 +1430,10 @@ static GstClockTime
 gst_ssim2_compare_get_next_time (GstAggregator * agg)
 {
   GstSsim2ComparePrivate *priv = GST_SSIM2_COMPARE (agg)->priv;
+  /* alignment=content: the next ref frame's and the held frames'
+   * deadlines (gstssim2sync.cpp). */
+  if (priv->run.alignment == ssim2gst::Alignment::kContent)
+    return gst_ssim2_compare_content_next_time (GST_SSIM2_COMPARE (agg));
   const GstClockTime next = gst_aggregator_simple_get_next_time (agg);
   /* The latency of the last pass: the aggregator calls this with its lock
    * held, which gst_aggregator_get_latency() takes. */

@@ -74,6 +74,7 @@ gst_ssim2_score_message_init (GstSsim2ScoreMessage * msg)
   *msg = GstSsim2ScoreMessage ();
   msg->timestamp = msg->stream_time = msg->running_time = msg->duration =
       GST_CLOCK_TIME_NONE;
+  msg->ref_frame = -1;
 }
 
 void
@@ -94,6 +95,13 @@ gst_ssim2_summary_message_init (GstSsim2SummaryMessage * msg)
   msg->ended_first = msg->backend = msg->pad = msg->failure = "";
 }
 
+void
+gst_ssim2_sync_message_init (GstSsim2SyncMessage * msg)
+{
+  *msg = GstSsim2SyncMessage ();
+  msg->pad = msg->state = "";
+}
+
 GstStructure *
 gst_ssim2_score_message_to_structure (const GstSsim2ScoreMessage * msg)
 {
@@ -104,7 +112,10 @@ gst_ssim2_score_message_to_structure (const GstSsim2ScoreMessage * msg)
       "stream-time", G_TYPE_UINT64, (guint64) msg->stream_time,
       "running-time", G_TYPE_UINT64, (guint64) msg->running_time,
       "duration", G_TYPE_UINT64, (guint64) msg->duration,
-      "pad", G_TYPE_STRING, msg->pad, NULL);
+      "pad", G_TYPE_STRING, msg->pad,
+      "frame", G_TYPE_UINT64, msg->frame,
+      "ref-frame", G_TYPE_INT64, msg->ref_frame,
+      "offset", G_TYPE_INT64, msg->offset, NULL);
 }
 
 gboolean
@@ -122,6 +133,9 @@ gst_ssim2_score_message_parse (const GstStructure * s,
   gst_structure_get_uint64 (s, "running-time", &msg->running_time);
   gst_structure_get_uint64 (s, "duration", &msg->duration);
   msg->pad = gst_structure_get_string (s, "pad");
+  gst_structure_get_uint64 (s, "frame", &msg->frame);
+  gst_structure_get_int64 (s, "ref-frame", &msg->ref_frame);
+  gst_structure_get_int64 (s, "offset", &msg->offset);
   return TRUE;
 }
 
@@ -176,7 +190,10 @@ gst_ssim2_summary_message_to_structure (const GstSsim2SummaryMessage * msg)
       "ended-first", G_TYPE_STRING, msg->ended_first,
       "backend", G_TYPE_STRING, msg->backend,
       "pad", G_TYPE_STRING, msg->pad,
-      "failure", G_TYPE_STRING, msg->failure, NULL);
+      "failure", G_TYPE_STRING, msg->failure,
+      "dropped", G_TYPE_UINT64, msg->dropped,
+      "repeated", G_TYPE_UINT64, msg->repeated,
+      "unaligned", G_TYPE_UINT64, msg->unaligned, NULL);
   return s;
 }
 
@@ -199,6 +216,36 @@ gst_ssim2_summary_message_parse (const GstStructure * s,
   msg->backend = GetString (s, "backend", msg->backend);
   msg->pad = GetString (s, "pad", msg->pad);
   msg->failure = GetString (s, "failure", msg->failure);
+  gst_structure_get_uint64 (s, "dropped", &msg->dropped);
+  gst_structure_get_uint64 (s, "repeated", &msg->repeated);
+  gst_structure_get_uint64 (s, "unaligned", &msg->unaligned);
+  return TRUE;
+}
+
+GstStructure *
+gst_ssim2_sync_message_to_structure (const GstSsim2SyncMessage * msg)
+{
+  return gst_structure_new (GST_SSIM2_SYNC_MESSAGE_NAME,
+      "pad", G_TYPE_STRING, msg->pad,
+      "state", G_TYPE_STRING, msg->state,
+      "frame", G_TYPE_UINT64, msg->frame,
+      "offset", G_TYPE_INT64, msg->offset,
+      "confidence", G_TYPE_DOUBLE, msg->confidence, NULL);
+}
+
+gboolean
+gst_ssim2_sync_message_parse (const GstStructure * s,
+    GstSsim2SyncMessage * msg)
+{
+  gst_ssim2_sync_message_init (msg);
+  if (!s || !gst_structure_has_name (s, GST_SSIM2_SYNC_MESSAGE_NAME) ||
+      !gst_structure_get_string (s, "state"))
+    return FALSE;
+  msg->state = gst_structure_get_string (s, "state");
+  msg->pad = GetString (s, "pad", msg->pad);
+  gst_structure_get_uint64 (s, "frame", &msg->frame);
+  gst_structure_get_int64 (s, "offset", &msg->offset);
+  gst_structure_get_double (s, "confidence", &msg->confidence);
   return TRUE;
 }
 
@@ -221,6 +268,13 @@ gst_ssim2_summary_message_parse_message (GstMessage * m,
     GstSsim2SummaryMessage * msg)
 {
   return gst_ssim2_summary_message_parse (gst_message_get_structure (m), msg);
+}
+
+gboolean
+gst_ssim2_sync_message_parse_message (GstMessage * m,
+    GstSsim2SyncMessage * msg)
+{
+  return gst_ssim2_sync_message_parse (gst_message_get_structure (m), msg);
 }
 
 }  // extern "C"

@@ -1,5 +1,5 @@
 /* gst-ssim2: the element messages of ssim2compare (`ssim2`, `ssim2-interval`,
- * `ssim2-summary`) as typed structs, and their conversion to and from a
+ * `ssim2-summary`, `ssim2-sync`) as typed structs, and their conversion to and from a
  * GstStructure. The element builds its messages with these, and whoever
  * reads them (the ssim2 tool's video mode, the gst-check tests) parses them
  * with these, so that the field names and types are written once. The
@@ -10,8 +10,7 @@
  *
  * A field absent from a structure keeps the value _init gave it, so that a
  * newer reader parses an older element's messages; fields are added at the
- * end of a struct (the next ones planned for `ssim2`: the ref frame's
- * number and the alignment's offset).
+ * end of a struct.
  *
  * Plain C, for the C tests; the C++ section at the end converts the
  * library's pooled summary (ssim2::Summary).
@@ -25,6 +24,7 @@ G_BEGIN_DECLS
 #define GST_SSIM2_SCORE_MESSAGE_NAME "ssim2"
 #define GST_SSIM2_INTERVAL_MESSAGE_NAME "ssim2-interval"
 #define GST_SSIM2_SUMMARY_MESSAGE_NAME "ssim2-summary"
+#define GST_SSIM2_SYNC_MESSAGE_NAME "ssim2-sync"
 
 /* `ssim2`: the score of one pair. */
 typedef struct
@@ -36,6 +36,10 @@ typedef struct
   GstClockTime running_time;
   GstClockTime duration;
   const gchar *pad;             /* the rendition's pad */
+  guint64 frame;                /* the dist frame's number, from 0 */
+  gint64 ref_frame;             /* the ref frame it was scored against, from
+                                 * 0 (-1: unknown, an older element) */
+  gint64 offset;                /* ref_frame - frame */
 } GstSsim2ScoreMessage;
 
 /* `ssim2-interval`: one window of running time of one rendition. */
@@ -74,13 +78,35 @@ typedef struct
   const gchar *backend;
   const gchar *pad;
   const gchar *failure;         /* why the rendition was not scored, or "" */
+  /* alignment=content (0 in the other modes): ref frames passed over
+   * between two pairs, dist frames paired with the ref frame of the frame
+   * before them, dist frames passed on unscored for want of a sure
+   * partner. */
+  guint64 dropped;
+  guint64 repeated;
+  guint64 unaligned;
 } GstSsim2SummaryMessage;
 
+/* `ssim2-sync`: alignment=content locked, lost or locked again (state
+ * "locked", "lost", "relocked"). */
+typedef struct
+{
+  const gchar *pad;
+  const gchar *state;
+  guint64 frame;                /* first dist frame decided in that state */
+  gint64 offset;                /* ref frame - dist frame of the lock (for
+                                 * "lost": of the last pair) */
+  gdouble confidence;           /* 1 - best / second-best match, 0..1 (0
+                                 * for "lost") */
+} GstSsim2SyncMessage;
+
 /* Defaults: times GST_CLOCK_TIME_NONE, numbers 0 (NaN for the pooled
- * values), strings "" (pad NULL for the score message). */
+ * values, -1 for ref_frame), strings "" (pad NULL for the score
+ * message). */
 void gst_ssim2_score_message_init (GstSsim2ScoreMessage * msg);
 void gst_ssim2_interval_message_init (GstSsim2IntervalMessage * msg);
 void gst_ssim2_summary_message_init (GstSsim2SummaryMessage * msg);
+void gst_ssim2_sync_message_init (GstSsim2SyncMessage * msg);
 
 /* A new structure holding @msg, to post with gst_message_new_element(). */
 GstStructure *gst_ssim2_score_message_to_structure (const
@@ -89,15 +115,20 @@ GstStructure *gst_ssim2_interval_message_to_structure (const
     GstSsim2IntervalMessage * msg);
 GstStructure *gst_ssim2_summary_message_to_structure (const
     GstSsim2SummaryMessage * msg);
+GstStructure *gst_ssim2_sync_message_to_structure (const
+    GstSsim2SyncMessage * msg);
 
 /* Reads @s into @msg (after _init): FALSE when @s is not that message, or
- * lacks one of its required fields (score and index; frames; frames). */
+ * lacks one of its required fields (score and index; frames; frames;
+ * state). */
 gboolean gst_ssim2_score_message_parse (const GstStructure * s,
     GstSsim2ScoreMessage * msg);
 gboolean gst_ssim2_interval_message_parse (const GstStructure * s,
     GstSsim2IntervalMessage * msg);
 gboolean gst_ssim2_summary_message_parse (const GstStructure * s,
     GstSsim2SummaryMessage * msg);
+gboolean gst_ssim2_sync_message_parse (const GstStructure * s,
+    GstSsim2SyncMessage * msg);
 
 /* The same, from an element message (NULL structure: FALSE). */
 gboolean gst_ssim2_score_message_parse_message (GstMessage * m,
@@ -106,6 +137,8 @@ gboolean gst_ssim2_interval_message_parse_message (GstMessage * m,
     GstSsim2IntervalMessage * msg);
 gboolean gst_ssim2_summary_message_parse_message (GstMessage * m,
     GstSsim2SummaryMessage * msg);
+gboolean gst_ssim2_sync_message_parse_message (GstMessage * m,
+    GstSsim2SyncMessage * msg);
 
 G_END_DECLS
 

@@ -12,6 +12,7 @@
 #include "gstssim2compare-private.h"
 #include "gstssim2pairing.h"
 #include "gstssim2report.h"
+#include "gstssim2sync.h"
 
 #include <gst/video/video.h>
 
@@ -37,6 +38,9 @@ gst_ssim2_compare_clear_ref_queue (GstSsim2Compare * self)
     gst_clear_buffer (&f.buf);
   priv->ref_queue.clear ();
   priv->ref_base = priv->ref_next;
+  priv->sync_refs_dropped = 0;
+  priv->sync_ref_due = GST_CLOCK_TIME_NONE;
+  priv->sync_idle_timeouts = 0;
 }
 
 void
@@ -125,7 +129,7 @@ frame_duration (const PadState & st, GstBuffer * buf)
  * (a segment or caps event first completes the batches in flight). */
 static GstFlowReturn
 push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
-    const double *score, guint64 index, bool skipped)
+    const double *score, guint64 index, gint64 ref_frame, bool skipped)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   r.st.frames++;
@@ -144,7 +148,8 @@ push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
   times.stream_time = st;
   times.running_time = rt;
   times.duration = GST_BUFFER_DURATION (buf);
-  gst_ssim2_compare_report_pair (self, r, &buf, score, index, skipped, times);
+  gst_ssim2_compare_report_pair (self, r, &buf, score, index, ref_frame,
+      skipped, times);
   const GstClockTime duration = times.duration;
 
   if (!r.to_src) {
@@ -174,7 +179,7 @@ push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
   GstBuffer *buf = gst_aggregator_pad_pop_buffer (r.pad);
   if (!buf)
     return GST_FLOW_OK;
-  return push_dist_buffer (self, r, buf, score, index, skipped);
+  return push_dist_buffer (self, r, buf, score, index, -1, skipped);
 }
 
 /* GstAggregator queues a GAP event as an empty buffer flagged GAP. The one
@@ -520,6 +525,7 @@ take_pair (GstSsim2Compare * self, const RenditionPtr & rendition,
   p.rendition = rendition;
   p.ref.reset (gst_buffer_ref (ref->buf));
   p.ref_seq = ref_seq;
+  p.ref_frame = (gint64) r.ref_frames - 1;      /* take_ref counted it */
   p.dist.reset (dist);
   p.index = index;
   pending.push_back (std::move (p));
@@ -534,12 +540,12 @@ gst_ssim2_compare_push_scored_pair (GstSsim2Compare * self, PendingPair & p)
      * one): from the failure on, its frames leave unscored, however many
      * were in flight. */
     return push_dist_buffer (self, *p.rendition, p.dist.release (), nullptr,
-        p.index, false);
+        p.index, -1, false);
   }
   GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
       p.rendition->name.c_str (), p.index, p.score);
   return push_dist_buffer (self, *p.rendition, p.dist.release (), &p.score,
-      p.index, false);
+      p.index, p.ref_frame, false);
 }
 
 GstFlowReturn
@@ -583,12 +589,18 @@ gst_ssim2_compare_step_rendition (GstSsim2Compare * self, const RenditionPtr & r
   if (r.ref_pos == GST_CLOCK_TIME_NONE)
     r.ref_pos = priv->ref_base;         /* requested since the last pass */
   if (r.failed) {
-    /* Its pairs in flight leave before its unscored frames. */
+    /* Its pairs in flight, then the frames content pairing holds, leave
+     * before its unscored frames. */
     GstFlowReturn ret = gst_ssim2_compare_complete_scoring (self);
+    if (ret == GST_FLOW_OK)
+      ret = gst_ssim2_compare_content_release_held (self, r);
     if (ret != GST_FLOW_OK)
       return ret;
     return take_unscored (self, r, progressed);
   }
+  if (priv->run.alignment == ssim2gst::Alignment::kContent)
+    return gst_ssim2_compare_step_content (self, rendition, timeout,
+        progressed, pending);
 
   g_autoptr (GstBuffer) dist = gst_aggregator_pad_peek_buffer (r.pad);
   ssim2gst::PairingInput in;
@@ -651,3 +663,46 @@ gst_ssim2_compare_step_rendition (GstSsim2Compare * self, const RenditionPtr & r
   }
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* The steps content pairing (gstssim2sync.cpp) shares */
+
+bool
+gst_ssim2_compare_is_gap (GstBuffer * buf)
+{
+  return is_gap_buffer (buf);
+}
+
+GstFlowReturn
+gst_ssim2_compare_push_dist_buffer (GstSsim2Compare * self, Rendition & r,
+    GstBuffer * buf, const double *score, guint64 index, gint64 ref_frame,
+    bool skipped)
+{
+  return push_dist_buffer (self, r, buf, score, index, ref_frame, skipped);
+}
+
+bool
+gst_ssim2_compare_too_late (GstSsim2Compare * self, Rendition & r,
+    GstBuffer * dist)
+{
+  return too_late (self, r, dist);
+}
+
+bool
+gst_ssim2_compare_same_size (GstSsim2Compare * self, Rendition & r)
+{
+  return same_size (self, r);
+}
+
+bool
+gst_ssim2_compare_ensure_src_caps (GstSsim2Compare * self,
+    const Rendition & r)
+{
+  return ensure_src_caps (self, r);
+}
+
+void
+gst_ssim2_compare_finish_rendition (GstSsim2Compare * self, Rendition & r)
+{
+  finish_rendition (self, r);
+}

@@ -16,6 +16,7 @@
 
 #include "gstssim2message.h"
 #include "gstssim2meta-private.h"
+#include "gstssim2sync.h"
 #include "ssim2/score_log.h"
 #include "ssim2/stats.h"
 
@@ -52,6 +53,10 @@ gst_ssim2_compare_close_stats (GstSsim2Compare * self)
   summary.unmatched_ref = dist.unmatched_ref;
   summary.unmatched_dist = dist.unmatched_dist;
   summary.ended_first = dist.ended_first;
+  const GstSsim2ContentCounts counts = gst_ssim2_compare_content_counts (dist);
+  summary.dropped = counts.dropped;
+  summary.repeated = counts.repeated;
+  summary.unaligned = counts.unaligned;
   ssim2::LogRunInfo info;
   info.alignment = ssim2gst::AlignmentName (priv->run.alignment);
   info.every = MAX (priv->run.every, 1u);
@@ -175,8 +180,8 @@ window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
 
 void
 gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
-    GstBuffer ** buf, const double *score, guint64 index, bool skipped,
-    const ssim2gst::FrameTimes & times)
+    GstBuffer ** buf, const double *score, guint64 index, gint64 ref_frame,
+    bool skipped, const ssim2gst::FrameTimes & times)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const gchar *pad_name = r.name.c_str ();
@@ -204,6 +209,9 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
       m.running_time = times.running_time;
       m.duration = times.duration;
       m.pad = pad_name;
+      m.frame = r.st.frames - 1;
+      m.ref_frame = ref_frame;
+      m.offset = ref_frame - (gint64) m.frame;
       GstStructure *s = gst_ssim2_score_message_to_structure (&m);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
@@ -218,6 +226,7 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
       row.running_time = times.running_time;
       row.duration = times.duration;
       row.score = *score;
+      row.ref_frame = ref_frame;
       if (priv->stats_with_source)
         row.source = r.name;
       if (!priv->stats->Append (row))
@@ -294,6 +303,10 @@ gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
   m.pad = r.name.c_str ();
   if (r.failed)
     m.failure = r.failure.c_str ();
+  const GstSsim2ContentCounts counts = gst_ssim2_compare_content_counts (r);
+  m.dropped = counts.dropped;
+  m.repeated = counts.repeated;
+  m.unaligned = counts.unaligned;
   GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));

@@ -374,7 +374,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
   const GOptionEntry video[] = {
       {"alignment", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnAlignment),
        "running-time (default): pair frames by timestamp; sequence: by order; "
-       "stream-time: by position in each file", "MODE"},
+       "stream-time: by position in each file; content: by the pictures (finds the "
+       "offset, dropped and repeated frames)", "MODE"},
       {"offset", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOffset), s.offset.c_str(),
        "N"},
       {"every", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnEvery), s.every.c_str(), "N"},
@@ -537,9 +538,13 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   options->decode_only = options->decode_only || state.decode_only;
   if (!ResolveOutput(state, options, error)) return false;
   // --offset shifts the distorted stream's running time (or its order);
-  // stream times are positions in the file, which it cannot move.
-  if (options->alignment == Alignment::kStreamTime && options->offset > 0) {
-    *error = "--offset works with --alignment running-time or sequence, not stream-time";
+  // stream times are positions in the file, which it cannot move, and
+  // content alignment finds the offset itself.
+  if ((options->alignment == Alignment::kStreamTime ||
+       options->alignment == Alignment::kContent) &&
+      options->offset > 0) {
+    *error = std::string("--offset works with --alignment running-time or sequence, not ") +
+             AlignmentName(options->alignment);
     return false;
   }
 

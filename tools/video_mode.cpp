@@ -266,6 +266,14 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
     // stop early); the unmatched counts only the element knows.
     b->unmatched_ref = summary.unmatched_ref;
     b->unmatched_dist = summary.unmatched_dist;
+    b->dropped = summary.dropped;
+    b->repeated = summary.repeated;
+    b->unaligned = summary.unaligned;
+    return;
+  }
+  GstSsim2SyncMessage sync;
+  if (gst_ssim2_sync_message_parse(s, &sync)) {
+    b->locks.push_back({sync.state, sync.frame, sync.offset, sync.confidence});
     return;
   }
   GstSsim2ScoreMessage score;
@@ -274,7 +282,11 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   ScoreRow f;
   f.score = score.score;
   f.index = score.index;
-  f.frame = score.index + run->options.offset;
+  // Content alignment passes frames unscored between pairs: its pairs are
+  // numbered by the element's frame count, not by the pair index.
+  f.frame = (run->options.alignment == ssim2gst::Alignment::kContent ? score.frame : score.index) +
+            run->options.offset;
+  f.ref_frame = score.ref_frame;  // --offset skips distorted frames only
   // Unknown times are GST_CLOCK_TIME_NONE, which is kNoTime.
   f.pts = score.timestamp;
   f.stream_time = score.stream_time;
@@ -613,6 +625,9 @@ LogSummary SummarizeInput(Run& run, const Branch& b) {
   summary.ended_first = ended_first;
   summary.unmatched_ref = b.unmatched_ref;
   summary.unmatched_dist = b.unmatched_dist;
+  summary.dropped = b.dropped;
+  summary.repeated = b.repeated;
+  summary.unaligned = b.unaligned;
   return summary;
 }
 
@@ -686,6 +701,7 @@ int ReportResults(Run& run, double elapsed) {
   info.elapsed_s = elapsed;
   info.warnings = run.warnings;
 
+  const bool content = options.alignment == ssim2gst::Alignment::kContent;
   // A stalled run keeps its one line: the frames done go to the files only.
   if (!run.stalled) {
     std::string out;
@@ -697,6 +713,7 @@ int ReportResults(Run& run, double elapsed) {
       out = RenderScoreLog(json_log, rows, log_summary, info);
     } else if (!Several(&run)) {
       out = RenderSummary(first.frames, log_summary.scores, info);
+      if (content) out += RenderAlignment(first.locks, log_summary);
     } else {
       // One block per distorted input, headed by its file.
       std::size_t next = 0;
@@ -706,7 +723,9 @@ int ReportResults(Run& run, double elapsed) {
           out += "failed         " + d->failure + "\n";
           continue;
         }
-        out += RenderSummary(d->frames, results[next++].second.scores, info);
+        const LogSummary& summary = results[next++].second;
+        out += RenderSummary(d->frames, summary.scores, info);
+        if (content) out += RenderAlignment(d->locks, summary);
       }
     }
     std::fputs(out.c_str(), stdout);

@@ -19,6 +19,15 @@ double Throughput(std::size_t frames, double elapsed_s) {
   return elapsed_s > 0.0 ? static_cast<double>(frames) / elapsed_s : NAN;
 }
 
+// One "key  value" line of the summary block.
+void AddLine(std::string* out, const char* key, const std::string& value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%-14s ", key);
+  *out += buf;
+  *out += value;
+  *out += '\n';
+}
+
 }  // namespace
 
 std::vector<std::size_t> WorstFrames(const std::vector<ScoreRow>& frames,
@@ -62,13 +71,7 @@ std::string XmlEscape(const std::string& text) {
 std::string RenderSummary(const std::vector<ScoreRow>& frames, const Summary& summary,
                           const LogRunInfo& info) {
   std::string out;
-  auto line = [&out](const char* key, const std::string& value) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%-14s ", key);
-    out += buf;
-    out += value;
-    out += '\n';
-  };
+  auto line = [&out](const char* key, const std::string& value) { AddLine(&out, key, value); };
   // Frame numbers of the extremes, for min and max.
   std::string min_at, max_at;
   if (!frames.empty()) {
@@ -90,6 +93,30 @@ std::string RenderSummary(const std::vector<ScoreRow>& frames, const Summary& su
   line("throughput", FormatFixed(Throughput(frames.size(), info.elapsed_s), 1) + " fps (" +
                          std::to_string(frames.size()) + " frames in " +
                          FormatFixed(info.elapsed_s, 2) + " s)");
+  return out;
+}
+
+std::string RenderAlignment(const std::vector<LockEvent>& locks, const LogSummary& summary) {
+  std::string out;
+  auto line = [&out](const char* key, const std::string& value) { AddLine(&out, key, value); };
+  if (locks.empty()) line("offset", "none found (no clear match: every frame unaligned)");
+  for (std::size_t i = 0; i < locks.size(); ++i) {
+    const LockEvent& e = locks[i];
+    const char* key = i == 0 ? "offset" : "";
+    if (e.state == "lost") {
+      line(key, "lost at frame " + std::to_string(e.frame));
+    } else {
+      line(key, (e.offset > 0 ? "+" : "") + std::to_string(e.offset) + " from frame " +
+                    std::to_string(e.frame) + " (" + e.state + ", confidence " +
+                    FormatFixed(e.confidence, 3) + ")");
+    }
+  }
+  auto count = [](const std::optional<std::uint64_t>& v) {
+    return v ? std::to_string(*v) : std::string("unknown");
+  };
+  line("dropped", count(summary.dropped));
+  line("repeated", count(summary.repeated));
+  line("unaligned", count(summary.unaligned));
   return out;
 }
 

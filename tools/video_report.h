@@ -31,6 +31,19 @@ std::size_t NumWorstToMark(std::size_t num_frames);
 std::string RenderSummary(const std::vector<ScoreRow>& frames, const Summary& summary,
                           const LogRunInfo& info);
 
+// One lock event of content alignment (the element's ssim2-sync message).
+struct LockEvent {
+  std::string state;  // "locked", "lost", "relocked"
+  std::uint64_t frame = 0;
+  std::int64_t offset = 0;
+  double confidence = 0.0;
+};
+
+// The summary block's lines of --alignment content: the offset of each lock
+// (with the frame it starts at) or of the loss, then the dropped, repeated
+// and unaligned counts (empty when unknown).
+std::string RenderAlignment(const std::vector<LockEvent>& locks, const LogSummary& summary);
+
 // Writes `text` to `path`; false and *error ("cannot write PATH: reason").
 bool WriteTextFile(const std::string& path, const std::string& text, std::string* error);
 

@@ -58,6 +58,8 @@ struct Branch {
   bool element_warned = false;  // a warning from ssim2compare about this input
   std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
   std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
+  std::optional<std::uint64_t> dropped, repeated, unaligned;   // likewise
+  std::vector<LockEvent> locks;  // --alignment content: its ssim2-sync messages
   std::string failure;  // why this input could not be scored ("": it could)
   bool eos_sent = false;         // failed: EOS went into its branch
   bool decoder_removed = false;  // failed: its decoder left the pipeline (ref held)

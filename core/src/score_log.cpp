@@ -1,6 +1,7 @@
 // The score log (see ssim2/score_log.h and docs/LOGS.md).
 #include "ssim2/score_log.h"
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -124,8 +125,8 @@ ScoreLog::ScoreLog(const LogOptions& options, std::string path, std::FILE* file,
   switch (options_.format) {
     case LogFormat::kCsv:
       Put(options_.with_source
-              ? "index,frame,pts,stream_time,running_time,duration,score,source\n"
-              : "index,frame,pts,stream_time,running_time,duration,score\n");
+              ? "index,frame,pts,stream_time,running_time,duration,score,ref_frame,source\n"
+              : "index,frame,pts,stream_time,running_time,duration,score,ref_frame\n");
       break;
     case LogFormat::kJson:
       Put(std::string("{\n  \"metric\": ") + JsonString(kMetricName) + ",\n  \"frames\": [");
@@ -189,7 +190,8 @@ bool ScoreLog::Append(const ScoreRow& row) {
     case LogFormat::kCsv:
       line = Unsigned(row.index) + ',' + Unsigned(row.frame) + ',' + CsvTime(row.pts) + ',' +
              CsvTime(row.stream_time) + ',' + CsvTime(row.running_time) + ',' +
-             CsvTime(row.duration) + ',' + FormatScore(row.score);
+             CsvTime(row.duration) + ',' + FormatScore(row.score) + ',' +
+             (row.ref_frame >= 0 ? std::to_string(row.ref_frame) : std::string());
       if (options_.with_source) line += ',' + CsvField(row.source);
       line += '\n';
       break;
@@ -199,7 +201,8 @@ bool ScoreLog::Append(const ScoreRow& row) {
              ", \"stream_time\": " + JsonTime(row.stream_time) +
              ", \"running_time\": " + JsonTime(row.running_time) +
              ", \"duration\": " + JsonTime(row.duration) +
-             ", \"score\": " + JsonNumber(row.score, 8);
+             ", \"score\": " + JsonNumber(row.score, 8) + ", \"ref_frame\": " +
+             (row.ref_frame >= 0 ? std::to_string(row.ref_frame) : std::string("null"));
       if (options_.with_source) line += ", \"source\": " + JsonString(row.source);
       line += '}';
       break;
@@ -216,6 +219,15 @@ bool ScoreLog::Append(const ScoreRow& row) {
 
 namespace {
 
+// The content alignment's counts of a summary with their names, in the
+// order the formats write them.
+std::array<std::pair<const char*, std::optional<std::uint64_t>>, 3> AlignmentCounts(
+    const LogSummary& summary) {
+  return {{{"dropped", summary.dropped},
+           {"repeated", summary.repeated},
+           {"unaligned", summary.unaligned}}};
+}
+
 // The summary's `# key,value` lines of a CSV log.
 std::string CsvSummaryLines(const LogSummary& summary) {
   const Summary& s = summary.scores;
@@ -230,6 +242,9 @@ std::string CsvSummaryLines(const LogSummary& summary) {
   out += "# ended_first," +
          (summary.ended_first ? std::string(InputName(*summary.ended_first)) : std::string()) +
          "\n";
+  for (const auto& [name, count] : AlignmentCounts(summary)) {
+    out += std::string("# ") + name + "," + (count ? Unsigned(*count) : std::string()) + "\n";
+  }
   return out;
 }
 
@@ -245,6 +260,9 @@ std::string JsonSummaryObject(const LogSummary& summary, const std::string& inde
   out += ",\n" + in + "\"unmatched_dist\": " + JsonOptional(summary.unmatched_dist);
   out += ",\n" + in + "\"ended_first\": " +
          (summary.ended_first ? JsonString(InputName(*summary.ended_first)) : "null");
+  for (const auto& [name, count] : AlignmentCounts(summary)) {
+    out += ",\n" + in + "\"" + name + "\": " + JsonOptional(count);
+  }
   return out + "\n" + indent + "}";
 }
 

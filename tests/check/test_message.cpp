@@ -41,6 +41,9 @@ TEST_F(MessageTest, ScoreMessageSchemaAndRoundTrip) {
   m.stream_time = 2000;
   m.running_time = 3000;
   m.pad = "dist_1";
+  m.frame = 9;
+  m.ref_frame = 5;
+  m.offset = -4;
   GstStructure* s = gst_ssim2_score_message_to_structure(&m);
   EXPECT_STREQ(gst_structure_get_name(s), "ssim2");
   ExpectFields(s, {{"score", G_TYPE_DOUBLE},
@@ -49,7 +52,10 @@ TEST_F(MessageTest, ScoreMessageSchemaAndRoundTrip) {
                    {"stream-time", G_TYPE_UINT64},
                    {"running-time", G_TYPE_UINT64},
                    {"duration", G_TYPE_UINT64},
-                   {"pad", G_TYPE_STRING}});
+                   {"pad", G_TYPE_STRING},
+                   {"frame", G_TYPE_UINT64},
+                   {"ref-frame", G_TYPE_INT64},
+                   {"offset", G_TYPE_INT64}});
   GstSsim2ScoreMessage back;
   ASSERT_TRUE(gst_ssim2_score_message_parse(s, &back));
   EXPECT_EQ(back.score, 87.25);
@@ -59,6 +65,9 @@ TEST_F(MessageTest, ScoreMessageSchemaAndRoundTrip) {
   EXPECT_EQ(back.running_time, 3000u);
   EXPECT_EQ(back.duration, GST_CLOCK_TIME_NONE);  // unknown: init's value
   EXPECT_STREQ(back.pad, "dist_1");
+  EXPECT_EQ(back.frame, 9u);
+  EXPECT_EQ(back.ref_frame, 5);
+  EXPECT_EQ(back.offset, -4);
   gst_structure_free(s);
 }
 
@@ -71,6 +80,7 @@ TEST_F(MessageTest, ScoreMessageNeedsScoreAndIndexAndItsName) {
   // Fields an older element did not post keep their defaults.
   EXPECT_EQ(m.running_time, GST_CLOCK_TIME_NONE);
   EXPECT_EQ(m.pad, nullptr);
+  EXPECT_EQ(m.ref_frame, -1);
   gst_structure_set_name(s, "ssim2-summary");
   EXPECT_FALSE(gst_ssim2_score_message_parse(s, &m));
   gst_structure_free(s);
@@ -136,6 +146,9 @@ TEST_F(MessageTest, SummaryMessageSchemaAndRoundTrip) {
   m.backend = "CPU";
   m.pad = "dist_2";
   m.failure = "too small";
+  m.dropped = 14;
+  m.repeated = 15;
+  m.unaligned = 16;
   GstStructure* s = gst_ssim2_summary_message_to_structure(&m);
   EXPECT_STREQ(gst_structure_get_name(s), "ssim2-summary");
   ExpectFields(s, {{"frames", G_TYPE_UINT64},         {"mean", G_TYPE_DOUBLE},
@@ -146,7 +159,9 @@ TEST_F(MessageTest, SummaryMessageSchemaAndRoundTrip) {
                    {"harmonic-mean", G_TYPE_DOUBLE},  {"unmatched-ref", G_TYPE_UINT64},
                    {"unmatched-dist", G_TYPE_UINT64}, {"skipped", G_TYPE_UINT64},
                    {"ended-first", G_TYPE_STRING},    {"backend", G_TYPE_STRING},
-                   {"pad", G_TYPE_STRING},            {"failure", G_TYPE_STRING}});
+                   {"pad", G_TYPE_STRING},            {"failure", G_TYPE_STRING},
+                   {"dropped", G_TYPE_UINT64},        {"repeated", G_TYPE_UINT64},
+                   {"unaligned", G_TYPE_UINT64}});
   GstSsim2SummaryMessage back;
   ASSERT_TRUE(gst_ssim2_summary_message_parse(s, &back));
   EXPECT_EQ(back.frames, 4u);
@@ -160,6 +175,36 @@ TEST_F(MessageTest, SummaryMessageSchemaAndRoundTrip) {
   EXPECT_STREQ(back.backend, "CPU");
   EXPECT_STREQ(back.pad, "dist_2");
   EXPECT_STREQ(back.failure, "too small");
+  EXPECT_EQ(back.dropped, 14u);
+  EXPECT_EQ(back.repeated, 15u);
+  EXPECT_EQ(back.unaligned, 16u);
+  gst_structure_free(s);
+}
+
+TEST_F(MessageTest, SyncMessageSchemaAndRoundTrip) {
+  GstSsim2SyncMessage m;
+  gst_ssim2_sync_message_init(&m);
+  m.pad = "dist_1";
+  m.state = "relocked";
+  m.frame = 42;
+  m.offset = -7;
+  m.confidence = 0.75;
+  GstStructure* s = gst_ssim2_sync_message_to_structure(&m);
+  EXPECT_STREQ(gst_structure_get_name(s), "ssim2-sync");
+  ExpectFields(s, {{"pad", G_TYPE_STRING},
+                   {"state", G_TYPE_STRING},
+                   {"frame", G_TYPE_UINT64},
+                   {"offset", G_TYPE_INT64},
+                   {"confidence", G_TYPE_DOUBLE}});
+  GstSsim2SyncMessage back;
+  ASSERT_TRUE(gst_ssim2_sync_message_parse(s, &back));
+  EXPECT_STREQ(back.pad, "dist_1");
+  EXPECT_STREQ(back.state, "relocked");
+  EXPECT_EQ(back.frame, 42u);
+  EXPECT_EQ(back.offset, -7);
+  EXPECT_EQ(back.confidence, 0.75);
+  gst_structure_remove_field(s, "state");
+  EXPECT_FALSE(gst_ssim2_sync_message_parse(s, &back)) << "state is required";
   gst_structure_free(s);
 }
 

@@ -29,6 +29,7 @@ std::vector<ScoreRow> TwoRows() {
   rows[0].running_time = 0;
   rows[0].duration = kFrameNs;
   rows[0].score = 87.5;
+  rows[0].ref_frame = 3;  // row 1's is unknown
   rows[1].index = 2;
   rows[1].frame = 5;
   rows[1].pts = 2 * kFrameNs;  // stream and running time unknown
@@ -44,6 +45,9 @@ LogSummary SummaryOf(const std::vector<ScoreRow>& rows) {
   s.unmatched_ref = 1;
   s.unmatched_dist = 0;
   s.ended_first = Input::kRef;
+  s.dropped = 4;
+  s.repeated = 5;
+  s.unaligned = 6;
   return s;
 }
 
@@ -56,9 +60,9 @@ std::string Render(LogFormat format, const std::vector<ScoreRow>& rows,
 
 TEST(ScoreLog, CsvSchema) {
   EXPECT_EQ(Render(LogFormat::kCsv, TwoRows()),
-            "index,frame,pts,stream_time,running_time,duration,score\n"
-            "0,0,0,0,0,33333333,87.50000000\n"
-            "2,5,66666666,,,,-3.25000000\n"
+            "index,frame,pts,stream_time,running_time,duration,score,ref_frame\n"
+            "0,0,0,0,0,33333333,87.50000000,3\n"
+            "2,5,66666666,,,,-3.25000000,\n"
             "# frames,2\n"
             "# mean,42.12500000\n"
             "# stddev,45.37500000\n"
@@ -72,7 +76,10 @@ TEST(ScoreLog, CsvSchema) {
             "# harmonic_mean,0.00000000\n"
             "# unmatched_ref,1\n"
             "# unmatched_dist,0\n"
-            "# ended_first,ref\n");
+            "# ended_first,ref\n"
+            "# dropped,4\n"
+            "# repeated,5\n"
+            "# unaligned,6\n");
 }
 
 TEST(ScoreLog, CsvSourceColumnIsQuotedWhenNeeded) {
@@ -82,9 +89,9 @@ TEST(ScoreLog, CsvSourceColumnIsQuotedWhenNeeded) {
   LogOptions options;
   options.with_source = true;
   const std::string csv = RenderScoreLog(options, rows, SummaryOf(rows), {});
-  EXPECT_EQ(csv.rfind("index,frame,pts,stream_time,running_time,duration,score,source\n"
-                      "0,0,0,0,0,33333333,87.50000000,720p\n"
-                      "2,5,66666666,,,,-3.25000000,\"a,\"\"b\"\"\"\n",
+  EXPECT_EQ(csv.rfind("index,frame,pts,stream_time,running_time,duration,score,ref_frame,source\n"
+                      "0,0,0,0,0,33333333,87.50000000,3,720p\n"
+                      "2,5,66666666,,,,-3.25000000,,\"a,\"\"b\"\"\"\n",
                       0),
             0u)
       << csv;
@@ -100,12 +107,13 @@ TEST(ScoreLog, PerSourceSummaries) {
   LogSummary second = SummaryOf({rows[1]});
   second.unmatched_ref.reset();
   second.ended_first.reset();
+  second.unaligned.reset();
   summary.per_source = {{"a.mkv", SummaryOf({rows[0]})}, {"b,c.mkv", second}};
   LogOptions options;
   options.with_source = true;
   const std::string csv = RenderScoreLog(options, rows, summary, {});
   const std::string csv_tail =
-      "# ended_first,ref\n"
+      "# unaligned,6\n"
       "# source,a.mkv\n"
       "# frames,1\n"
       "# mean,87.50000000\n";
@@ -113,7 +121,8 @@ TEST(ScoreLog, PerSourceSummaries) {
   EXPECT_NE(csv.find("# source,\"b,c.mkv\"\n# frames,1\n# mean,-3.25000000\n"),
             std::string::npos)
       << csv;
-  EXPECT_NE(csv.find("# unmatched_ref,\n# unmatched_dist,0\n# ended_first,\n"),
+  EXPECT_NE(csv.find("# unmatched_ref,\n# unmatched_dist,0\n# ended_first,\n# dropped,4\n"
+                     "# repeated,5\n# unaligned,\n"),
             std::string::npos)
       << csv;
   options.format = LogFormat::kJson;
@@ -129,7 +138,9 @@ TEST(ScoreLog, PerSourceSummaries) {
                       "      \"mean\": -3.25000000,\n"),
             std::string::npos)
       << json;
-  EXPECT_NE(json.find("      \"ended_first\": null\n    }}\n  ],\n"), std::string::npos)
+  EXPECT_NE(json.find("      \"ended_first\": null,\n      \"dropped\": 4,\n      \"repeated\": 5,\n"
+                      "      \"unaligned\": null\n    }}\n  ],\n"),
+            std::string::npos)
       << json;
   // Without per-source summaries the JSON has no such key.
   summary.per_source.clear();
@@ -150,9 +161,9 @@ TEST(ScoreLog, JsonSchema) {
             "  \"metric\": \"SSIMULACRA 2.1\",\n"
             "  \"frames\": [\n"
             "    {\"index\": 0, \"frame\": 0, \"pts\": 0, \"stream_time\": 0, "
-            "\"running_time\": 0, \"duration\": 33333333, \"score\": 87.50000000},\n"
+            "\"running_time\": 0, \"duration\": 33333333, \"score\": 87.50000000, \"ref_frame\": 3},\n"
             "    {\"index\": 2, \"frame\": 5, \"pts\": 66666666, \"stream_time\": null, "
-            "\"running_time\": null, \"duration\": null, \"score\": -3.25000000}\n"
+            "\"running_time\": null, \"duration\": null, \"score\": -3.25000000, \"ref_frame\": null}\n"
             "  ],\n"
             "  \"summary\": {\n"
             "    \"frames\": 2,\n"
@@ -168,7 +179,10 @@ TEST(ScoreLog, JsonSchema) {
             "    \"harmonic_mean\": 0.00000000,\n"
             "    \"unmatched_ref\": 1,\n"
             "    \"unmatched_dist\": 0,\n"
-            "    \"ended_first\": \"ref\"\n"
+            "    \"ended_first\": \"ref\",\n"
+            "    \"dropped\": 4,\n"
+            "    \"repeated\": 5,\n"
+            "    \"unaligned\": 6\n"
             "  },\n"
             "  \"reference\": \"ref.mkv\",\n"
             "  \"distorted\": null,\n"

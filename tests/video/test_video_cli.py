@@ -98,8 +98,10 @@ def parse_summary(stdout):
     return values
 
 
-CSV_COLUMNS = ["index", "frame", "pts", "stream_time", "running_time", "duration", "score"]
-CSV_SUMMARY_EXTRA = ["unmatched_ref", "unmatched_dist", "ended_first"]
+CSV_COLUMNS = ["index", "frame", "pts", "stream_time", "running_time", "duration", "score",
+               "ref_frame"]
+CSV_SUMMARY_EXTRA = ["unmatched_ref", "unmatched_dist", "ended_first", "dropped", "repeated",
+                     "unaligned"]
 
 
 def read_csv(path):
@@ -313,6 +315,43 @@ def case_offset(exe, data, tmp):
     rc, out, err = run_tool(exe, "--offset", 30, tail, full)
     require(rc == 1 and out == "", f"offset past the end: exit {rc}")
     require(err.strip() != "", "offset past the end: no message")
+
+
+def case_content(exe, data, tmp):
+    """--alignment content on real footage (the shared 720p reference, scaled):
+    the distorted file is the reference without its first 3 frames,
+    re-encoded. The tool finds the offset +3 itself, scores every frame it
+    pairs against the reference frame it shows (ref_frame = frame + 3), prints
+    the offset and the counts, and refuses --offset; with the file given twice
+    (a ladder) each gets its own block."""
+    raw = os.path.join(tmp, "src.yuv")
+    gst_launch(f"filesrc location={os.path.join(data, 'video', 'reference.mkv')} ! "
+               f"matroskademux ! avdec_h264 ! videoconvert ! videoscale ! "
+               f"video/x-raw,format=I420,width={W},height={H} ! filesink location={raw}")
+    full, tail = os.path.join(tmp, "full.mkv"), os.path.join(tmp, "tail.mkv")
+    encode(raw, full, 0)
+    encode(raw, tail, 18, first=3)
+    c = os.path.join(tmp, "c.csv")
+    rc, out, err = run_tool(exe, "--alignment", "content", "--csv", c, full, tail)
+    require(rc == 0, f"exit {rc}: {err}")
+    rows, summary = read_csv(c)
+    with open(c, encoding="utf-8") as f:
+        body = [r for r in csv.DictReader(l for l in f if not l.startswith("#"))]
+    require(len(body) >= 20, f"only {len(body)} of 27 frames paired")
+    require(all(int(r["ref_frame"]) == int(r["frame"]) + 3 for r in body),
+            f"a wrong pair: {[(r['frame'], r['ref_frame']) for r in body]}")
+    require(summary["dropped"] == "0" and summary["repeated"] == "0", f"counts {summary}")
+    require(int(summary["unaligned"]) == 27 - len(body), f"unaligned {summary['unaligned']}")
+    frames = [int(r["frame"]) for r in body]
+    require(frames == sorted(set(frames)) and frames[-1] < 27, f"frames {frames}")
+    first = frames[0]
+    require(f"offset         +3 from frame {first} (locked" in out, f"no offset line:\n{out}")
+    require(f"unaligned      {27 - len(body)}\n" in out, f"no unaligned line:\n{out}")
+    rc, out, err = run_tool(exe, "--alignment", "content", full, tail, tail)
+    require(rc == 0 and out.count(f"offset         +3 from frame {first} (locked") == 2,
+            f"two renditions: exit {rc}\n{out}")
+    rc, out, err = run_tool(exe, "--alignment", "content", "--offset", 3, full, tail)
+    require(rc != 0 and "--offset works with" in err, f"--offset accepted: exit {rc}")
 
 
 def case_every_frames(exe, data, tmp):

@@ -32,6 +32,9 @@ struct ScoreRow {
   std::uint64_t running_time = kNoTime;  // what the pairing by running time compared
   std::uint64_t duration = kNoTime;
   double score = 0.0;
+  // The reference frame it was scored against, counted from 0 like `frame`
+  // (so ref_frame - frame is the pair's offset); -1: unknown (empty / null).
+  std::int64_t ref_frame = -1;
   // Which distorted input the row belongs to, when one log holds several
   // (the `source` column); empty with one distorted input.
   std::string source;
@@ -82,6 +85,11 @@ struct LogSummary {
   // Frames that found no partner; unknown (null) where not counted.
   std::optional<std::uint64_t> unmatched_ref, unmatched_dist;
   std::optional<Input> ended_first;
+  // Content alignment's counts (docs/ALIGNMENT.md): reference frames passed
+  // over, distorted frames repeated, distorted frames left unscored for want
+  // of a sure partner; 0 in the other modes, unknown (null) where not
+  // counted.
+  std::optional<std::uint64_t> dropped, repeated, unaligned;
   // A log of several sources: each source's own summary, in order, written
   // after the one above (CSV: `# source,NAME` and its lines; JSON:
   // "source_summaries"). Empty: nothing more is written. Not in vmaf-json.

@@ -570,6 +570,18 @@ GST_START_TEST (test_pairing_running_time)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), dist_idx[i] * FRAME_DUR);
     gst_buffer_unref (out);
   }
+  /* Each message names the ref frame of its pair: dist frame i (from 0)
+   * against ref frame dist_idx[i]. */
+  GList *msgs = pop_element_messages (f.bus, "ssim2");
+  fail_unless_equals_int (g_list_length (msgs), 8);
+  guint i = 0;
+  for (GList * l = msgs; l; l = l->next, i++) {
+    const GstSsim2ScoreMessage m = score_message (GST_MESSAGE (l->data));
+    fail_unless_equals_uint64 (m.frame, i);
+    fail_unless_equals_int64 (m.ref_frame, dist_idx[i]);
+    fail_unless_equals_int64 (m.offset, dist_idx[i] - (gint) i);
+  }
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   /* Unmatched ref: 0, 1, 2 (before dist starts) and 7 (dropped on dist). */
   expect_summary (f.bus, 8, 4, 0);
   fixture_clear (&f);

@@ -580,7 +580,8 @@ GST_START_TEST (test_ladder_stats_file_source_column)
   gchar *text = NULL;
   fail_unless (g_file_get_contents (csv, &text, NULL, NULL));
   gchar **lines = g_strsplit (text, "\n", -1);
-  fail_unless (g_str_has_suffix (lines[0], ",score,source"), "%s", lines[0]);
+  fail_unless (g_str_has_suffix (lines[0], ",score,ref_frame,source"), "%s",
+      lines[0]);
   guint rows[RENDITIONS] = { 0 };
   for (guint k = 1; lines[k] && lines[k][0] && lines[k][0] != '#'; k++) {
     const gchar *source = strrchr (lines[k], ',') + 1;

@@ -1,0 +1,597 @@
+/* gst-ssim2: alignment=content in ssim2compare: which ref frame each dist
+ * frame is scored against, as the core library's FrameAligner decides from
+ * the pictures (ssim2/alignment.h, docs/ALIGNMENT.md). Here only what the
+ * element does with it: signatures of the frames, the ref frames kept
+ * while an aligner may still name them (bounded by sync-max-bytes), the
+ * dist frames held until decided, the lock messages, and each decision
+ * acted on (a pair scored like any other, an unaligned frame sent on
+ * unscored).
+ * SPDX-License-Identifier: BSD-3-Clause */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstssim2sync.h"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gstssim2message.h"
+#include "gstssim2report.h"
+
+#define GST_CAT_DEFAULT gst_ssim2_compare_debug
+
+using ssim2gst::PendingPair;
+using ssim2gst::RefFrame;
+using ssim2gst::Rendition;
+using RenditionPtr = std::shared_ptr < Rendition >;
+using Aligner = ssim2::FrameAligner;
+
+/* *INDENT-OFF* */
+namespace ssim2gst {
+
+struct ContentSync {
+  std::unique_ptr<ssim2::FrameAligner> aligner;
+  /* Ref frame numbers (ref queue sequence) of the aligner's ref frame 0
+   * and of the next ref frame to push to it. */
+  guint64 origin = 0;
+  guint64 next_ref = 0;
+  /* Dist frames pushed to the aligner and not decided yet, oldest first
+   * (owned). */
+  std::deque<GstBuffer *> held;
+  bool pushed_dist = false;
+  bool ref_ended = false;
+  bool dist_ended = false;
+  /* Distinct ref frames paired (for unmatched-ref): pairs of one lock name
+   * ref frames in increasing order, a repeat the same one again. */
+  gint64 last_paired_ref = -1;
+  guint64 refs_paired = 0;
+  /* Pairs whose ref frame sync-max-bytes had dropped: unaligned. */
+  guint64 ref_dropped = 0;
+  /* Frames that left unscored at their deadline before their decision
+   * came (live): the next decisions are theirs, and are ignored. */
+  guint64 gone = 0;
+
+  ~ContentSync ()
+  {
+    for (GstBuffer *buf : held)
+      gst_buffer_unref (buf);
+  }
+};
+
+}  // namespace ssim2gst
+/* *INDENT-ON* */
+
+using ssim2gst::ContentSync;
+
+/* Frames per second of the ref caps, 30/1 while unknown. */
+static void
+ref_frame_rate (GstSsim2Compare * self, gint * n, gint * d)
+{
+  const GstVideoInfo & info = self->priv->ref.fmt.info;
+  if (self->priv->ref.have_info && GST_VIDEO_INFO_FPS_N (&info) > 0 &&
+      GST_VIDEO_INFO_FPS_D (&info) > 0) {
+    *n = GST_VIDEO_INFO_FPS_N (&info);
+    *d = GST_VIDEO_INFO_FPS_D (&info);
+  } else {
+    *n = 30;
+    *d = 1;
+  }
+}
+
+/* sync-window in frames of the ref stream (within the aligner's range). */
+static int
+window_frames (GstSsim2Compare * self)
+{
+  gint n, d;
+  ref_frame_rate (self, &n, &d);
+  const guint64 frames = gst_util_uint64_scale_round (self->priv->run.
+      sync_window, n, (guint64) d * GST_SECOND);
+  return (int) CLAMP (frames, 1, 108000);
+}
+
+GstClockTime
+gst_ssim2_compare_content_latency (GstSsim2Compare * self)
+{
+  if (self->priv->run.alignment != ssim2gst::Alignment::kContent)
+    return 0;
+  gint n, d;
+  ref_frame_rate (self, &n, &d);
+  const guint64 frames = (guint64) window_frames (self) +
+      ssim2::AlignerOptions ().block;
+  return gst_util_uint64_scale (frames, (guint64) d * GST_SECOND, n);
+}
+
+GstSsim2ContentCounts
+gst_ssim2_compare_content_counts (const Rendition & r)
+{
+  GstSsim2ContentCounts counts;
+  if (!r.sync || !r.sync->aligner)
+    return counts;
+  const Aligner::Counters & c = r.sync->aligner->counters ();
+  counts.dropped = c.dropped;
+  counts.repeated = c.repeated;
+  counts.unaligned = c.unaligned + r.sync->ref_dropped;
+  return counts;
+}
+
+/* The signature of @buf (a frame of @fmt), read on the host: CUDA memory is
+ * downloaded for it. A frame that cannot be read gets an empty signature:
+ * the aligner takes it for a flat frame, never paired. */
+static std::shared_ptr < ssim2::FrameSignature >
+signature_of (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
+    GstBuffer * buf)
+{
+  auto sig = std::make_shared < ssim2::FrameSignature > ();
+  ssim2gst::MappedFrame frame;
+  std::string why;
+  if (!ssim2gst::MapHostFrame (fmt, buf, &frame, &why)) {
+    GST_WARNING_OBJECT (self, "cannot read a frame for its signature (%s): "
+        "it is not paired", why.c_str ());
+    return sig;
+  }
+  const ssim2::Status s = ssim2::ComputeFrameSignature (frame.view (),
+      sig.get ());
+  if (!s.ok ())
+    GST_WARNING_OBJECT (self, "no signature for a frame (%s): it is not "
+        "paired", s.message ().c_str ());
+  return sig;
+}
+
+/* Keeps the full ref frames held within sync-max-bytes: the oldest go
+ * first (their signatures stay), and a pair that names one becomes
+ * unaligned. The first drop of a measurement posts a warning. */
+static void
+bound_held_refs (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  guint64 bytes = 0;
+  for (const RefFrame & f:priv->ref_queue) {
+    if (f.buf)
+      bytes += gst_buffer_get_size (f.buf);
+  }
+  const guint64 max_bytes = priv->run.sync_max_bytes;
+  for (RefFrame & f:priv->ref_queue) {
+    if (bytes <= max_bytes)
+      break;
+    if (!f.buf)
+      continue;
+    bytes -= gst_buffer_get_size (f.buf);
+    gst_clear_buffer (&f.buf);
+    if (priv->sync_refs_dropped++ == 0) {
+      GST_ELEMENT_WARNING_WITH_DETAILS (self, RESOURCE, NO_SPACE_LEFT,
+          ("alignment=content needs more reference frames than sync-max-bytes "
+              "(%" G_GUINT64_FORMAT " bytes) holds: the oldest are dropped, "
+              "and distorted frames that show them pass unscored (counted as "
+              "unaligned).", max_bytes),
+          ("Raise sync-max-bytes, or lower sync-window (the reference frames "
+              "held reach about 2 x sync-window plus what the reference runs "
+              "ahead of the distorted stream)."),
+          ("sync-max-bytes", G_TYPE_UINT64, max_bytes, NULL));
+    }
+  }
+}
+
+/* Takes every ref frame waiting on the ref pad into the ref queue with its
+ * signature (computed once for all renditions). Ref gaps hold no frame:
+ * content pairing skips them. */
+static void
+take_refs (GstSsim2Compare * self, bool *progressed)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GstBuffer *head;
+  while ((head = gst_aggregator_pad_peek_buffer (self->ref_pad))) {
+    const bool gap = gst_ssim2_compare_is_gap (head);
+    std::shared_ptr < ssim2::FrameSignature > sig;
+    if (!gap)
+      sig = signature_of (self, priv->ref.fmt, head);
+    gst_buffer_unref (head);
+    GstBuffer *buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
+    if (!buf)
+      return;                   /* flushed meanwhile */
+    *progressed = true;
+    if (gap) {
+      gst_buffer_unref (buf);
+      continue;
+    }
+    /* When the next ref frame is due (live deadlines). */
+    const GstClockTime pts = GST_BUFFER_PTS (buf);
+    if (GST_CLOCK_TIME_IS_VALID (pts)) {
+      GstClockTime end = pts;
+      if (GST_BUFFER_DURATION_IS_VALID (buf)) {
+        end += GST_BUFFER_DURATION (buf);
+      } else {
+        gint n, d;
+        ref_frame_rate (self, &n, &d);
+        end += gst_util_uint64_scale (GST_SECOND, d, n);
+      }
+      GST_OBJECT_LOCK (self->ref_pad);
+      priv->sync_ref_due = gst_segment_to_running_time (&self->ref_pad->segment,
+          GST_FORMAT_TIME, end);
+      GST_OBJECT_UNLOCK (self->ref_pad);
+    }
+    RefFrame f;
+    f.buf = buf;
+    f.signature = std::move (sig);
+    priv->ref_queue.push_back (std::move (f));
+    priv->ref_next++;
+    bound_held_refs (self);
+  }
+}
+
+/* The aligner of @r for this measurement, made at its first step: it
+ * starts at the oldest ref frame still queued for it. */
+static bool
+ensure_sync (GstSsim2Compare * self, Rendition & r)
+{
+  if (r.sync)
+    return true;
+  ssim2::AlignerOptions options;
+  options.window = window_frames (self);
+  std::unique_ptr < Aligner > aligner;
+  const ssim2::Status s = Aligner::Create (options, &aligner);
+  if (!s.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Cannot align by content: %s.", s.message ().c_str ()),
+        ("Check sync-window."));
+    return false;
+  }
+  auto sync = std::make_shared < ContentSync > ();
+  sync->aligner = std::move (aligner);
+  sync->origin = sync->next_ref = r.ref_pos;
+  r.sync = std::move (sync);
+  GST_INFO_OBJECT (self, "%s: aligning by content over +-%d frames",
+      r.name.c_str (), options.window);
+  return true;
+}
+
+static const char *
+sync_state_name (Aligner::EventKind kind)
+{
+  switch (kind) {
+    case Aligner::EventKind::kLocked:
+      return "locked";
+    case Aligner::EventKind::kLost:
+      return "lost";
+    case Aligner::EventKind::kRelocked:
+    default:
+      return "relocked";
+  }
+}
+
+static void
+post_sync_message (GstSsim2Compare * self, const Rendition & r,
+    const Aligner::Event & ev)
+{
+  GstSsim2SyncMessage m;
+  gst_ssim2_sync_message_init (&m);
+  m.pad = r.name.c_str ();
+  m.state = sync_state_name (ev.kind);
+  m.frame = (guint64) ev.dist_index;
+  m.offset = ev.offset;
+  m.confidence = ev.confidence;
+  GST_INFO_OBJECT (self, "%s: %s at frame %" G_GINT64_FORMAT ", offset %"
+      G_GINT64_FORMAT ", confidence %.3f", m.pad, m.state, ev.dist_index,
+      ev.offset, ev.confidence);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_ssim2_sync_message_to_structure (&m)));
+}
+
+/* Sends on @buf (owned) unscored, after every pair taken before it: those
+ * of this pass (@pending) are submitted now and completed with those in
+ * flight, so that the pad's frames, messages and rows keep their order. */
+static GstFlowReturn
+send_unscored (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
+    guint64 index, bool skipped, std::vector < PendingPair > &pending)
+{
+  if (!pending.empty ()) {
+    gst_ssim2_compare_submit_pairs (self, std::move (pending));
+    pending.clear ();
+  }
+  GstFlowReturn ret = gst_ssim2_compare_complete_scoring (self);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  return gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, index, -1,
+      skipped);
+}
+
+GstFlowReturn
+gst_ssim2_compare_content_release_held (GstSsim2Compare * self, Rendition & r)
+{
+  if (!r.sync)
+    return GST_FLOW_OK;
+  std::deque < GstBuffer * >held;
+  held.swap (r.sync->held);
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (GstBuffer *buf : held) {
+    if (ret == GST_FLOW_OK)
+      ret = gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, 0, -1,
+          false);
+    else
+      gst_buffer_unref (buf);
+  }
+  return ret;
+}
+
+/* Acts on one decision about @buf (owned), the oldest held frame. */
+static GstFlowReturn
+act_on (GstSsim2Compare * self, const RenditionPtr & rendition,
+    const Aligner::Decision & d, GstBuffer * buf,
+    std::vector < PendingPair > &pending)
+{
+  Rendition & r = *rendition;
+  GstSsim2ComparePrivate *priv = self->priv;
+  ContentSync & s = *r.sync;
+  const RefFrame *ref = nullptr;
+  const guint64 seq = s.origin + (guint64) d.ref_index;
+  if (d.kind == Aligner::DecisionKind::kPair) {
+    if (d.ref_index != s.last_paired_ref) {
+      s.last_paired_ref = d.ref_index;
+      s.refs_paired++;
+    }
+    if (seq >= priv->ref_base && seq - priv->ref_base < priv->ref_queue.size ())
+      ref = &priv->ref_queue[seq - priv->ref_base];
+    if (!ref || !ref->buf) {
+      GST_DEBUG_OBJECT (self, "%s: ref frame %" G_GINT64_FORMAT " was dropped "
+          "(sync-max-bytes): frame %" G_GINT64_FORMAT " unaligned",
+          r.name.c_str (), d.ref_index, d.dist_index);
+      s.ref_dropped++;
+      ref = nullptr;
+    }
+  }
+  if (!ref) {
+    r.unmatched_dist++;
+    return send_unscored (self, r, buf, 0, false, pending);
+  }
+  const guint64 index = r.pair_index++;
+  const bool unscored = index % MAX (priv->run.every, 1u) != 0;
+  const bool late = !unscored && gst_ssim2_compare_too_late (self, r, buf);
+  if (unscored || late) {
+    if (late)
+      r.skipped++;
+    return send_unscored (self, r, buf, index, late, pending);
+  }
+  PendingPair p;
+  p.rendition = rendition;
+  p.ref.reset (gst_buffer_ref (ref->buf));
+  p.ref_seq = seq;
+  p.ref_frame = d.ref_index;
+  p.dist.reset (buf);
+  p.index = index;
+  pending.push_back (std::move (p));
+  return GST_FLOW_OK;
+}
+
+/* Pushes the ref frames @r's aligner has not seen, and the end of the ref
+ * stream once it came. */
+static void
+feed_refs (GstSsim2Compare * self, Rendition & r, bool *progressed)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  ContentSync & s = *r.sync;
+  while (s.next_ref < priv->ref_next) {
+    const RefFrame & f = priv->ref_queue[s.next_ref - priv->ref_base];
+    const ssim2::Status st = s.aligner->PushReference (f.signature ?
+        *f.signature : ssim2::FrameSignature ());
+    if (!st.ok ()) {
+      /* A ref frame of another size than the first: never paired. */
+      GST_WARNING_OBJECT (self, "%s: %s", r.name.c_str (),
+          st.message ().c_str ());
+      s.aligner->PushReference (ssim2::FrameSignature ());
+    }
+    s.next_ref++;
+    r.ref_frames++;
+  }
+  if (!s.ref_ended && gst_aggregator_pad_is_eos (self->ref_pad)) {
+    GstBuffer *head = gst_aggregator_pad_peek_buffer (self->ref_pad);
+    if (head) {
+      gst_buffer_unref (head);
+      return;
+    }
+    s.aligner->EndReference ();
+    s.ref_ended = r.ref_ended = true;
+    r.ref_ended_first = !s.dist_ended;
+    *progressed = true;
+  }
+}
+
+/* Takes the head of @r's pad into its aligner (a frame) or drops it (a
+ * gap: no frame to pair), or ends the dist stream at EOS. */
+static GstFlowReturn
+feed_dist (GstSsim2Compare * self, Rendition & r, bool *progressed)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  ContentSync & s = *r.sync;
+  GstBuffer *head = gst_aggregator_pad_peek_buffer (r.pad);
+  if (!head) {
+    if (!s.dist_ended && gst_aggregator_pad_is_eos (r.pad)) {
+      s.aligner->EndDistorted ();
+      s.dist_ended = true;
+      r.st.ended = true;
+      *progressed = true;
+    }
+    return GST_FLOW_OK;
+  }
+  *progressed = true;
+  if (gst_ssim2_compare_is_gap (head)) {
+    gst_buffer_unref (head);
+    GstBuffer *gap = gst_aggregator_pad_pop_buffer (r.pad);
+    if (gap)
+      gst_buffer_unref (gap);
+    r.unmatched_dist++;
+    return GST_FLOW_OK;
+  }
+  if (r.to_src && !gst_ssim2_compare_ensure_src_caps (self, r)) {
+    gst_buffer_unref (head);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (priv->ref.have_info && !gst_ssim2_compare_same_size (self, r)) {
+    gst_buffer_unref (head);
+    return r.failed ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+  }
+  std::shared_ptr < ssim2::FrameSignature > sig = signature_of (self, r.st.fmt,
+      head);
+  /* A frame after lost data does not follow the one before it. */
+  if (GST_BUFFER_FLAG_IS_SET (head, GST_BUFFER_FLAG_DISCONT) && s.pushed_dist)
+    s.aligner->Discontinuity ();
+  gst_buffer_unref (head);
+  GstBuffer *buf = gst_aggregator_pad_pop_buffer (r.pad);
+  if (!buf)
+    return GST_FLOW_OK;         /* flushed meanwhile */
+  if (!s.aligner->PushDistorted (std::move (*sig)).ok ())
+    s.aligner->PushDistorted (ssim2::FrameSignature ());
+  s.held.push_back (buf);
+  s.pushed_dist = true;
+  return GST_FLOW_OK;
+}
+
+/* Running time of @pos in @pad's segment (GST_CLOCK_TIME_NONE: none). */
+static GstClockTime
+running_time_of (GstAggregatorPad * pad, GstClockTime pos)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (pos))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  const GstClockTime rt = gst_segment_to_running_time (&pad->segment,
+      GST_FORMAT_TIME, pos);
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+/* max-lateness as a live pipeline uses it. */
+static gint64
+live_max_lateness (GstSsim2Compare * self)
+{
+  GST_OBJECT_LOCK (self);
+  const gint64 max_lateness = self->priv->settings.max_lateness;
+  GST_OBJECT_UNLOCK (self);
+  return max_lateness < 0 ? (gint64) AUTO_LIVE_MAX_LATENESS : max_lateness;
+}
+
+GstClockTime
+gst_ssim2_compare_content_next_time (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  /* The next ref frame: decisions wait for ref frames, so they are taken
+   * as they come, also while a dist pad has nothing (a transcode's delay):
+   * a full ref pad would stall a tee feeding both. A timeout that took
+   * nothing moves the deadline a frame on, so that a stalled ref does not
+   * make the aggregator spin. */
+  GstClockTime next = priv->sync_ref_due;
+  if (GST_CLOCK_TIME_IS_VALID (next)) {
+    gint n, d;
+    ref_frame_rate (self, &n, &d);
+    next += gst_util_uint64_scale (priv->sync_idle_timeouts,
+        (guint64) d * GST_SECOND, n);
+  }
+  const guint64 max_lateness = (guint64) live_max_lateness (self);
+  for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
+    if (!r->sync || r->sync->held.empty () || r->finished)
+      continue;
+    const GstClockTime rt = running_time_of (r->pad,
+        GST_BUFFER_PTS (r->sync->held.front ()));
+    if (!GST_CLOCK_TIME_IS_VALID (rt) || G_MAXUINT64 - rt <= max_lateness)
+      continue;
+    /* Past this the frame is too late (the aggregator adds the latency,
+     * as gst_ssim2_compare_too_late does); one nanosecond after it. */
+    next = MIN (next, rt + max_lateness + 1);
+  }
+  /* Nothing known yet: the output's position, as in the other modes. */
+  return GST_CLOCK_TIME_IS_VALID (next) ? next :
+      gst_aggregator_simple_get_next_time (GST_AGGREGATOR (self));
+}
+
+/* Live, after the deadline: held frames later than max-lateness leave
+ * unscored (skipped); their decisions, when they come, are ignored. */
+static GstFlowReturn
+pass_late_frames (GstSsim2Compare * self, Rendition & r, bool *progressed,
+    std::vector < PendingPair > &pending)
+{
+  ContentSync & s = *r.sync;
+  while (!s.held.empty () &&
+      gst_ssim2_compare_too_late (self, r, s.held.front ())) {
+    GstBuffer *buf = s.held.front ();
+    s.held.pop_front ();
+    s.gone++;
+    r.skipped++;
+    *progressed = true;
+    GST_DEBUG_OBJECT (self, "%s: a held frame is later than max-lateness: "
+        "passed unscored before its decision", r.name.c_str ());
+    GstFlowReturn ret = send_unscored (self, r, buf, 0, true, pending);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_ssim2_compare_step_content (GstSsim2Compare * self,
+    const RenditionPtr & rendition, gboolean timeout, bool *progressed,
+    std::vector < PendingPair > &pending)
+{
+  Rendition & r = *rendition;
+  bool took = false;
+  take_refs (self, &took);
+  if (!ensure_sync (self, r))
+    return GST_FLOW_ERROR;
+  ContentSync & s = *r.sync;
+  feed_refs (self, r, &took);
+  GstFlowReturn ret = feed_dist (self, r, &took);
+  if (ret != GST_FLOW_OK || r.failed) {
+    *progressed = took;
+    return ret;
+  }
+
+  /* Every decision the aligner can take now, each after the lock events
+   * that concern it. */
+  Aligner::Event ev;
+  Aligner::Decision d;
+  while (ret == GST_FLOW_OK) {
+    while (s.aligner->NextEvent (&ev))
+      post_sync_message (self, r, ev);
+    if ((s.held.empty () && s.gone == 0) || !s.aligner->NextDecision (&d))
+      break;
+    took = true;
+    if (s.gone > 0) {
+      s.gone--;                 /* the frame left at its deadline */
+      continue;
+    }
+    GstBuffer *buf = s.held.front ();
+    s.held.pop_front ();
+    ret = act_on (self, rendition, d, buf, pending);
+  }
+  if (ret == GST_FLOW_OK && timeout)
+    ret = pass_late_frames (self, r, &took, pending);
+  if (ret != GST_FLOW_OK) {
+    *progressed = took;
+    return ret;
+  }
+
+  if (s.dist_ended && s.held.empty () && !r.finished) {
+    /* Its last pairs leave before its summary. */
+    if (!pending.empty ()) {
+      gst_ssim2_compare_submit_pairs (self, std::move (pending));
+      pending.clear ();
+    }
+    ret = gst_ssim2_compare_complete_scoring (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    r.unmatched_ref = (s.next_ref - s.origin) - s.refs_paired;
+    gst_ssim2_compare_finish_rendition (self, r);
+    took = true;
+  }
+
+  /* The ref frames it may still name stay queued (trim_ref_queue). */
+  const gint64 oldest = std::max < gint64 > (0,
+      s.aligner->OldestReferenceNeeded ());
+  r.ref_pos = MIN (s.next_ref, s.origin + (guint64) oldest);
+  *progressed = took;
+  return GST_FLOW_OK;
+}

@@ -614,21 +614,34 @@ __global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ pa
 // every cell, row after row. Integer luma is summed in 64 bits (any order
 // gives the CPU's sums); linear float in double, over x in order, as the CPU.
 
-__device__ std::uint64_t IntegerLuma(const SignatureParams& p, const unsigned char* row, int x) {
+// The integer luma of row[x0 .. x1), the format chosen once per run.
+__device__ std::uint64_t IntegerRun(const SignatureParams& p, const unsigned char* row, int x0,
+                                    int x1) {
+  std::uint64_t s = 0;
+  const bool grey = p.r == p.g && p.g == p.b;
   switch (p.kind) {
-    case kLumaPlane8: return row[x];
-    case kLumaPlane16: return (Word(row, x) >> p.shift) & p.mask;
-    case kLumaPacked8: {
-      const unsigned char* px = row + x * p.channels;
-      if (p.r == p.g && p.g == p.b) return px[p.r];
-      return signature::PackedLuma(px[p.r], px[p.g], px[p.b]);
-    }
-    default: {  // kLumaPacked16
-      const int i = x * p.channels;
-      if (p.r == p.g && p.g == p.b) return Word(row, i + p.r);
-      return signature::PackedLuma(Word(row, i + p.r), Word(row, i + p.g), Word(row, i + p.b));
-    }
+    case kLumaPlane8:
+      for (int x = x0; x < x1; ++x) s += row[x];
+      break;
+    case kLumaPlane16:
+      for (int x = x0; x < x1; ++x) s += (Word(row, x) >> p.shift) & p.mask;
+      break;
+    case kLumaPacked8:
+      for (int x = x0; x < x1; ++x) {
+        const unsigned char* px = row + x * p.channels;
+        s += grey ? px[p.r] : signature::PackedLuma(px[p.r], px[p.g], px[p.b]);
+      }
+      break;
+    default:  // kLumaPacked16
+      for (int x = x0; x < x1; ++x) {
+        const int i = x * p.channels;
+        s += grey ? Word(row, i + p.r)
+                  : signature::PackedLuma(Word(row, i + p.r), Word(row, i + p.g),
+                                          Word(row, i + p.b));
+      }
+      break;
   }
+  return s;
 }
 
 __global__ void SignatureRowsKernel(const SignatureParams p) {
@@ -647,10 +660,7 @@ __global__ void SignatureRowsKernel(const SignatureParams p) {
     static_cast<double*>(p.rows)[out] = s;
     return;
   }
-  const unsigned char* row = p.plane[0] + y * p.stride[0];
-  std::uint64_t s = 0;
-  for (int x = x0; x < x1; ++x) s += IntegerLuma(p, row, x);
-  static_cast<std::uint64_t*>(p.rows)[out] = s;
+  static_cast<std::uint64_t*>(p.rows)[out] = IntegerRun(p, p.plane[0] + y * p.stride[0], x0, x1);
 }
 
 template <typename Sum>

@@ -92,6 +92,9 @@ struct Rendition {
    * streaming thread), in the alignment's time domain. */
   std::atomic<guint64> end { GST_CLOCK_TIME_NONE };
   std::atomic<bool> released { false };  /* its request pad was released */
+  /* Its pad was still not linked when the other pads had waited
+   * kUnlinkedPadGrace for it: ended, and left out (no summary). */
+  std::atomic<bool> unlinked { false };
   /* It cannot be scored (caps, size): its frames are taken unscored. */
   std::atomic<bool> failed { false };
   std::string failure;  /* why (aggregator thread) */
@@ -216,7 +219,17 @@ struct GstSsim2ComparePrivate {
   } timing;
   bool use_cuda = false;
   bool finished = false;  /* every rendition finished: EOS sent */
+  /* Passes that handed pairs to the scorer since start (property
+   * scoring-passes, read from any thread). */
+  std::atomic<guint64> scoring_passes { 0 };
   guint64 seeks = 0;  /* flushing seeks since start */
+  /* Live deadlines (gst_ssim2_compare_get_next_time; aggregator thread):
+   * the running time since which the element, behind its deadlines, waits
+   * for a pad's data (GST_CLOCK_TIME_NONE: not waiting), and whether the
+   * last pass came from a deadline that passed with a pad empty. */
+  GstClockTime behind_since = GST_CLOCK_TIME_NONE;
+  bool deadline_grace_spent = false;
+  GstClockTime pass_latency = GST_CLOCK_TIME_NONE;  /* at the last pass */
   /* Ref frames taken from the ref pad that some rendition has not passed
    * yet; the front one has sequence number ref_base, the next one taken
    * from the pad gets ref_next. */
@@ -233,6 +246,10 @@ struct GstSsim2ComparePrivate {
   GMutex renditions_lock;
   std::vector<std::shared_ptr<ssim2gst::Rendition>> renditions;
   guint next_serial = 0;  /* of the next dist_%u pad */
+
+  /* The wait for pads that are not linked (gstssim2compare.cpp,
+   * watch_unlinked_pads), on the system clock; under the object lock. */
+  GstClockID unlinked_wait = nullptr;
 
   std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
   bool stats_with_source = false;  /* its rows carry the pad's name */
@@ -321,7 +338,12 @@ void gst_ssim2_compare_close_backend (GstSsim2Compare * self);
  * with it is scored against that preparation; under backend=auto a CUDA
  * failure switches to the CPU for good. The caller has checked that both
  * frames have one size.
- * Posts an error and returns a flow error when the pair cannot be scored. */
+ * Posts an error and returns a flow error when the pair cannot be scored;
+ * returns FLOW_PAIR_UNSCORED when @rendition failed instead (a frame of its
+ * pad could not be read while other renditions measure: a warning naming
+ * the pad, gst_ssim2_compare_rendition_failed), and the frame leaves
+ * unscored. */
+#define FLOW_PAIR_UNSCORED GST_FLOW_CUSTOM_SUCCESS_1
 GstFlowReturn gst_ssim2_compare_score_pair (GstSsim2Compare * self,
     GstBuffer * ref, guint64 ref_seq, ssim2gst::Rendition & rendition,
     GstBuffer * dist, double *score);

@@ -100,7 +100,8 @@ using ssim2gst::PendingPair;
 using RenditionPtr = std::shared_ptr < Rendition >;
 
 #define SSIM2_FORMATS \
-  "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE }"
+  "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE, " \
+  "GRAY8, GRAY16_LE }"
 #define SSIM2_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", SSIM2_FORMATS) "; " \
   GST_VIDEO_CAPS_MAKE (SSIM2_FORMATS)
@@ -129,6 +130,7 @@ enum
   PROP_THREADS,
   PROP_INTERVAL,
   PROP_MAX_LATENESS,
+  PROP_SCORING_PASSES,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -218,6 +220,7 @@ static gboolean gst_ssim2_compare_src_query (GstAggregator * agg,
     GstQuery * query);
 static GstFlowReturn gst_ssim2_compare_update_src_caps (GstAggregator * agg,
     GstCaps * caps, GstCaps ** ret);
+static GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
 static GstFlowReturn gst_ssim2_compare_aggregate (GstAggregator * agg,
     gboolean timeout);
 static GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
@@ -361,6 +364,20 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:scoring-passes:
+   *
+   * Aggregate passes that have handed pairs to the scorer since the element
+   * started. It grows as soon as scoring starts, while the `ssim2` messages
+   * come only as the scores are collected (several passes later in a
+   * non-live pipeline): a watchdog can tell a slow scorer from a stall.
+   */
+  g_object_class_install_property (object_class, PROP_SCORING_PASSES,
+      g_param_spec_uint64 ("scoring-passes", "Scoring passes",
+          "Aggregate passes that handed pairs to the scorer since start "
+          "(read-only: progress for watchdogs)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);
 
@@ -392,7 +409,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
   agg_class->clip = GST_DEBUG_FUNCPTR (gst_ssim2_compare_clip);
   agg_class->create_new_pad =
       GST_DEBUG_FUNCPTR (gst_ssim2_compare_create_new_pad);
-  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+  agg_class->get_next_time =
+      GST_DEBUG_FUNCPTR (gst_ssim2_compare_get_next_time);
 
   gst_type_mark_as_plugin_api (GST_TYPE_SSIM2_COMPARE_ALIGNMENT,
       (GstPluginAPIFlags) 0);
@@ -486,7 +504,9 @@ gst_ssim2_compare_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
   }
   gchar *name = g_strdup_printf ("dist_%u", serial);
   for (const RenditionPtr & r:priv->renditions) {
-    if (r->name == name) {
+    /* A released pad has left the element: its name is free again (its
+     * rendition only waits for its summary, or for the next start). */
+    if (r->name == name && !r->released) {
       g_mutex_unlock (&priv->renditions_lock);
       GST_WARNING_OBJECT (self, "pad %s exists already", name);
       g_free (name);
@@ -630,6 +650,9 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     case PROP_MAX_LATENESS:
       g_value_set_int64 (value, s.max_lateness);
       break;
+    case PROP_SCORING_PASSES:
+      g_value_set_uint64 (value, self->priv->scoring_passes.load ());
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -670,10 +693,15 @@ gst_ssim2_compare_start (GstAggregator * agg)
   for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
     r->st.Reset ();
     r->end = GST_CLOCK_TIME_NONE;
+    r->unlinked = false;
   }
   priv->ref_next = 0;
   gst_ssim2_compare_reset_measurement (self);
   priv->seeks = 0;
+  priv->scoring_passes = 0;
+  priv->behind_since = GST_CLOCK_TIME_NONE;
+  priv->deadline_grace_spent = false;
+  priv->pass_latency = GST_CLOCK_TIME_NONE;
   priv->timing = {};
   priv->ref_end = GST_CLOCK_TIME_NONE;
 
@@ -692,6 +720,13 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
+  GST_OBJECT_LOCK (self);
+  if (priv->unlinked_wait) {
+    gst_clock_id_unschedule (priv->unlinked_wait);
+    gst_clock_id_unref (priv->unlinked_wait);
+    priv->unlinked_wait = nullptr;
+  }
+  GST_OBJECT_UNLOCK (self);
   /* Pairs in flight are dropped, not pushed: the element stops. */
   gst_ssim2_compare_drop_pairs (self);
   /* Stopped before EOS: still leave a well-formed file. */
@@ -804,6 +839,13 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)), name),
         ("Insert videoconvert to get one of " SSIM2_FORMATS "."));
   }
+  if (GST_VIDEO_INFO_IS_GRAY (&info) &&
+      info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235) {
+    REFUSE_CAPS (("Grey frames in limited range on the %s pad cannot be "
+            "compared: the reference reads a grey sample as full-range sRGB "
+            "grey (0 black, the maximum white).", name),
+        ("Convert with videoconvert to a full-range format first."));
+  }
   ssim2::YuvColorimetry yuv;
   if (ssim2::IsYuvFormat (fmt) &&
       !ssim2gst::YuvColorimetryOf (info.colorimetry, &yuv)) {
@@ -848,6 +890,145 @@ gst_ssim2_compare_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   return GST_FLOW_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Sink pads that are not linked */
+
+/* How long the element waits, once a stream has started on a pad (its
+ * segment event), for a sink pad
+ * that is not linked to be linked (a decodebin links its pads as it finds
+ * the streams). A non-live GstAggregator waits for every sink pad; one that
+ * is never linked would hold the pipeline in PAUSED forever. */
+static const GstClockTime kUnlinkedPadGrace = 5 * GST_SECOND;
+
+/* The sink pads that are not linked and not at EOS, and not ended by the
+ * element already (references). */
+static std::vector < GstPad * >
+unlinked_sink_pads (GstSsim2Compare * self)
+{
+  std::vector < GstPad * >pads;
+  GST_OBJECT_LOCK (self);
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
+    GstPad *pad = GST_PAD (l->data);
+    if (!gst_pad_is_linked (pad) && !GST_PAD_IS_EOS (pad))
+      pads.push_back (GST_PAD (gst_object_ref (pad)));
+  }
+  GST_OBJECT_UNLOCK (self);
+  return pads;
+}
+
+/* Ends a sink pad that nothing feeds: it gets the events of a stream that
+ * ended before its first frame, so that the aggregator stops waiting for
+ * it. */
+static void
+end_pad (GstPad * pad)
+{
+  g_autofree gchar *id = g_strdup_printf ("ssim2compare-unlinked-%s",
+      GST_PAD_NAME (pad));
+  gst_pad_send_event (pad, gst_event_new_stream_start (id));
+  gst_pad_send_event (pad, gst_event_new_eos ());
+}
+
+/* The grace has passed: a rendition pad still not linked is left out (INFO
+ * line, ended with no frame, no summary) while another rendition is
+ * linked; an unlinked ref pad, or no rendition linked, is an error naming
+ * the pads. */
+static gboolean
+unlinked_pads_timeout (GstClock * clock, GstClockTime time, GstClockID id,
+    gpointer user_data)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (user_data);
+  GstSsim2ComparePrivate *priv = self->priv;
+  (void) clock;
+  (void) time;
+  GST_OBJECT_LOCK (self);
+  const bool current = priv->unlinked_wait == id;
+  if (current) {
+    gst_clock_id_unref (priv->unlinked_wait);
+    priv->unlinked_wait = nullptr;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (!current)
+    return TRUE;                /* unscheduled: the element stopped */
+
+  std::vector < GstPad * >pads = unlinked_sink_pads (self);
+  std::vector < RenditionPtr > list = gst_ssim2_compare_renditions (self);
+  std::string names;
+  bool ref_unlinked = false;
+  size_t renditions_left = 0;
+  for (GstPad * pad:pads) {
+    names += std::string (names.empty ()? "" : ", ") + GST_PAD_NAME (pad);
+    ref_unlinked = ref_unlinked || pad == GST_PAD (self->ref_pad);
+  }
+  for (const RenditionPtr & r:list) {
+    const bool unlinked = r->unlinked || std::find (pads.begin (),
+        pads.end (), GST_PAD (r->pad)) != pads.end ();
+    if (!unlinked && !r->released)
+      renditions_left++;
+  }
+  if (!pads.empty () && (ref_unlinked || renditions_left == 0)) {
+    GST_ELEMENT_ERROR (self, CORE, PAD, ("Nothing is linked to the %s pad "
+            "of %s, and it cannot score without %s.", names.c_str (),
+            GST_OBJECT_NAME (self), ref_unlinked ? "the reference" :
+            "a rendition"), ("Link a source to each of these pads, or "
+            "release the request pads that stay unused."));
+  } else {
+    for (GstPad * pad:pads) {
+      for (const RenditionPtr & r:list) {
+        if (GST_PAD (r->pad) != pad)
+          continue;
+        GST_INFO_OBJECT (self, "pad %s is still not linked %" GST_TIME_FORMAT
+            " after the first stream started: left out", GST_PAD_NAME (pad),
+            GST_TIME_ARGS (kUnlinkedPadGrace));
+        r->unlinked = true;
+        end_pad (pad);
+      }
+    }
+  }
+  for (GstPad * pad:pads)
+    gst_object_unref (pad);
+  return TRUE;
+}
+
+/* A stream has started on a pad: when a sink pad is not linked, waits
+ * kUnlinkedPadGrace (on the system clock) for it to be linked. */
+static void
+watch_unlinked_pads (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  GST_OBJECT_LOCK (self);
+  const bool waiting = priv->unlinked_wait != nullptr;
+  GST_OBJECT_UNLOCK (self);
+  if (waiting)
+    return;
+  std::vector < GstPad * >pads = unlinked_sink_pads (self);
+  bool any = false;
+  for (GstPad * pad:pads) {
+    RenditionPtr r = pad == GST_PAD (self->ref_pad) ? nullptr :
+        find_rendition (self, GST_AGGREGATOR_PAD (pad));
+    any = any || !r || !r->unlinked;
+    gst_object_unref (pad);
+  }
+  if (!any)
+    return;
+  GstClock *clock = gst_system_clock_obtain ();
+  GstClockID id = gst_clock_new_single_shot_id (clock,
+      gst_clock_get_time (clock) + kUnlinkedPadGrace);
+  gst_object_unref (clock);
+  GST_OBJECT_LOCK (self);
+  if (priv->unlinked_wait) {
+    GST_OBJECT_UNLOCK (self);
+    gst_clock_id_unref (id);
+    return;
+  }
+  priv->unlinked_wait = gst_clock_id_ref (id);
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "a sink pad is not linked: waiting %"
+      GST_TIME_FORMAT " for it", GST_TIME_ARGS (kUnlinkedPadGrace));
+  gst_clock_id_wait_async (id, unlinked_pads_timeout, gst_object_ref (self),
+      gst_object_unref);
+  gst_clock_id_unref (id);
+}
+
 static gboolean
 gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event)
@@ -875,6 +1056,9 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       break;
     }
     case GST_EVENT_SEGMENT:
+      /* A stream starts on @pad: the other pads have some time to be
+       * linked. */
+      watch_unlinked_pads (self);
       if (pad == self->dist_pad) {
         const GstSegment *segment;
         gst_event_parse_segment (event, &segment);
@@ -1111,6 +1295,12 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
       progressed = true;
       continue;
     }
+    if (r->unlinked && !r->finished) {
+      /* Left out (see watch_unlinked_pads): no frame, no summary. */
+      r->finished = true;
+      progressed = true;
+      continue;
+    }
     if (r->finished)
       continue;
     bool stepped = false;
@@ -1127,8 +1317,10 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
    * its scores in the same pass (no added latency); so do the last pairs,
    * and a pass that took none does not leave any waiting for more data. */
   const bool submitted = !pending.empty ();
-  if (submitted)
+  if (submitted) {
+    priv->scoring_passes++;
     gst_ssim2_compare_submit_pairs (self, std::move (pending));
+  }
   const bool live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
   const size_t in_flight = gst_ssim2_compare_batches_in_flight (self);
   GstFlowReturn scored = gst_ssim2_compare_complete_pairs (self,
@@ -1154,6 +1346,41 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
   return progressed ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
 }
 
+/* The running time of the next output (the src position), whose deadline
+ * (plus the latency) ends a live pipeline's wait for a pad without data.
+ * GstAggregator counts the deadline from the frame's timestamp. When the
+ * element has fallen behind (a scorer that cannot keep up), that deadline
+ * has long passed when it gets to the frame, and a pad whose upstream is
+ * just pushing the partner, blocked until the element took the previous
+ * frame, looked late: frames that each had a partner were counted
+ * unmatched. So once behind, the element gives the partners the latency
+ * from the moment it waits for them; after a wait that timed out (a source
+ * that really stopped) the deadlines are GstAggregator's again until every
+ * pad has data. */
+static GstClockTime
+gst_ssim2_compare_get_next_time (GstAggregator * agg)
+{
+  GstSsim2ComparePrivate *priv = GST_SSIM2_COMPARE (agg)->priv;
+  const GstClockTime next = gst_aggregator_simple_get_next_time (agg);
+  /* The latency of the last pass: the aggregator calls this with its lock
+   * held, which gst_aggregator_get_latency() takes. */
+  const GstClockTime latency = priv->pass_latency;
+  if (!GST_CLOCK_TIME_IS_VALID (next) || !GST_CLOCK_TIME_IS_VALID (latency) ||
+      priv->deadline_grace_spent)
+    return next;
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (agg));
+  if (!clock)
+    return next;
+  const GstClockTime now = gst_clock_get_time (clock);
+  const GstClockTime base = gst_element_get_base_time (GST_ELEMENT (agg));
+  gst_object_unref (clock);
+  if (now < base || now - base <= next + latency)
+    return next;                /* not behind */
+  if (!GST_CLOCK_TIME_IS_VALID (priv->behind_since))
+    priv->behind_since = now - base;
+  return priv->behind_since;
+}
+
 /* One pass, timed: at the end the INFO log says how much of the
  * aggregator thread's time went to handing pairs to the scorer and to
  * waiting for scores (most of it when the scorer is the bottleneck, little
@@ -1166,6 +1393,11 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (priv->finished)
     return GST_FLOW_EOS;
+  /* A deadline passed with a pad empty: deadlines as GstAggregator counts
+   * them until every pad has data again (gst_ssim2_compare_get_next_time). */
+  priv->deadline_grace_spent = timeout;
+  priv->behind_since = GST_CLOCK_TIME_NONE;
+  priv->pass_latency = gst_aggregator_get_latency (agg);
   const gint64 start = g_get_monotonic_time ();
   const GstFlowReturn ret = aggregate_pass (agg, timeout);
   priv->timing.aggregate_us += g_get_monotonic_time () - start;

@@ -51,6 +51,13 @@ bool PixelFormatOf(GstVideoFormat f, ssim2::PixelFormat* out) {
     case GST_VIDEO_FORMAT_Y444: *out = ssim2::PixelFormat::kY444; return true;
     case GST_VIDEO_FORMAT_I420_10LE: *out = ssim2::PixelFormat::kI420_10LE; return true;
     case GST_VIDEO_FORMAT_P010_10LE: *out = ssim2::PixelFormat::kP010_10LE; return true;
+    // Grey is what the reference makes of a grey PNG: R' = G' = B' = the
+    // sample, full range (the caller refuses limited-range grey).
+    case GST_VIDEO_FORMAT_GRAY8: *out = ssim2::PixelFormat::kGray8; return true;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+    // The library's 16-bit samples are in host byte order.
+    case GST_VIDEO_FORMAT_GRAY16_LE: *out = ssim2::PixelFormat::kGray16; return true;
+#endif
     default: return false;
   }
 }
@@ -76,7 +83,12 @@ bool MapHostFrame(const FrameFormat& format, GstBuffer* buf, MappedFrame* out,
                   std::string* why) {
   if (!gst_video_frame_map(&out->frame_, const_cast<GstVideoInfo*>(&format.info), buf,
                            GST_MAP_READ)) {
-    *why = "could not map the frame";
+    const gsize size = gst_buffer_get_size(buf);
+    const gsize need = GST_VIDEO_INFO_SIZE(&format.info);
+    *why = size < need ? "the buffer holds " + std::to_string(size) +
+                             " bytes, its caps describe a frame of " +
+                             std::to_string(need)
+                       : std::string("could not map the frame");
     return false;
   }
   out->mapped_ = true;

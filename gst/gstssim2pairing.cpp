@@ -36,6 +36,14 @@ PairingDecision DecidePairing(const PairingInput& in) {
       out.action = ref.gap ? PairingAction::kDropRefGap : PairingAction::kDropRef;
       return out;
     }
+    // No ref frame yet, and ref goes on: its next frame may still lie
+    // before that end (a live source a moment behind, the other renditions'
+    // frames read first). Finishing now would call dist the input that
+    // ended first. The deadline ends the wait.
+    if (by_time && !ref.has_buffer && !ref.eos && !in.timeout && Known(dist.stream_end)) {
+      out.action = PairingAction::kNeedData;
+      return out;
+    }
     out.action = PairingAction::kFinish;
     return out;
   }

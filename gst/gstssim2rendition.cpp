@@ -527,6 +527,13 @@ take_pair (GstSsim2Compare * self, const RenditionPtr & rendition,
 GstFlowReturn
 gst_ssim2_compare_push_scored_pair (GstSsim2Compare * self, PendingPair & p)
 {
+  if (!p.scored || p.rendition->failed) {
+    /* Its rendition failed (this frame could not be read, or an earlier
+     * one): from the failure on, its frames leave unscored, however many
+     * were in flight. */
+    return push_dist_buffer (self, *p.rendition, p.dist.release (), nullptr,
+        p.index, false);
+  }
   GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
       p.rendition->name.c_str (), p.index, p.score);
   return push_dist_buffer (self, *p.rendition, p.dist.release (), &p.score,

@@ -6,7 +6,8 @@
 //   cannot stop the main loop, and with it the watchdog and the signal
 //   handlers, from running. FIFOs are opened there too (OpenPipes()).
 // - Watchdog: a run where nothing moves for WatchdogSeconds() (no frame
-//   decoded on either input, no bus message) is stalled, e.g. on a damaged
+//   decoded on either input, no scoring pass started, no bus message) is
+//   stalled, e.g. on a damaged
 //   file whose demuxer neither errors nor ends, or a pipe that stopped
 //   delivering: the tool gives up with one line.
 // - SIGINT and SIGTERM stop the run: the results of the frames scored so far
@@ -462,11 +463,16 @@ gboolean OnProgressTick(gpointer data) {
   Run* run = static_cast<Run*>(data);
   if (run->failed) return G_SOURCE_CONTINUE;
   // Decoded frames are progress even when none is scored (--every N with a
-  // large N, a long --offset).
-  std::uint64_t decoded = 0;
-  for (const Branch* b : AllBranches(run)) decoded += b->seen;
-  if (decoded != run->last_decoded) {
-    run->last_decoded = decoded;
+  // large N, a long --offset); so are the element's scoring passes, which
+  // start long before their scores are posted (a ladder of large frames
+  // keeps several passes in flight while the decoders wait).
+  std::uint64_t work = 0;
+  for (const Branch* b : AllBranches(run)) work += b->seen;
+  guint64 passes = 0;
+  if (run->compare) g_object_get(run->compare, "scoring-passes", &passes, nullptr);
+  work += passes;
+  if (work != run->last_work) {
+    run->last_work = work;
     run->last_progress_s = run->Elapsed();
   }
   EndFailedInputs(run);

@@ -86,10 +86,11 @@ struct Run {
   std::string missing_plugin;  // description of the last missing decoder
   std::chrono::steady_clock::time_point start;
   double last_score_s = 0.0;
-  // Watchdog: the last time anything moved (a bus message or a decoded
-  // frame), and the decoded-frame count seen then.
+  // Watchdog: the last time anything moved (a bus message, a decoded frame
+  // or a scoring pass started), and the count of decoded frames and
+  // scoring passes seen then.
   double last_progress_s = 0.0;
-  std::uint64_t last_decoded = 0;
+  std::uint64_t last_work = 0;
   ProgressLine* progress = nullptr;
 
   // Pairs scored over all distorted inputs.

@@ -129,6 +129,11 @@ TEST(DecidePairing, RefFramesBeforeTheEndOfDistAreDropped) {
   EXPECT_EQ(Decide(Ended(10 * kFrame), Ended(10 * kFrame)).action, PairingAction::kFinish);
   EXPECT_EQ(Decide(Waiting(), Ended(10 * kFrame), Alignment::kRunningTime, true).action,
             PairingAction::kFinish);
+  // No ref frame yet and ref not at EOS: its next frame may lie before the
+  // end of dist, so wait for it (until the deadline, when live).
+  EXPECT_EQ(Decide(Waiting(), Ended(10 * kFrame)).action, PairingAction::kNeedData);
+  EXPECT_EQ(Decide(Waiting(), Ended(10 * kFrame), Alignment::kSequence).action,
+            PairingAction::kFinish);
   EXPECT_EQ(Decide(Frame(0), Ended(10 * kFrame), Alignment::kSequence).action,
             PairingAction::kFinish);
   // Unknown end of dist: finish.

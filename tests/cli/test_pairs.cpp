@@ -392,7 +392,12 @@ TEST(PairsPipeline, BlockedReadsAreBounded) {
   }
   EXPECT_EQ(given_up, 8u);
   EXPECT_EQ(skipped, 3u);
-  for (int i = 0; i < 8; ++i) EXPECT_TRUE(fifo.Unblock());
+  // The readers given up are still blocked in open(), so the first writer
+  // finds one; one writer may release several of them at once, so how many
+  // later opens still find a reader depends on the scheduler.
+  EXPECT_TRUE(fifo.Unblock());
+  for (int i = 0; i < 8 && fifo.Unblock(); ++i) {
+  }
 }
 
 // Issue 23 item 5: a stop signal while a pair is provably in flight (its

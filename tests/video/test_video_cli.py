@@ -593,9 +593,10 @@ def timed_ssim2(exe, *args, env=None, timeout=60):
 
 def case_stall(exe, data, tmp):
     """A distorted input that stops midway (a FIFO whose writer stays open,
-    the tool's reader blocked in read()) ends with one line, exit 1, a few
-    seconds after the watchdog's time, with the CSV of the frames scored
-    before the stall and nothing on stdout."""
+    the tool's reader blocked in read()) ends with one line, exit 1, after
+    the watchdog's time, with the CSV of the frames scored before the stall
+    and nothing on stdout. The run's time limit is the check that it ends;
+    how soon it ends depends on the machine and is not asserted."""
     p = generated_pair(tmp, frames=12)
     fifo = os.path.join(tmp, "stall.mkv")
     os.mkfifo(fifo)
@@ -621,7 +622,6 @@ def stall_checks(rc, out, err, took, c, fifo):
     require(rc == 1 and out == "", f"stall: exit {rc}, stdout {out!r}")
     require(len(lines) == 1 and f"no progress for {TEST_WATCHDOG_S} s" in lines[0] and
             fifo in lines[0], f"stall: stderr {lines!r}")
-    require(took < TEST_WATCHDOG_S + 10, f"stall: exited after {took:.1f} s")
     rows, _ = read_csv(c)
     require(1 <= len(rows) < 12, f"stall: {len(rows)} rows in the CSV of the frames done")
 
@@ -637,7 +637,6 @@ def case_fifo_no_writer(exe, data, tmp):
     require(rc == 1 and out == "", f"no writer: exit {rc}, stdout {out!r}")
     require(len(lines) == 1 and fifo in lines[0] and "no frame from" in lines[0],
             f"no writer: stderr {lines!r}")
-    require(took < TEST_WATCHDOG_S + 10, f"no writer: exited after {took:.1f} s")
 
 
 def case_watchdog_progress(exe, data, tmp):
@@ -660,6 +659,26 @@ def case_watchdog_progress(exe, data, tmp):
                    f"({err.strip()!r})")
     rows, _ = read_csv(c)
     require(len(rows) == 1, f"{len(rows)} rows, expected the one scored pair")
+
+
+def case_watchdog_slow_scorer(exe, data, tmp):
+    """Scoring passes started are progress: with the element's test hook
+    slow-scorer every pass takes at least 2 s longer, so the first score
+    (posted when the third pass collects the first one's, pipelining) comes
+    at least 6 s after the last decoded frame and bus message. A watchdog
+    at 5 s that counted only those would end the run; one that counts the
+    passes the element starts sees one every 2 s and lets it complete.
+    Nothing here depends on the machine's speed but the 3 s a pass of 4
+    small frames gets beside the hook's 2 s."""
+    p = generated_pair(tmp, frames=4)
+    env = watchdog_env(5)
+    env["GST_SSIM2_COMPARE_TEST_FAULT"] = "slow-scorer"
+    c = os.path.join(tmp, "slow.csv")
+    rc, out, err, took = timed_ssim2(exe, "-q", "--backend", "cpu", "--csv", c, p["ref"],
+                                     p["good"], env=env, timeout=120)
+    require(rc == 0, f"slow scorer: exit {rc} after {took:.1f} s ({err.strip()!r})")
+    rows, _ = read_csv(c)
+    require(len(rows) == 4, f"slow scorer: {len(rows)} rows, expected 4")
 
 
 def case_signals(exe, data, tmp):
@@ -685,7 +704,6 @@ def case_signals(exe, data, tmp):
         took = time.monotonic() - t0
         print(f"  {name}: exit {proc.returncode} after {took:.1f} s; stderr {err.strip()!r}")
         require(proc.returncode == 128 + signum, f"{name}: exit {proc.returncode}")
-        require(took < 8, f"{name}: exit took {took:.1f} s")
         require("interrupted" in err, f"{name}: no 'interrupted' line")
         summary = parse_summary(out)
         rows, _ = read_csv(c)
@@ -811,12 +829,10 @@ def case_options(exe, data, tmp):
     for args, start in ((["--every", 4294967296], "ssim2: --every: expected a whole number"),
                         (["--every", 4294967297], "ssim2: --every: expected a whole number"),
                         (["--offset", 10 ** 20], "ssim2: --offset: expected a whole number")):
-        t0 = time.monotonic()
         rc, out, err = run_tool(exe, *args, "--csv", stopped, p["ref"], p["good"])
         lines = err.splitlines()
         require(rc == 1 and out == "" and len(lines) == 1 and lines[0].startswith(start),
                 f"{args}: exit {rc}, stderr {err!r}")
-        require(time.monotonic() - t0 < 10, f"{args}: took {time.monotonic() - t0:.1f} s")
         require(not os.path.exists(stopped), f"{args}: wrote {stopped}")
 
 

@@ -33,7 +33,7 @@
 /* Caps */
 
 static const gchar *all_formats[] = { "RGB", "RGBA", "BGRA", "RGBx", "BGRx",
-  "I420", "NV12", "Y444", "P010_10LE", "I420_10LE"
+  "I420", "NV12", "Y444", "P010_10LE", "I420_10LE", "GRAY8", "GRAY16_LE"
 };
 
 GST_START_TEST (test_caps_accepted)
@@ -93,13 +93,121 @@ GST_START_TEST (test_caps_mixed_formats)
 
 GST_END_TEST;
 
+/* Writes @buf, a frame of @caps_str, as the PNG file @path (pngenc). */
+static void
+write_png (const gchar * caps_str, GstBuffer * buf, const gchar * path)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src caps=\"%s\" format=time ! "
+      "pngenc ! filesink location=\"%s\"", caps_str, path);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (pipe != NULL, "pngenc missing?");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstFlowReturn flow;
+  g_signal_emit_by_name (src, "push-buffer", buf, &flow);
+  fail_unless_equals_int (flow, GST_FLOW_OK);
+  g_signal_emit_by_name (src, "end-of-stream", &flow);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "writing %s",
+      path);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+/* @buf with its 16-bit samples byte-swapped (GRAY16_LE <-> GRAY16_BE). */
+static GstBuffer *
+swap16 (GstBuffer * buf)
+{
+  GstBuffer *out = gst_buffer_copy_deep (buf);
+  GstMapInfo map;
+  gst_buffer_map (out, &map, GST_MAP_READWRITE);
+  for (gsize i = 0; i + 1 < map.size; i += 2) {
+    const guint8 t = map.data[i];
+    map.data[i] = map.data[i + 1];
+    map.data[i + 1] = t;
+  }
+  gst_buffer_unmap (out, &map);
+  return out;
+}
+
+/* Grey frames score what the reference gives the same samples as grey
+ * PNGs: the element's score of a GRAY8 (GRAY16_LE) pair against the ssim2
+ * tool's printed score of the two frames written as 8-bit (16-bit) grey
+ * PNGs, digit for digit. */
+GST_START_TEST (test_grey_scores_as_grey_png)
+{
+  const gchar *tool = g_getenv ("SSIM2_TOOL");
+  fail_unless (tool != NULL, "SSIM2_TOOL (the built ssim2 tool) is not set");
+  const gchar *formats[][2] = { {"GRAY8", "GRAY8"}, {"GRAY16_LE", "GRAY16_BE"} };
+  gchar *dir = g_dir_make_tmp ("ssim2-grey-XXXXXX", NULL);
+  fail_unless (dir != NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gchar *caps_str = g_strdup_printf (CAPS64 ("%s"), formats[i][0]);
+    gchar *png_caps = g_strdup_printf (CAPS64 ("%s"), formats[i][1]);
+    const gboolean wide = i == 1;
+    GstVideoInfo info;
+    Fixture f;
+    video_info (&info, caps_str);
+    fixture_init (&f, make_element (NULL), caps_str, caps_str);
+    run_feeds (&f, frames_range (&info, 0, 1, 0, 0), frames_range (&info, 0,
+            1, 0, 6), FALSE);
+    GList *msgs = pop_element_messages (f.bus, "ssim2");
+    fail_unless_equals_int (g_list_length (msgs), 1);
+    gchar *element_score = g_strdup_printf ("%.8f",
+        score_message (GST_MESSAGE (msgs->data)).score);
+    g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+    fixture_clear (&f);
+
+    /* The same two frames (frames_range: frame 0, the dist one with noise
+     * 6) as PNG files. */
+    gchar *paths[2];
+    for (guint k = 0; k < 2; k++) {
+      GstBuffer *frame = make_frame (&info, 0, k ? 6 : 0, 0);
+      GstBuffer *png_frame = wide ? swap16 (frame) : gst_buffer_ref (frame);
+      gst_buffer_unref (frame);
+      paths[k] = g_build_filename (dir, k ? "dist.png" : "ref.png", NULL);
+      write_png (png_caps, png_frame, paths[k]);
+    }
+    gchar *argv[] = { (gchar *) tool, paths[0], paths[1], NULL };
+    gchar *out = NULL, *err = NULL;
+    gint status = 0;
+    fail_unless (g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+            &out, &err, &status, NULL));
+    fail_unless (g_spawn_check_wait_status (status, NULL), "%s: %s", tool,
+        err);
+    g_strchomp (out);
+    fail_unless_equals_string (element_score, out);
+    fail_unless (strcmp (out, "100.00000000") != 0, "%s: the frames are "
+        "equal", formats[i][0]);
+    for (guint k = 0; k < 2; k++) {
+      g_unlink (paths[k]);
+      g_free (paths[k]);
+    }
+    g_free (out);
+    g_free (err);
+    g_free (element_score);
+    g_free (png_caps);
+    g_free (caps_str);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_caps_refused)
 {
   GstElement *e = make_element (NULL);
   GstPad *ref = gst_element_get_static_pad (e, "ref");
   GstPad *dist = gst_element_get_static_pad (e, "dist");
   const gchar *refused[] = {
-    CAPS64 ("GRAY8"),
+    CAPS64 ("GRAY16_BE"),
     CAPS64 ("YUY2"),
     CAPS64 ("ARGB64"),
     CAPS64 ("I420") ",interlace-mode=interleaved",
@@ -170,6 +278,15 @@ expect_caps_error (const gchar * caps_str, const gchar * needle)
   g_thread_join (td);
   fixture_clear (&f);
 }
+
+/* Grey in limited range is not what the reference reads as grey. */
+GST_START_TEST (test_grey_limited_range_refused)
+{
+  expect_caps_error (CAPS64 ("GRAY8") ",colorimetry=(string)2:4:0:0",
+      "limited range");
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_error_too_small)
 {
@@ -1038,6 +1155,8 @@ ssim2compare_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_caps_accepted);
   tcase_add_test (tc, test_caps_mixed_formats);
+  tcase_add_test (tc, test_grey_scores_as_grey_png);
+  tcase_add_test (tc, test_grey_limited_range_refused);
   tcase_add_test (tc, test_caps_refused);
   tcase_add_test (tc, test_error_too_small);
   tcase_add_test (tc, test_error_unsupported_matrix);

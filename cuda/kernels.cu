@@ -41,5 +41,17 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaGetLastError();
 }
 
+cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t stream) {
+  const LaunchShape shape = SignatureRowsShape(params);
+  SignatureRowsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t stream) {
+  const LaunchShape shape = SignatureCellsShape(params);
+  SignatureCellsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+  return cudaGetLastError();
+}
+
 }  // namespace cuda
 }  // namespace ssim2

@@ -160,6 +160,38 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
                          cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
+// Frame signatures (cuda/signature.cpp): the luma summed over the cells of a
+// grid in two launches, (image row, cell column) and then cell, each sum in
+// the CPU's order (core/src/frame_signature.h).
+
+enum SignatureLuma : int {
+  kLumaPlane8 = 0,     // Y'CbCr 8-bit luma plane
+  kLumaPlane16 = 1,    // Y'CbCr 16-bit words: (word >> shift) & mask
+  kLumaPacked8 = 2,    // packed 8-bit: grey sample (r == g == b) or weighted R'G'B'
+  kLumaPacked16 = 3,   // packed 16-bit, likewise
+  kLumaLinearF32 = 4,  // three float planes of linear RGB: double sums
+};
+
+// Every sum is 8 bytes: std::uint64_t, or double for kLumaLinearF32.
+constexpr int kSignatureSumBytes = 8;
+
+struct SignatureParams {
+  const unsigned char* plane[3];
+  long long stride[3];  // bytes
+  int kind;             // SignatureLuma
+  int channels, r, g, b;
+  int shift;
+  unsigned mask;
+  int width, height;
+  int grid_width, grid_height;
+  void* rows;   // grid_width sums per image row: the row's run of each cell
+  void* cells;  // grid_width x grid_height sums: each cell's rows in order
+};
+
+cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t stream);
+cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
 // Launch geometry of each kernel, for the launchers of kernels.cu and of the
 // tests' emulated runtime alike.
 
@@ -184,6 +216,19 @@ inline LaunchShape VBlurShape(int num_blocks) {
 inline LaunchShape ReduceShape(const ReduceParams& params) {
   const int threads = params.num_jobs * kNumSums;
   return {dim3((threads + 127) / 128), dim3(128)};
+}
+
+// A thread per (cell column, image row), then a thread per cell.
+inline LaunchShape SignatureRowsShape(const SignatureParams& params) {
+  const dim3 block(32, 4);
+  return {dim3((params.grid_width + block.x - 1) / block.x, (params.height + block.y - 1) / block.y),
+          block};
+}
+inline LaunchShape SignatureCellsShape(const SignatureParams& params) {
+  const dim3 block(32, 4);
+  return {dim3((params.grid_width + block.x - 1) / block.x,
+               (params.grid_height + block.y - 1) / block.y),
+          block};
 }
 
 }  // namespace cuda

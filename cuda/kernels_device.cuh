@@ -7,6 +7,7 @@
 
 #include "arith.h"
 #include "cuda/kernels.h"
+#include "frame_signature.h"
 #include "yuv.h"
 
 namespace ssim2 {
@@ -608,6 +609,81 @@ __global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ pa
     total += partials[static_cast<long long>(job.first_partial + i) * kNumSums + k];
   }
   out[job.out_index * kNumSums + k] = total;
+}
+
+// ---------------------------------------------------------------------------
+// Frame signatures: the luma of every (cell column, image row) run, then of
+// every cell, row after row. Integer luma is summed in 64 bits (any order
+// gives the CPU's sums); linear float in double, over x in order, as the CPU.
+
+// The integer luma of row[x0 .. x1), the format chosen once per run.
+__device__ std::uint64_t IntegerRun(const SignatureParams& p, const unsigned char* row, int x0,
+                                    int x1) {
+  std::uint64_t s = 0;
+  const bool grey = p.r == p.g && p.g == p.b;
+  switch (p.kind) {
+    case kLumaPlane8:
+      for (int x = x0; x < x1; ++x) s += row[x];
+      break;
+    case kLumaPlane16:
+      for (int x = x0; x < x1; ++x) s += (Word(row, x) >> p.shift) & p.mask;
+      break;
+    case kLumaPacked8:
+      for (int x = x0; x < x1; ++x) {
+        const unsigned char* px = row + x * p.channels;
+        s += grey ? px[p.r] : signature::PackedLuma(px[p.r], px[p.g], px[p.b]);
+      }
+      break;
+    default:  // kLumaPacked16
+      for (int x = x0; x < x1; ++x) {
+        const int i = x * p.channels;
+        s += grey ? Word(row, i + p.r)
+                  : signature::PackedLuma(Word(row, i + p.r), Word(row, i + p.g),
+                                          Word(row, i + p.b));
+      }
+      break;
+  }
+  return s;
+}
+
+__global__ void SignatureRowsKernel(const SignatureParams p) {
+  const int gx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (gx >= p.grid_width || y >= p.height) return;
+  const int x0 = signature::CellEdge(gx, p.width, p.grid_width);
+  const int x1 = signature::CellEdge(gx + 1, p.width, p.grid_width);
+  const long long out = static_cast<long long>(y) * p.grid_width + gx;
+  if (p.kind == kLumaLinearF32) {
+    const float* r = reinterpret_cast<const float*>(p.plane[0] + y * p.stride[0]);
+    const float* g = reinterpret_cast<const float*>(p.plane[1] + y * p.stride[1]);
+    const float* b = reinterpret_cast<const float*>(p.plane[2] + y * p.stride[2]);
+    double s = 0.0;
+    for (int x = x0; x < x1; ++x) s += signature::LinearLuma(r[x], g[x], b[x]);
+    static_cast<double*>(p.rows)[out] = s;
+    return;
+  }
+  static_cast<std::uint64_t*>(p.rows)[out] = IntegerRun(p, p.plane[0] + y * p.stride[0], x0, x1);
+}
+
+template <typename Sum>
+__device__ void SumCellRows(const SignatureParams& p, int gx, int gy) {
+  const int y0 = signature::CellEdge(gy, p.height, p.grid_height);
+  const int y1 = signature::CellEdge(gy + 1, p.height, p.grid_height);
+  const Sum* rows = static_cast<const Sum*>(p.rows);
+  Sum total = 0;
+  for (int y = y0; y < y1; ++y) total += rows[static_cast<long long>(y) * p.grid_width + gx];
+  static_cast<Sum*>(p.cells)[static_cast<long long>(gy) * p.grid_width + gx] = total;
+}
+
+__global__ void SignatureCellsKernel(const SignatureParams p) {
+  const int gx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int gy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (gx >= p.grid_width || gy >= p.grid_height) return;
+  if (p.kind == kLumaLinearF32) {
+    SumCellRows<double>(p, gx, gy);
+  } else {
+    SumCellRows<std::uint64_t>(p, gx, gy);
+  }
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ T=$BUILD/tests/cuda
 step layout 30 "$T/test_cuda_layout"
 step stages 120 "$T/test_cuda_stages"
 step formats 120 "$T/test_cuda_formats"
+step signature 60 "$T/test_cuda_signature"
 # The CUDA cases of the core suites (their CPU cases run in CI).
 step contract 60 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
 if [ -n "$TESTDATA" ]; then
@@ -69,6 +70,7 @@ fi
 if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_stages" --quick
   step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_formats" --quick
+  step memcheck-signature 60 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_signature"
   step memcheck-contract 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
   step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_cuda_stages" --quick
   # Barriers: a __syncthreads reached from different code paths of one block
@@ -101,6 +103,10 @@ if [ -f "$LOG/bench.log" ]; then
   echo "Benchmark (pairs/s; device-resident inputs unless named; see docs/PERFORMANCE.md):"
   echo
   sed -n '/^| size/,$p' "$LOG/bench.log"
+  echo
+  echo "Frame signatures of device-resident frames (content alignment, docs/ALIGNMENT.md):"
+  echo
+  grep '^SIGNATURE' "$LOG/bench.log" || true
 fi
 if [ -f "$LOG/pairs-rate.log" ]; then
   echo

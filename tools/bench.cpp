@@ -35,8 +35,9 @@
 //                streams (--batch-streams; the engine's default unless given)
 //   cpu          the CPU path (Scorer, Backend::kCpu, all threads), blocking;
 //                once per size, in the first engine count's row
-// Prints "BENCH <size> <engines> <mode> <pairs/s>" per measurement and
+// Prints "BENCH <size> <engines> <mode> <pairs/s>" per measurement,
 // "MEM <size> <bytes> <bytes/pixel>" per size (one engine's device memory),
+// "SIGNATURE <size> <format> <us>" per size (MeasureSignatures),
 // then one table whose header line starts with "| size" (the device suite
 // prints the table from that line on).
 #include <cuda_runtime.h>
@@ -59,6 +60,7 @@
 
 #include "cuda/cuda_util.h"
 #include "cuda/engine.h"
+#include "ssim2/alignment.h"
 #include "ssim2/ssim2.h"
 
 using namespace ssim2;
@@ -186,6 +188,39 @@ struct Row {
   std::string mode;
   double pairs_per_s;
 };
+
+// Content alignment's per-frame cost on the GPU path: the best time of one
+// FrameSignatureMaker::Compute of a device-resident frame (launches, the copy
+// of the sums, the stream's synchronisation and the normalisation on the
+// host), for the benchmark's RGB8 reference and for its bytes read as I420
+// (the luma plane). Prints "SIGNATURE <size> <format> <us>".
+void MeasureSignatures(int w, int h, const void* device_rgb) {
+  const auto* bytes = static_cast<const std::uint8_t*>(device_rgb);
+  const std::size_t luma = static_cast<std::size_t>(w) * h;
+  const std::size_t chroma = static_cast<std::size_t>((w + 1) / 2) * ((h + 1) / 2);
+  const ImageView views[] = {
+      ImageView::Packed(PixelFormat::kRGB8, w, h, bytes, 3 * w, MemoryLocation::kCudaDevice),
+      ImageView::Planar(PixelFormat::kI420, w, h, {bytes, bytes + luma, bytes + luma + chroma},
+                        {w, (w + 1) / 2, (w + 1) / 2}, MemoryLocation::kCudaDevice)};
+  cuda::Stream stream;
+  std::unique_ptr<FrameSignatureMaker> maker;
+  if (!Ok(stream.CreateOwned(), "stream") ||
+      !Ok(FrameSignatureMaker::Create({}, &maker), "FrameSignatureMaker::Create")) {
+    return;
+  }
+  for (const ImageView& view : views) {
+    FrameSignature signature;
+    double best = 1e30;
+    for (int i = 0; i < 200; ++i) {
+      const auto start = Clock::now();
+      if (!Ok(maker->Compute(view, stream.get(), &signature), "FrameSignatureMaker::Compute")) {
+        return;
+      }
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    std::printf("SIGNATURE %dx%d %s %.1f us\n", w, h, PixelFormatName(view.format), best * 1e6);
+  }
+}
 
 bool ParseList(const char* text, std::vector<int>* out, bool sizes,
                std::vector<std::pair<int, int>>* size_out) {
@@ -361,6 +396,7 @@ int main(int argc, char** argv) {
         }
         r0 = first.score;
         std::printf("score of the benchmark pair: %.8f\n", r0);
+        MeasureSignatures(w, h, dref.get());  // a failure is printed; the rest runs on
       }
       // One result per thread; every mode must give the first pair's score.
       std::vector<Result> last(engines_n);

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
 // ---------------------------------------------------------------------------
 // Kernel launchers (the emulated counterparts of kernels.cu's).
@@ -50,6 +51,18 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   if (params.num_jobs == 0) return cudaSuccess;
   const LaunchShape shape = ReduceShape(params);
   emu::Launch(shape.grid, shape.block, false, [&] { ReduceKernel(params, partials, out); });
+  return cudaSuccess;
+}
+
+cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t) {
+  const LaunchShape shape = SignatureRowsShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { SignatureRowsKernel(params); });
+  return cudaSuccess;
+}
+
+cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t) {
+  const LaunchShape shape = SignatureCellsShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { SignatureCellsKernel(params); });
   return cudaSuccess;
 }
 
@@ -90,6 +103,16 @@ struct FakeEvent {
 struct FakeStream {
   int id = 0;
 };
+std::set<FakeStream*> g_streams;  // created and not destroyed
+
+// A handle the runtime accepts as a stream: the default streams or one it
+// created (anything else is cudaErrorInvalidResourceHandle, as the driver
+// says of a handle that is not a stream).
+bool LiveStream(cudaStream_t s) {
+  if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return true;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_streams.count(reinterpret_cast<FakeStream*>(s)) != 0;
+}
 
 }  // namespace
 
@@ -155,7 +178,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind) {
   std::memcpy(dst, src, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind k, cudaStream_t s) {
+  if (!LiveStream(s)) return cudaErrorInvalidResourceHandle;
   return cudaMemcpy(dst, src, n, k);
 }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
@@ -195,15 +219,24 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int) {
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) {
-  *s = reinterpret_cast<cudaStream_t>(new FakeStream);
+  auto* stream = new FakeStream;
+  *s = reinterpret_cast<cudaStream_t>(stream);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_streams.insert(stream);
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreate(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, 0); }
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_streams.erase(reinterpret_cast<FakeStream*>(s))) return cudaErrorInvalidResourceHandle;
+  }
   delete reinterpret_cast<FakeStream*>(s);
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  return LiveStream(s) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
 cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* data) {
   fn(data);
   return cudaSuccess;
@@ -223,7 +256,13 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int) {
   return cudaSuccess;
 }
 cudaError_t cudaGetLastError(void) { return cudaSuccess; }
-const char* cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaError(emulated)"; }
+const char* cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    default: return "cudaError(emulated)";
+  }
+}
 const char* cudaGetErrorString(cudaError_t) { return "emulated runtime error"; }
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** fn, unsigned int,
                                              unsigned long long,

@@ -62,10 +62,50 @@ struct FrameSignature {
   bool empty() const { return cells.empty(); }
 };
 
-// The signature of one image in host memory (every PixelFormat; CUDA device
-// memory gives kInvalidArgument: copy the frame to the host first). One
-// pass over the luma samples. `*out` is replaced; on failure it is empty.
+// The signature of one image (every PixelFormat), in host memory (one pass
+// over the luma samples) or in CUDA device memory (computed on the device,
+// in the context current on the calling thread and on the legacy default
+// stream, with device scratch allocated for this call; per frame, use a
+// FrameSignatureMaker). Host and device give the same signature, bit for
+// bit. Device images without a CUDA build: kBackendUnavailable. `*out` is
+// replaced; on failure it is empty.
 Status ComputeFrameSignature(const ImageView& image, FrameSignature* out);
+
+// Signatures of a stream of frames, host or CUDA device memory, keeping the
+// device scratch (a few hundred KiB at 1080p, grown to the largest frame)
+// from one frame to the next. One per thread that computes signatures (a
+// streaming thread); not thread-safe.
+class FrameSignatureMaker {
+ public:
+  struct Options {
+    // A CUcontext (as void*) made current around each device computation;
+    // null: the context current on the calling thread (as
+    // ScorerOptions::cuda_context).
+    void* cuda_context = nullptr;
+  };
+
+  ~FrameSignatureMaker();
+  FrameSignatureMaker(const FrameSignatureMaker&) = delete;
+  FrameSignatureMaker& operator=(const FrameSignatureMaker&) = delete;
+
+  // Allocates nothing on the device (that happens at the first device frame),
+  // so it succeeds in builds without CUDA too.
+  static Status Create(const Options& options, std::unique_ptr<FrameSignatureMaker>* out);
+
+  // As ComputeFrameSignature(). A device image is read on `cuda_stream` (a
+  // cudaStream_t or CUstream, as void*; null: the legacy default stream), so
+  // work enqueued on it before (the decoder's copy of the frame) comes
+  // first; the call synchronises that stream before it returns.
+  Status Compute(const ImageView& image, void* cuda_stream, FrameSignature* out);
+
+  // Device scratch held now, in bytes (device memory and pinned host memory).
+  std::size_t device_bytes() const;
+
+ private:
+  struct Impl;
+  FrameSignatureMaker();
+  std::unique_ptr<Impl> impl_;
+};
 
 // How unlike two signatures are: 1 - their correlation (the mean of the
 // products of their normalised cells), in [0, 2]; 0 for equal pictures up to

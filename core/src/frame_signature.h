@@ -1,0 +1,63 @@
+// The two halves of a frame signature (ssim2/alignment.h), shared by the CPU
+// path (frame_signature.cpp) and the CUDA kernels (cuda/signature.cpp):
+// (a) the grid and how each format's luma is summed per cell, (b) the
+// normalisation of those sums, on the host for both. The sums of integer
+// formats are integers, so a device computes the very same ones in any
+// order; planar linear float keeps one order everywhere (per cell: per row a
+// double sum over x in order, added to the cell total row by row).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "arith.h"  // SSIM2_HD
+#include "ssim2/alignment.h"
+
+namespace ssim2 {
+namespace signature {
+
+// Integer luma of packed R'G'B': BT.709 weights in 1/256 (54 + 183 + 19 =
+// 256), so a cell's row of 8-bit samples fits 32 bits.
+constexpr std::uint32_t kWeightR = 54, kWeightG = 183, kWeightB = 19;
+constexpr std::uint32_t kWeightScale = 256;
+static_assert(kWeightR + kWeightG + kWeightB == kWeightScale, "weights sum to one");
+
+SSIM2_HD std::uint32_t PackedLuma(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+  return kWeightR * r + kWeightG * g + kWeightB * b;
+}
+
+// Luma of linear float R, G, B, in double (the cell totals are doubles).
+SSIM2_HD double LinearLuma(float r, float g, float b) {
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+struct Grid {
+  int width = 0;
+  int height = 0;
+  std::vector<int> x_edges;  // width + 1 pixel columns: cell i is [x_edges[i], x_edges[i + 1])
+  std::vector<int> y_edges;
+};
+
+// About kSignatureCells cells, as square as the aspect allows, at most one
+// cell per pixel in each direction.
+Grid MakeGrid(int image_width, int image_height);
+
+// Cell i's edge of an image `size` pixels across cut into `cells` cells: the
+// one formula of Grid's edges (also evaluated by the kernels).
+SSIM2_HD int CellEdge(int i, int size, int cells) {
+  return static_cast<int>(static_cast<std::int64_t>(i) * size / cells);
+}
+
+// The luma of a white pixel of an integer format, in the units its cell sums
+// count: the sums divided by this (and the cell's pixels) are the means in
+// 0..1. Planar linear float sums its values themselves: 1.
+double LumaFullScale(PixelFormat format);
+
+// (b) The signature from the cell sums, row by row over the grid: integer
+// sums of an integer format, double totals of planar linear float.
+void SignatureFromSums(const Grid& grid, const std::vector<std::uint64_t>& sums,
+                       double full_scale, FrameSignature* out);
+void SignatureFromSums(const Grid& grid, const std::vector<double>& totals, FrameSignature* out);
+
+}  // namespace signature
+}  // namespace ssim2

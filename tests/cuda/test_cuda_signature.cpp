@@ -1,0 +1,194 @@
+// Frame signatures of CUDA device images (ssim2::FrameSignatureMaker): bit
+// for bit the host's, for every pixel format, at odd sizes and at sizes
+// smaller than the grid; and the errors of the device path.
+//
+// Usage: test_cuda_signature [--quick] [gtest options]. Exit 77 without a
+// CUDA device. Built twice: on the device and on the emulated runtime (CI).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda_test_util.h"
+#include "pixel_format.h"
+#include "ssim2/alignment.h"
+
+namespace {
+
+using ssim2::FrameSignature;
+using ssim2::FrameSignatureMaker;
+using ssim2::ImageView;
+using ssim2::MemoryLocation;
+using ssim2::PixelFormat;
+using ssim2::StatusCode;
+
+// One image of random samples, on the host and copied to the device with the
+// same strides (each row padded by a few samples, so that strides are not
+// row widths).
+struct TestImage {
+  std::vector<std::vector<std::uint8_t>> host_planes;
+  std::vector<cudatest::DeviceCopy> device_planes;
+  ImageView host;
+  ImageView device;
+};
+
+std::unique_ptr<TestImage> MakeImage(PixelFormat format, int width, int height,
+                                     std::mt19937* rng) {
+  const ssim2::FormatTraits& f = *ssim2::FindFormat(format);
+  auto image = std::make_unique<TestImage>();
+  std::array<const void*, 3> host{}, device{};
+  std::array<std::ptrdiff_t, 3> strides{};
+  for (int p = 0; p < f.num_planes; ++p) {
+    const std::size_t row = ssim2::PlaneRowBytes(f, width, p);
+    const std::size_t stride = row + 3 * f.bytes_per_sample;
+    const int rows = ssim2::PlaneRows(f, height, p);
+    std::vector<std::uint8_t> bytes(stride * rows);
+    if (f.family == ssim2::FormatFamily::kLinearPlanar) {
+      // Linear values a little beyond 0..1, as a converter may give.
+      std::uniform_real_distribution<float> value(-0.05f, 1.2f);
+      for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+        const float v = value(*rng);
+        std::memcpy(&bytes[i], &v, 4);
+      }
+    } else {
+      // Every bit random: 10-bit formats get stray bits outside their samples.
+      for (auto& b : bytes) b = static_cast<std::uint8_t>((*rng)());
+    }
+    image->device_planes.emplace_back(bytes.data(), bytes.size());
+    EXPECT_NE(image->device_planes.back().ptr, nullptr) << "cudaMalloc failed";
+    host[p] = bytes.data();
+    device[p] = image->device_planes.back().ptr;
+    strides[p] = static_cast<std::ptrdiff_t>(stride);
+    image->host_planes.push_back(std::move(bytes));
+  }
+  for (int p = 0; p < f.num_planes; ++p) host[p] = image->host_planes[p].data();
+  image->host = ImageView::Planar(format, width, height, host, strides);
+  image->device = ImageView::Planar(format, width, height, device, strides,
+                                    MemoryLocation::kCudaDevice);
+  return image;
+}
+
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Equal bit for bit: grid, mean, contrast and every cell.
+void ExpectSameSignature(const FrameSignature& host, const FrameSignature& device,
+                         const std::string& what) {
+  ASSERT_FALSE(host.empty()) << what;
+  EXPECT_EQ(device.grid_width, host.grid_width) << what;
+  EXPECT_EQ(device.grid_height, host.grid_height) << what;
+  EXPECT_TRUE(SameBits(device.mean, host.mean))
+      << what << ": mean " << device.mean << " vs " << host.mean;
+  EXPECT_TRUE(SameBits(device.contrast, host.contrast))
+      << what << ": contrast " << device.contrast << " vs " << host.contrast;
+  ASSERT_EQ(device.cells.size(), host.cells.size()) << what;
+  EXPECT_EQ(std::memcmp(device.cells.data(), host.cells.data(), host.cells.size() * sizeof(float)),
+            0)
+      << what << ": cells differ";
+}
+
+std::unique_ptr<FrameSignatureMaker> NewMaker() {
+  std::unique_ptr<FrameSignatureMaker> maker;
+  EXPECT_TRUE(FrameSignatureMaker::Create({}, &maker).ok());
+  return maker;
+}
+
+struct Size {
+  int width, height;
+};
+
+TEST(DeviceSignature, EqualsHostForEveryFormat) {
+  SSIM2_REQUIRE_DEVICE();
+  // Odd sizes (cells of unequal widths), 1080p less a pixel, and sizes
+  // smaller than the grid in one direction or both (one cell per pixel).
+  const Size sizes[] = {{33, 17}, {641, 361}, {1919, 1079}, {17, 33}, {100, 7}, {5, 3}};
+  std::mt19937 rng(20);
+  std::unique_ptr<FrameSignatureMaker> maker = NewMaker();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (const ssim2::FormatTraits& f : ssim2::kPixelFormats) {
+    for (const Size& size : sizes) {
+      const std::string what = cudatest::Format("%s %dx%d", f.name, size.width, size.height);
+      const auto image = MakeImage(f.format, size.width, size.height, &rng);
+      FrameSignature host, device, device_default_stream;
+      ASSERT_TRUE(ssim2::ComputeFrameSignature(image->host, &host).ok()) << what;
+      const ssim2::Status s = maker->Compute(image->device, stream, &device);
+      ASSERT_TRUE(s.ok()) << what << ": " << s.message();
+      ExpectSameSignature(host, device, what);
+      // The one-off call: the current context, the default stream.
+      ASSERT_TRUE(ssim2::ComputeFrameSignature(image->device, &device_default_stream).ok()) << what;
+      ExpectSameSignature(host, device_default_stream, what + " (ComputeFrameSignature)");
+    }
+  }
+  cudaStreamDestroy(stream);
+}
+
+TEST(DeviceSignature, ScratchIsKeptFromFrameToFrame) {
+  SSIM2_REQUIRE_DEVICE();
+  std::mt19937 rng(7);
+  std::unique_ptr<FrameSignatureMaker> maker = NewMaker();
+  EXPECT_EQ(maker->device_bytes(), 0u) << "nothing allocated before the first device frame";
+  const auto a = MakeImage(PixelFormat::kI420, 640, 360, &rng);
+  const auto b = MakeImage(PixelFormat::kI420, 640, 360, &rng);
+  FrameSignature sa, sb;
+  ASSERT_TRUE(maker->Compute(a->device, nullptr, &sa).ok());
+  const std::size_t held = maker->device_bytes();
+  EXPECT_GT(held, 0u);
+  ASSERT_TRUE(maker->Compute(b->device, nullptr, &sb).ok());
+  EXPECT_EQ(maker->device_bytes(), held) << "a second frame of one size allocates nothing";
+  const auto small = MakeImage(PixelFormat::kI420, 64, 36, &rng);
+  ASSERT_TRUE(maker->Compute(small->device, nullptr, &sb).ok());
+  EXPECT_EQ(maker->device_bytes(), held) << "a smaller frame reuses the scratch";
+  // Host images through the same maker.
+  FrameSignature host;
+  ASSERT_TRUE(maker->Compute(a->host, nullptr, &host).ok());
+  ExpectSameSignature(host, sa, "I420 640x360 through one maker");
+}
+
+TEST(DeviceSignature, MisalignedDeviceImageIsAnError) {
+  SSIM2_REQUIRE_DEVICE();
+  std::vector<std::uint8_t> bytes(64 * 3 * 2 * 20 + 2, 0);
+  cudatest::DeviceCopy plane(bytes.data(), bytes.size());
+  ASSERT_NE(plane.ptr, nullptr);
+  // 16-bit samples at an odd address.
+  const ImageView odd = ImageView::Packed(PixelFormat::kRGB16, 64, 20,
+                                          static_cast<const std::uint8_t*>(plane.ptr) + 1,
+                                          64 * 3 * 2, MemoryLocation::kCudaDevice);
+  std::unique_ptr<FrameSignatureMaker> maker = NewMaker();
+  FrameSignature s;
+  s.cells.assign(3, 1.0f);
+  const ssim2::Status status = maker->Compute(odd, nullptr, &s);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.message();
+  EXPECT_NE(status.message().find("multiples of 2 bytes"), std::string::npos) << status.message();
+  EXPECT_TRUE(s.empty()) << "a failed call leaves an empty signature";
+}
+
+#if defined(SSIM2_EMULATED_RUNTIME)
+// A stream handle that is not a stream: the emulated runtime refuses it as
+// the driver does (on a device, a destroyed stream is undefined behaviour,
+// so this runs only here).
+TEST(DeviceSignature, BadStreamIsAnError) {
+  std::mt19937 rng(3);
+  const auto image = MakeImage(PixelFormat::kNV12, 64, 36, &rng);
+  std::unique_ptr<FrameSignatureMaker> maker = NewMaker();
+  int not_a_stream = 0;
+  FrameSignature s;
+  const ssim2::Status status = maker->Compute(image->device, &not_a_stream, &s);
+  EXPECT_EQ(status.code(), StatusCode::kCudaError) << status.message();
+  EXPECT_NE(status.message().find("cudaErrorInvalidResourceHandle"), std::string::npos)
+      << status.message();
+  EXPECT_TRUE(s.empty());
+  // The maker still works afterwards.
+  FrameSignature host;
+  ASSERT_TRUE(maker->Compute(image->device, nullptr, &s).ok());
+  ASSERT_TRUE(ssim2::ComputeFrameSignature(image->host, &host).ok());
+  ExpectSameSignature(host, s, "NV12 64x36 after a bad stream");
+}
+#endif
+
+}  // namespace

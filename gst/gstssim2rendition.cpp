@@ -701,8 +701,12 @@ gst_ssim2_compare_ensure_src_caps (GstSsim2Compare * self,
   return ensure_src_caps (self, r);
 }
 
+/* Content pairing ends a rendition here: it pairs by picture, not by time,
+ * so no ref frame is "waiting" at the moment its pad ended, and whether ref
+ * had more frames is told by the aligner's counts (unmatched ref frames),
+ * not by an ended-first warning. */
 void
 gst_ssim2_compare_finish_rendition (GstSsim2Compare * self, Rendition & r)
 {
-  finish_rendition (self, r);
+  finish_rendition (self, r, ssim2gst::PadHead ());
 }

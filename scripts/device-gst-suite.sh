@@ -69,7 +69,7 @@ while IFS=, read -r name expected; do
     filesrc location="$CLIPS/still/$name-ref.png" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=5 ! cudaupload ! s.ref \
     filesrc location="$CLIPS/still/$name-dist.png" ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! imagefreeze num-buffers=5 ! cudaupload ! s.dist \
     ssim2compare name=s backend=cuda alignment=sequence stats-file="$LOG/still-$name.csv" ! fakesink sync=false >"$LOG/still-$name.log" 2>&1
-  got=$(awk -F, 'NR==2 {print $NF}' "$LOG/still-$name.csv" 2>/dev/null)
+  got=$(awk -F, 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "score") c = i} NR==2 && c {print $c}' "$LOG/still-$name.csv" 2>/dev/null)
   row "cudaupload $name (reference $expected)" "${got:-FAIL}"
 done <"$CLIPS/still/expected.csv"
 
@@ -86,7 +86,9 @@ if [ -f "$CLIPS/ref10.i420.gz" ]; then
   row "test clip frames 0-9, cuda vs video_scores.csv" "$(python3 - "$CLIPS/video_scores_10.csv" "$LOG/video10.csv" <<'PY'
 import csv, sys
 ref = [float(r[1]) for r in list(csv.reader(open(sys.argv[1])))[1:]]
-got = [float(r[-1]) for r in csv.reader(open(sys.argv[2])) if r and r[0][:1].isdigit()]
+rows = list(csv.reader(open(sys.argv[2])))
+col = rows[0].index("score") if rows and "score" in rows[0] else -1
+got = [float(r[col]) for r in rows[1:] if r and r[0][:1].isdigit()]
 n = min(len(ref), len(got))
 d = max(abs(a - b) for a, b in zip(ref[:n], got[:n])) if n else float("nan")
 print(f"{'ok' if n == 10 and d <= 1e-3 else 'FAIL'}: {n} frames, max |diff| {d:.3g}")

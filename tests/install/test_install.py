@@ -37,7 +37,7 @@ def reference_scores(testdata):
                 for row in csv.DictReader(f)}
 
 
-PUBLIC_HEADERS = ["alignment.h", "score_log.h", "ssim2.h", "stats.h"]
+PUBLIC_HEADERS = ["alignment.h", "devices.h", "score_log.h", "ssim2.h", "stats.h"]
 INTERNAL_NAMES = re.compile(
     r"^((vtable|typeinfo|typeinfo name) for )?ssim2::(ScorerBackend\b|"
     r"(Validate(Image|Pair|Size|MinimumSize)|Json(Escape|String)|CsvField|ToValidUtf8|"

@@ -75,7 +75,13 @@ Status ValidateAlignerOptions(const AlignerOptions& o) {
 
 // Hidden: the class is public, its state is not (the shared library exports
 // only the public API).
+// Hidden for GCC (the class is named in the default-visibility region); clang
+// refuses a visibility that differs from the first declaration, so it keeps it.
+#ifdef __clang__
+struct FrameAligner::Impl {
+#else
 struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
+#endif
   struct Reference {
     FrameSignature signature;
     bool flat = false;

@@ -102,7 +102,7 @@ class FrameSignatureMaker {
   std::size_t device_bytes() const;
 
  private:
-  struct __attribute__((visibility("hidden"))) Impl;  // internal, never exported
+  struct Impl;
   FrameSignatureMaker();
   std::unique_ptr<Impl> impl_;
 };
@@ -267,7 +267,7 @@ class FrameAligner {
   const AlignerOptions& options() const;
 
  private:
-  struct __attribute__((visibility("hidden"))) Impl;  // internal, never exported
+  struct Impl;
   FrameAligner();
   std::unique_ptr<Impl> impl_;
 };

@@ -370,8 +370,8 @@ bool SetProperty(GstElement* e, const char* name, const char* value) {
   return true;
 }
 
-// Lets the tool run from the build tree or from an install without
-// GST_PLUGIN_PATH: the plugin is loaded from where this build put it.
+}  // namespace
+
 void LoadOwnPluginIfMissing() {
   if (GstElementFactory* factory = gst_element_factory_find(kElementName)) {
     gst_object_unref(factory);
@@ -388,6 +388,7 @@ void LoadOwnPluginIfMissing() {
   }
 }
 
+namespace {
 
 // A URI for a path (or the argument itself when it is already a URI).
 std::string ToUri(const std::string& path, std::string* error) {

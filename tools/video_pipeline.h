@@ -20,6 +20,11 @@ constexpr const char* kNoVideoMessage = "ssim2-no-video";         // field "pad"
 // GPU `cuda_device` first when it is > 0).
 void PreferHardwareDecoders(int cuda_device);
 
+// Lets the tool run from the build tree or from an install without
+// GST_PLUGIN_PATH: the plugin is loaded from where this build put it (the
+// video mode and the monitor).
+void LoadOwnPluginIfMissing();
+
 // Local files are checked before the pipeline starts, for a plain message.
 bool CheckReadable(const Branch& b, std::string* line);
 

@@ -22,6 +22,7 @@
 #include <glib-unix.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "gstssim2message.h"
 #include "monitor_http.h"
 #include "monitor_input.h"
+#include "monitor_logs.h"
 #include "monitor_metrics.h"
 #include "monitor_options.h"
 #include "ssim2/devices.h"
@@ -86,6 +88,7 @@ class Monitor {
   static gboolean OnSignal(gpointer);
   const std::string& RenditionOfPad(const std::string& pad) const;
   void SetInfo(const char* version);
+  bool OpenLogs(std::string* error);
 
   MonitorOptions options_;
   std::unique_ptr<Metrics> metrics_;
@@ -94,6 +97,7 @@ class Monitor {
   Feed ref_;
   std::vector<std::unique_ptr<Feed>> renditions_;
   std::map<std::string, std::string> rendition_of_pad_;
+  std::map<std::string, std::unique_ptr<RenditionLog>> logs_;  // by rendition (--log-dir)
   GMainLoop* loop_ = nullptr;
   // The reference's frame size (renditions are scaled to it), main loop.
   int ref_width_ = 0, ref_height_ = 0;
@@ -256,11 +260,29 @@ void Monitor::OnElementMessage(GstMessage* msg) {
   GstSsim2SyncMessage sync;
   if (gst_ssim2_score_message_parse_message(msg, &score)) {
     const std::string& name = RenditionOfPad(score.pad);
-    if (!name.empty()) metrics_->Score(name, score.score, score.offset, now);
+    if (name.empty()) return;
+    metrics_->Score(name, score.score, score.offset, now);
+    auto log = logs_.find(name);
+    if (log == logs_.end()) return;
+    ScoreRow row;
+    row.index = score.index;
+    row.frame = score.frame;
+    row.pts = score.timestamp;
+    row.stream_time = score.stream_time;
+    row.running_time = score.running_time;
+    row.duration = score.duration;
+    row.score = score.score;
+    row.ref_frame = score.ref_frame;
+    std::string error;
+    if (!log->second->Append(row, now, &error)) {
+      Log("rendition " + name + ": its log stops (" + error + "); scoring goes on");
+      logs_.erase(log);
+    }
   } else if (gst_ssim2_interval_message_parse_message(msg, &window)) {
     const std::string& name = RenditionOfPad(window.pad);
     if (name.empty()) return;
-    WindowStats w{window.frames, window.skipped, window.mean, window.min, window.p5};
+    WindowStats w{window.frames, window.skipped, window.mean, window.min,
+                  window.p5,     window.start,   window.end};
     const AlarmChange change = metrics_->Window(name, w, now);
     if (change == AlarmChange::kRaised) {
       Log("ALARM rendition " + name + ": window mean " + std::to_string(window.mean) +
@@ -338,6 +360,29 @@ gboolean Monitor::OnSignal(gpointer data) {
   return G_SOURCE_CONTINUE;
 }
 
+bool Monitor::OpenLogs(std::string* error) {
+  if (options_.log_dir.empty()) return true;
+  if (g_mkdir_with_parents(options_.log_dir.c_str(), 0755) != 0) {
+    *error = "cannot create --log-dir " + options_.log_dir + ": " + g_strerror(errno);
+    return false;
+  }
+  LogRotation rotation;
+  rotation.max_bytes = options_.log_max_bytes;
+  rotation.max_age_s = options_.log_max_age_s;
+  rotation.keep = options_.log_keep;
+  for (const Rendition& r : options_.renditions) {
+    LogRunInfo info;
+    info.reference = options_.ref_uri;
+    info.distorted = r.uri;
+    info.alignment = ssim2gst::AlignmentName(options_.alignment);
+    auto log = RenditionLog::Open(options_.log_dir, r.name, rotation, info, MonotonicSeconds(),
+                                  error);
+    if (!log) return false;
+    logs_[r.name] = std::move(log);
+  }
+  return true;
+}
+
 void Monitor::SetInfo(const char* version) {
   std::string backend = "cpu", device;
   if (options_.backend != Backend::kCpu) {
@@ -360,6 +405,10 @@ int Monitor::Run(const char* version) {
   SetInfo(version);
   std::string error;
   if (!BuildPipeline(&error)) {
+    std::fprintf(stderr, "ssim2 monitor: %s\n", error.c_str());
+    return 1;
+  }
+  if (!OpenLogs(&error)) {
     std::fprintf(stderr, "ssim2 monitor: %s\n", error.c_str());
     return 1;
   }
@@ -412,6 +461,10 @@ int Monitor::Run(const char* version) {
   for (auto& r : renditions_) r->input->Stop();
   gst_element_set_state(pipeline_, GST_STATE_NULL);
   http.reset();
+  for (auto& [name, log] : logs_) {
+    if (!log->Close(&error)) Log("rendition " + name + ": its log is incomplete: " + error);
+  }
+  logs_.clear();
   Log("stopped");
   return 0;
 }

@@ -277,7 +277,9 @@ std::string Metrics::StateJson(double now) const {
            (r.has_window ? "{\"mean\":" + JsonNumber(r.window.mean) + ",\"min\":" +
                                JsonNumber(r.window.min) + ",\"p5\":" + JsonNumber(r.window.p5) +
                                ",\"frames\":" + std::to_string(r.window.frames) +
-                               ",\"skipped\":" + std::to_string(r.window.skipped) + "}"
+                               ",\"skipped\":" + std::to_string(r.window.skipped) +
+                               ",\"start_ns\":" + std::to_string(r.window.start) +
+                               ",\"end_ns\":" + std::to_string(r.window.end) + "}"
                          : std::string("null")) +
            ",\"frames\":{\"scored\":" + std::to_string(r.scored) + ",\"skipped\":" +
            std::to_string(r.skipped) + ",\"paused\":" + std::to_string(r.paused) +

@@ -24,6 +24,7 @@ struct WindowStats {
   std::uint64_t frames = 0;   // scored in the window
   std::uint64_t skipped = 0;  // skipped for lateness
   double mean = 0, min = 0, p5 = 0;  // NaN when only skipped pairs
+  std::uint64_t start = 0, end = 0;  // [start, end) in the scoring pipeline's running time (ns)
 };
 
 class Metrics {

@@ -62,7 +62,11 @@ struct Raw {
   gchar* alignment = nullptr;
   gchar* backend = nullptr;
   gchar* threshold = nullptr;
+  gchar* log_dir = nullptr;
   gint device = -1;
+  gint64 log_max_bytes = 64ll << 20;
+  gint log_keep = 10;
+  gdouble log_max_age = 0;
   gdouble stall = 5.0, backoff = 30.0, interval = 10.0, sync_window = 5.0;
   gboolean help = FALSE;
   ~Raw() {
@@ -72,6 +76,7 @@ struct Raw {
     g_free(alignment);
     g_free(backend);
     g_free(threshold);
+    g_free(log_dir);
   }
 };
 
@@ -95,6 +100,14 @@ GOptionContext* NewContext(Raw* raw) {
        "alarm while a rendition's window mean is below SCORE", "SCORE"},
       {"sync-window", 0, 0, G_OPTION_ARG_DOUBLE, &raw->sync_window,
        "content alignment: largest offset searched each way (default 5)", "SECONDS"},
+      {"log-dir", 0, 0, G_OPTION_ARG_FILENAME, &raw->log_dir,
+       "per-rendition score logs DIR/NAME.csv (docs/LOGS.md), rotated", "DIR"},
+      {"log-max-bytes", 0, 0, G_OPTION_ARG_INT64, &raw->log_max_bytes,
+       "rotate a log once it is this large (default 64 MiB; 0: never)", "BYTES"},
+      {"log-max-age", 0, 0, G_OPTION_ARG_DOUBLE, &raw->log_max_age,
+       "rotate a log after this long (default 0: never)", "SECONDS"},
+      {"log-keep", 0, 0, G_OPTION_ARG_INT, &raw->log_keep,
+       "rotated logs kept per rendition: NAME.csv.1 .. .N (default 10)", "N"},
       {"alignment", 0, 0, G_OPTION_ARG_STRING, &raw->alignment,
        "how frames are paired (default content; see ssim2 --help)", "MODE"},
       {"backend", 0, 0, G_OPTION_ARG_STRING, &raw->backend,
@@ -196,6 +209,15 @@ bool ParseMonitorArgs(const std::vector<std::string>& args, MonitorOptions* opti
     }
     o.threshold = t;
   }
+  if (raw.log_dir) o.log_dir = raw.log_dir;
+  if (raw.log_max_bytes < 0 || raw.log_keep < 0 || raw.log_keep > 1000 ||
+      !CheckNumber("log-max-age", raw.log_max_age, 0, 1e9, error)) {
+    if (error->empty()) *error = "--log-max-bytes must be >= 0 and --log-keep 0..1000";
+    return false;
+  }
+  o.log_max_bytes = static_cast<std::uint64_t>(raw.log_max_bytes);
+  o.log_max_age_s = raw.log_max_age;
+  o.log_keep = raw.log_keep;
   if (raw.alignment && !ssim2gst::AlignmentFromName(raw.alignment, &o.alignment)) {
     *error = std::string("--alignment ") + raw.alignment +
              ": expected running-time, sequence, stream-time or content";

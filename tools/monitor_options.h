@@ -2,6 +2,7 @@
 // MonitorOptions and its help text. No GStreamer, so that tests can call it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct MonitorOptions {
   double interval_s = 10.0;      // --interval: the window of ssim2_window_*
   std::optional<double> threshold;  // --threshold: window mean below it is an alarm
   double sync_window_s = 5.0;       // --sync-window: the element's sync-window
+  std::string log_dir;         // --log-dir: DIR/NAME.csv per rendition ("": no logs)
+  std::uint64_t log_max_bytes = 64ull << 20;  // --log-max-bytes (0: no size limit)
+  double log_max_age_s = 0;    // --log-max-age (0: no age limit)
+  int log_keep = 10;           // --log-keep: rotated files kept per rendition
   ssim2gst::Alignment alignment = ssim2gst::Alignment::kContent;
   Backend backend = Backend::kAuto;
   int cuda_device = -1;

@@ -7,6 +7,12 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "monitor_logs.h"
 #include "monitor_metrics.h"
 #include "monitor_options.h"
 
@@ -191,6 +197,106 @@ TEST(MonitorMetrics, HistoryIsPerSecondAndBounded) {
   EXPECT_LE(count, 11u);
   // Each point is the mean of its second: (10 + 29 x 40) / 30 = 39.
   EXPECT_NE(points.find(",39]"), std::string::npos) << points;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Rows of a CSV log (lines that are not the header or a `#` line).
+int RowCount(const std::string& text) {
+  int rows = -1;  // the header
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) rows += !line.empty() && line[0] != '#';
+  return rows;
+}
+
+class MonitorLogs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/monitor_logs_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+  static ScoreRow Row(std::uint64_t i, double score) {
+    ScoreRow r;
+    r.index = r.frame = i;
+    r.score = score;
+    r.ref_frame = static_cast<std::int64_t>(i) + 2;
+    return r;
+  }
+  std::string dir_;
+};
+
+TEST_F(MonitorLogs, RowsAreWrittenAtOnceAndClosedWithSummary) {
+  std::string error;
+  auto log = RenditionLog::Open(dir_, "hd", LogRotation{}, LogRunInfo{}, 0, &error);
+  ASSERT_NE(log, nullptr) << error;
+  ASSERT_TRUE(log->Append(Row(0, 50), 1, &error)) << error;
+  ASSERT_TRUE(log->Append(Row(1, 70), 2, &error)) << error;
+  // Flushed row by row: a reader sees both before the log is closed.
+  EXPECT_EQ(RowCount(ReadFile(dir_ + "/hd.csv")), 2);
+  ASSERT_TRUE(log->Close(&error)) << error;
+  const std::string text = ReadFile(dir_ + "/hd.csv");
+  EXPECT_NE(text.find("# frames,2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# mean,60.00000000\n"), std::string::npos) << text;
+}
+
+TEST_F(MonitorLogs, RotatesBySizeKeepingTheNewest) {
+  LogRotation rotation;
+  rotation.max_bytes = 200;  // a header and a few rows
+  rotation.keep = 2;
+  std::string error;
+  auto log = RenditionLog::Open(dir_, "sd", rotation, LogRunInfo{}, 0, &error);
+  ASSERT_NE(log, nullptr) << error;
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(log->Append(Row(i, i), i, &error)) << error;
+  ASSERT_TRUE(log->Close(&error)) << error;
+  const std::string current = ReadFile(dir_ + "/sd.csv");
+  const std::string newest = ReadFile(dir_ + "/sd.csv.1");
+  const std::string older = ReadFile(dir_ + "/sd.csv.2");
+  EXPECT_TRUE(ReadFile(dir_ + "/sd.csv.3").empty());  // beyond keep: removed
+  // Each file is a complete log: rows, then the summary of its own rows.
+  for (const std::string* text : {&current, &newest, &older}) {
+    const int rows = RowCount(*text);
+    EXPECT_GT(rows, 0);
+    EXPECT_NE(text->find("# frames," + std::to_string(rows) + "\n"), std::string::npos) << *text;
+  }
+  // The last row is in the current file, and the rows run on across files.
+  EXPECT_NE(current.find("\n39,39,"), std::string::npos) << current;
+  const std::size_t first_current = current.find('\n') + 1;
+  const int first = std::stoi(current.substr(first_current));
+  const int newest_rows = RowCount(newest);
+  EXPECT_NE(newest.find("\n" + std::to_string(first - 1) + ","), std::string::npos) << newest;
+  EXPECT_NE(newest.find("\n" + std::to_string(first - newest_rows) + ","), std::string::npos);
+}
+
+TEST_F(MonitorLogs, RotatesByAge) {
+  LogRotation rotation;
+  rotation.max_bytes = 0;
+  rotation.max_age_s = 10;
+  std::string error;
+  auto log = RenditionLog::Open(dir_, "hd", rotation, LogRunInfo{}, 100, &error);
+  ASSERT_NE(log, nullptr) << error;
+  ASSERT_TRUE(log->Append(Row(0, 1), 105, &error));
+  ASSERT_TRUE(log->Append(Row(1, 2), 109.9, &error));
+  ASSERT_TRUE(log->Append(Row(2, 3), 110, &error));  // 10 s after opening: a new file
+  ASSERT_TRUE(log->Close(&error));
+  EXPECT_EQ(RowCount(ReadFile(dir_ + "/hd.csv.1")), 2);
+  EXPECT_EQ(RowCount(ReadFile(dir_ + "/hd.csv")), 1);
+}
+
+TEST_F(MonitorLogs, UnwritableDirectoryIsAnError) {
+  std::string error;
+  auto log = RenditionLog::Open(dir_ + "/missing", "hd", LogRotation{}, LogRunInfo{}, 0, &error);
+  EXPECT_EQ(log, nullptr);
+  EXPECT_NE(error.find("missing/hd.csv"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -35,6 +35,8 @@ std::string SecondsText(double s) {
 // for every input, which it takes on either backend.
 constexpr const char* kFrameCaps = "video/x-raw,format=I420";
 
+constexpr gint kUdpReceiveBufferBytes = 16 << 20;
+
 }  // namespace
 
 Input::Input(std::string name, std::string uri, Settings settings, Metrics* metrics,
@@ -95,6 +97,21 @@ void Input::OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
   gst_object_unref(sink);
 }
 
+namespace {
+
+// A UDP source gets a large kernel receive buffer: the default (about
+// 200 KB) overflows at a few Mbit/s whenever the process is not scheduled
+// for a moment, and every lost packet costs frames. The kernel caps it at
+// net.core.rmem_max (docs/MONITOR.md).
+void OnSourceSetup(GstElement*, GstElement* source, gpointer) {
+  GstElementFactory* factory = gst_element_get_factory(source);
+  if (factory && g_strcmp0(GST_OBJECT_NAME(factory), "udpsrc") == 0) {
+    g_object_set(source, "buffer-size", kUdpReceiveBufferBytes, nullptr);
+  }
+}
+
+}  // namespace
+
 GstFlowReturn Input::OnSample(GstElement* appsink, gpointer data) {
   Input* self = static_cast<Input*>(data);
   GstSample* sample = gst_app_sink_pull_sample(GST_APP_SINK(appsink));
@@ -122,7 +139,7 @@ void Input::Open(double now) {
     }
     gst_object_unref(pipeline_);
     pipeline_ = nullptr;
-    convert_ = filter_ = nullptr;
+    convert_ = filter_ = sink_ = nullptr;
     open_ = true;  // so that Down() reports it and backs off
     Down("uridecodebin, videoconvert, videoscale, capsfilter or appsink is missing "
          "(gst-plugins-base)", now);
@@ -136,14 +153,19 @@ void Input::Open(double now) {
   GstCaps* caps = OutputCaps();
   g_object_set(filter_, "caps", caps, nullptr);
   gst_caps_unref(caps);
-  // sync: frames leave at their pace (a file plays in real time); small
-  // queue, so that a stalled consumer does not hold many frames.
+  // A file or a download (HLS, DASH) leaves at the pace of its timestamps
+  // (sync, so that it plays in real time as a live feed would); a live
+  // source as it comes (sync off: the sender's clock is not ours, and
+  // waiting on it only makes frames late). Small queue, so that a stalled
+  // consumer does not hold many frames.
   g_object_set(sink, "sync", TRUE, "max-buffers", 4u, "drop", FALSE, "emit-signals", TRUE,
                nullptr);
+  sink_ = sink;
   g_signal_connect(sink, "new-sample", G_CALLBACK(OnSample), this);
   gst_bin_add_many(GST_BIN(pipeline_), decode, convert_, scale, filter_, sink, nullptr);
   gst_element_link_many(convert_, scale, filter_, sink, nullptr);
   g_signal_connect(decode, "pad-added", G_CALLBACK(OnPadAdded), this);
+  g_signal_connect(decode, "source-setup", G_CALLBACK(OnSourceSetup), nullptr);
   GstBus* bus = gst_element_get_bus(pipeline_);
   bus_watch_ = gst_bus_add_watch(bus, OnBus, this);
   gst_object_unref(bus);
@@ -152,9 +174,10 @@ void Input::Open(double now) {
   opened_at_ = now;
   open_ = true;
   metrics_->InputOpening(name_, now);
-  if (gst_element_set_state(pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    // The bus has the reason (an error message); if not, the stall timer ends it.
-    return;
+  // A failure is on the bus (an error message); if not, the stall timer
+  // ends it. A live source (udp, srt, rtsp, ...) does not preroll.
+  if (gst_element_set_state(pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_NO_PREROLL) {
+    g_object_set(sink_, "sync", FALSE, nullptr);
   }
 }
 
@@ -166,7 +189,7 @@ void Input::TearDown() {
     gst_object_unref(pipeline_);
   }
   pipeline_ = nullptr;
-  convert_ = filter_ = nullptr;
+  convert_ = filter_ = sink_ = nullptr;
 }
 
 void Input::Down(const std::string& reason, double now) {

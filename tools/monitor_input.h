@@ -77,6 +77,7 @@ class Input {
   GstElement* pipeline_ = nullptr;
   GstElement* convert_ = nullptr;  // the chain's first element, linked at pad-added
   GstElement* filter_ = nullptr;
+  GstElement* sink_ = nullptr;  // the appsink
   guint bus_watch_ = 0;
   bool open_ = false;       // a pipeline runs (up or connecting)
   bool stopped_ = false;

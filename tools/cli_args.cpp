@@ -424,6 +424,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       "or videos (any other file is handed to the GStreamer video mode): one reference\n"
       "and one or more distorted videos, each scored against the reference decoded once.\n"
       "Prints the score with 8 decimals, as the reference ssimulacra2 tool does.\n"
+      "'ssim2 monitor --ref URI --dist NAME=URI ...' scores live renditions as a service,\n"
+      "with OpenMetrics and a live page over HTTP (ssim2 monitor --help).\n"
       "\n"
       "Score scale (higher is better, 100 at most):\n"
       "  below 0   extremely poor: the distortion dominates the image\n"

@@ -29,7 +29,11 @@ import urllib.request
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 from ssim2_test import check, fail, finish, require, run  # noqa: E402
 
-from prometheus_client.openmetrics.parser import text_string_to_metric_families  # noqa: E402
+try:
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+except ImportError:
+    sys.exit("test_monitor.py needs the Prometheus client: apt-get install "
+             "python3-prometheus-client (scripts/install-deps.sh)")
 
 GUARD_S = 240  # a wait still unmet after this long is a hang
 W, H, FPS = 192, 108, 25

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "monitor_metrics.h"
+#include "video_pipeline.h"
 
 namespace ssim2 {
 namespace monitor {
@@ -87,14 +88,7 @@ void Input::OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
     gst_object_unref(sink);
     return;
   }
-  // Audio, subtitles, a second video stream: not scored.
-  GstElement* fakesink = gst_element_factory_make("fakesink", nullptr);
-  g_object_set(fakesink, "sync", FALSE, "async", FALSE, nullptr);
-  gst_bin_add(GST_BIN(self->pipeline_), fakesink);
-  gst_element_sync_state_with_parent(fakesink);
-  GstPad* sink = gst_element_get_static_pad(fakesink, "sink");
-  gst_pad_link(pad, sink);
-  gst_object_unref(sink);
+  cli::LinkToFakesink(self->pipeline_, pad);
 }
 
 namespace {

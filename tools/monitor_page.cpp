@@ -68,13 +68,13 @@ function chartFor(name) {
 }
 function draw(canvas, r, threshold) {
   const g = canvas.getContext("2d");
-  const W = canvas.width, H = canvas.height, L = 36, B = 18;
+  const W = canvas.width, H = canvas.height, L = 36, B = 18, T = 8;
   g.clearRect(0, 0, W, H);
   const all = r.history.map(p => p[1]).concat(r.window_history.map(p => p[1]));
   if (threshold !== null) all.push(threshold);
   let lo = Math.min(0, ...all.filter(v => v !== null)), hi = 100;
   const x = t => L + (W - L) * (1 + t / SPAN);
-  const y = v => (H - B) * (1 - (v - lo) / (hi - lo));
+  const y = v => T + (H - B - T) * (1 - (v - lo) / (hi - lo));
   g.strokeStyle = "#ccc"; g.fillStyle = "#666"; g.font = "11px sans-serif";
   for (let v = Math.ceil(lo / 20) * 20; v <= hi; v += 20) {
     g.beginPath(); g.moveTo(L, y(v)); g.lineTo(W, y(v)); g.stroke();

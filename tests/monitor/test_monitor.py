@@ -17,6 +17,8 @@ flag); the only time limit is a guard against a hang (GUARD_S).
 import csv
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -415,14 +417,8 @@ def case_file_vanishes(exe):
     """A file input that ends is reopened (it plays again); one that
     vanishes is down with the reason, with back-off, until it is back."""
     with tempfile.TemporaryDirectory() as tmp:
-        ref, dist = os.path.join(tmp, "ref.ts"), os.path.join(tmp, "dist.ts")
-        for path, args in ((ref, f"pass=quant quantizer=5"), (dist, "pass=quant quantizer=35")):
-            rc, out, err = run(["gst-launch-1.0", "-q"] + (
-                f"videotestsrc num-buffers=100 pattern=smpte horizontal-speed=2 "
-                f"! video/x-raw,width={W},height={H},framerate={FPS}/1 "
-                f"! x264enc speed-preset=ultrafast key-int-max={FPS} {args} "
-                f"! mpegtsmux ! filesink location={path}").split())
-            require(rc == 0, f"gst-launch failed: {err}")
+        clips = make_clips(tmp)
+        ref, dist = clips["ref"], clips["dist"]
         m = Monitor(exe, ["--ref", ref, "--dist", f"file={dist}", "--interval", "1",
                           "--sync-window", "1", "--stall-timeout", "3", "--max-backoff", "2"], tmp)
         try:
@@ -448,6 +444,61 @@ def case_file_vanishes(exe):
             log = m.stderr()
             check("input file down: error:" in log, "no 'down: error' line")
             check("reopening in 2.0 s" in log, "the back-off did not grow to --max-backoff")
+            check(m.terminate() == 0, "SIGTERM: exit status")
+        finally:
+            if m.proc.poll() is None:
+                m.proc.kill()
+
+
+def make_clips(tmp, frames=100):
+    """A reference and a low-quality copy as MPEG-TS files."""
+    paths = {}
+    for name, args in (("ref", "pass=quant quantizer=5"), ("dist", "pass=quant quantizer=35")):
+        paths[name] = os.path.join(tmp, name + ".ts")
+        rc, out, err = run(["gst-launch-1.0", "-q"] + (
+            f"videotestsrc num-buffers={frames} pattern=smpte horizontal-speed=2 "
+            f"! video/x-raw,width={W},height={H},framerate={FPS}/1 "
+            f"! x264enc speed-preset=ultrafast key-int-max={FPS} {args} "
+            f"! mpegtsmux ! filesink location={paths[name]}").split())
+        require(rc == 0, f"gst-launch failed: {err}")
+    return paths
+
+
+def case_page(exe):
+    """The live page in headless Chromium: a screenshot, and a chart with
+    data points per rendition in the DOM."""
+    browser = next((b for b in ("chromium", "chromium-browser") if shutil.which(b)), None)
+    require(browser, "no chromium: apt-get install chromium (scripts/install-deps.sh)")
+    with tempfile.TemporaryDirectory() as tmp:
+        clips = make_clips(tmp, frames=250)
+        m = Monitor(exe, ["--ref", clips["ref"], "--dist", f"low={clips['dist']}",
+                          "--interval", "1", "--sync-window", "1", "--threshold", "50"], tmp)
+        try:
+            m.wait_value("ssim2_frames_total", "75 scored frames", lambda v: v >= 75,
+                         rendition="low", result="scored")
+            m.wait_value("ssim2_window_mean", "a window", lambda v: v == v, rendition="low")
+            history = len(m.state()["renditions"][0]["history"])
+            require(history >= 2, f"{history} history points")
+            shot = os.path.join(tmp, "page.png")
+            common = [browser, "--headless", "--no-sandbox", "--disable-gpu",
+                      "--disable-dev-shm-usage", "--window-size=1200,900",
+                      "--virtual-time-budget=5000", f"--user-data-dir={tmp}/profile"]
+            rc, dom, err = run(common + ["--dump-dom", m.url], timeout=GUARD_S)
+            require(rc == 0, f"chromium --dump-dom exited {rc}: {err[-2000:]}")
+            rc, _, err = run(common + [f"--screenshot={shot}", m.url], timeout=GUARD_S)
+            require(rc == 0, f"chromium --screenshot exited {rc}: {err[-2000:]}")
+            with open(shot, "rb") as f:
+                check(f.read(8) == b"\x89PNG\r\n\x1a\n", "the screenshot is not a PNG")
+            chart = re.search(r'<canvas[^>]*data-points="(\d+)"[^>]*data-window-points="(\d+)"',
+                              dom)
+            require(chart, "no chart with data points in the page's DOM:\n" + dom[:3000])
+            check(int(chart.group(1)) >= 2, f"{chart.group(1)} score points in the chart")
+            check(int(chart.group(2)) >= 1, f"{chart.group(2)} window points in the chart")
+            check('id="chart-low"' in dom, "no chart for rendition low")
+            check(re.search(r'<td>ref</td><td class="up">up</td>', dom),
+                  "the inputs table does not show ref up")
+            check("threshold 50" in dom, "the status line lacks the threshold")
+            print(f"page: chart with {chart.group(1)} points, screenshot taken")
             check(m.terminate() == 0, "SIGTERM: exit status")
         finally:
             if m.proc.poll() is None:

@@ -372,39 +372,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
-  /**
-   * GstSsim2Compare:sync-window:
-   *
-   * alignment=content: the offsets searched, in running time each way,
-   * converted to frames with the ref caps' frame rate (30 fps when they
-   * give none). While acquiring a lock a dist frame waits for the ref
-   * frames up to this far after it: the element adds this (plus 10 frames)
-   * to its latency.
-   */
-  g_object_class_install_property (object_class, PROP_SYNC_WINDOW,
-      g_param_spec_uint64 ("sync-window", "Sync window",
-          "alignment=content: offsets searched each way, in running time "
-          "(ns), at the ref frame rate (30 fps when unknown)",
-          GST_MSECOND, 3600 * GST_SECOND, DEFAULT_SYNC_WINDOW,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:sync-max-bytes:
-   *
-   * alignment=content: the most bytes of full ref frames held for pairs
-   * still to be decided. Acquiring holds up to 2 x sync-window + 10 frames
-   * (about 920 MiB at 1080p I420 for 5 s at 30 fps), plus what the
-   * reference runs ahead of the dist stream. Beyond it the oldest are
-   * dropped, with a warning, and pairs naming them are unaligned.
-   */
-  g_object_class_install_property (object_class, PROP_SYNC_MAX_BYTES,
-      g_param_spec_uint64 ("sync-max-bytes", "Sync max bytes",
-          "alignment=content: most bytes of ref frames held for pairing "
-          "(beyond: the oldest are dropped and their pairs unscored)",
-          0, G_MAXUINT64, DEFAULT_SYNC_MAX_BYTES,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
+  gst_ssim2_compare_install_content_properties (object_class,
+      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES);
 
   /**
    * GstSsim2Compare:scoring-passes:
@@ -726,16 +695,6 @@ gst_ssim2_compare_set_context (GstElement * element, GstContext * context)
 /* ------------------------------------------------------------------------ */
 /* start / stop */
 
-/* alignment=content adds the wait of acquiring a lock to the latency (at
- * start, and again once the ref caps give the frame rate). */
-static void
-update_content_latency (GstSsim2Compare * self)
-{
-  const GstClockTime latency = gst_ssim2_compare_content_latency (self);
-  if (latency > 0)
-    gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
-}
-
 static gboolean
 gst_ssim2_compare_start (GstAggregator * agg)
 {
@@ -775,7 +734,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
     gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
-  update_content_latency (self);
+  gst_ssim2_compare_update_content_latency (self);
   return TRUE;
 }
 
@@ -928,7 +887,7 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   st.fmt.yuv = yuv;
   st.have_info = true;
   if (is_ref)
-    update_content_latency (self);
+    gst_ssim2_compare_update_content_latency (self);
 
   if (!is_ref && rendition->to_src)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));

@@ -505,6 +505,65 @@ def case_page(exe):
                 m.proc.kill()
 
 
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "monitor")
+
+
+def case_examples(exe):
+    """examples/monitor: the Deployment's arguments start a monitor, and every
+    metric that the alert rules and the dashboard name is one /metrics serves."""
+    import yaml
+    docs = list(yaml.safe_load_all(open(os.path.join(EXAMPLES, "kubernetes.yaml"))))
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    service = next(d for d in docs if d["kind"] == "Service")
+    pod = deployment["spec"]["template"]
+    container = pod["spec"]["containers"][0]
+    args = container["args"]
+    require(container["command"] == ["ssim2"] and args[0] == "monitor", f"command {args[:1]}")
+    check(container["resources"]["limits"].get("nvidia.com/gpu") == 1, "no GPU resource")
+    port = container["ports"][0]["containerPort"]
+    check(f"--listen=0.0.0.0:{port}" in args, f"--listen does not match the port {port}")
+    check(pod["metadata"]["annotations"]["prometheus.io/port"] == str(port), "scrape port")
+    check(service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"],
+          "the Service does not select the Deployment's pods")
+    for probe in ("readinessProbe", "livenessProbe"):
+        check(container[probe]["httpGet"]["path"] in ("/metrics", "/api/state"), probe)
+    with tempfile.TemporaryDirectory() as tmp:
+        # The Deployment's own arguments (listening on loopback, logging here).
+        own = [a for a in args[1:] if not a.startswith(("--listen=", "--log-dir="))]
+        m = Monitor(exe, own + ["--stall-timeout", "1"], tmp)
+        try:
+            _, text = m.get("/metrics")
+            served = {s.name for f in text_string_to_metric_families(text) for s in f.samples}
+            check(m.terminate() == 0, "SIGTERM: exit status")
+        finally:
+            if m.proc.poll() is None:
+                m.proc.kill()
+    prometheus = yaml.safe_load(open(os.path.join(EXAMPLES, "prometheus.yml")))
+    check("alerts.yml" in prometheus["rule_files"], "prometheus.yml does not load alerts.yml")
+    job = prometheus["scrape_configs"][0]["job_name"]
+    exprs = []
+    for rule in yaml.safe_load(open(os.path.join(EXAMPLES, "alerts.yml")))["groups"][0]["rules"]:
+        check(all(k in rule for k in ("alert", "expr", "for", "labels", "annotations")),
+              f"rule {rule.get('alert')} lacks a field")
+        check(rule["labels"].get("severity") in ("warning", "critical"), f"{rule['alert']} severity")
+        exprs.append(rule["expr"])
+        if re.search(r"(?<![a-z_])up\{", rule["expr"]):
+            check(f'job="{job}"' in rule["expr"], f"{rule['alert']}: not the scrape job {job}")
+    dashboard = json.load(open(os.path.join(EXAMPLES, "grafana-dashboard.json")))
+    ids = [p["id"] for p in dashboard["panels"]]
+    check(len(ids) == len(set(ids)), "panel ids repeat")
+    for panel in dashboard["panels"]:
+        require(panel["targets"], f"panel {panel['title']} has no query")
+        exprs += [t["expr"] for t in panel["targets"]]
+    exprs += [v["query"] for v in dashboard["templating"]["list"] if v["type"] == "query"]
+    named = set(re.findall(r"\bssim2_[a-z0-9_]+", " ".join(exprs)))
+    require(named, "the examples name no metric")
+    unknown = named - served
+    check(not unknown, f"the examples name metrics /metrics does not serve: {sorted(unknown)}")
+    print(f"examples: {len(named)} metrics named, all served; {len(exprs)} queries")
+
+
 def case_options(exe):
     rc, out, err = run([exe, "monitor", "--help"])
     check(rc == 0 and "--stall-timeout" in out and "--dist" in out, f"--help: {rc} {out}")

@@ -200,6 +200,12 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
       pending_height_ = GST_VIDEO_INFO_HEIGHT(&info);
     }
     ref_up_ = true;
+    // With no rendition up there is nothing to score, and the element would
+    // keep every reference frame for renditions without frames (their
+    // aligners may still need them): the reference waits here instead.
+    bool any_up = false;
+    for (const auto& r : renditions_) any_up = any_up || metrics_->InputUp(r->name);
+    if (!any_up) return;
   } else {
     // Scoring pauses while the reference is down, and until renditions
     // come at its size.
@@ -235,7 +241,7 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
     if (feed->discont) GST_BUFFER_FLAG_SET(out, GST_BUFFER_FLAG_DISCONT);
     feed->discont = false;
   }
-  if (!is_ref) metrics_->FrameSent(feed->name);
+  metrics_->FrameSent(feed->name);
   gst_app_src_push_buffer(GST_APP_SRC(feed->appsrc), out);
 }
 

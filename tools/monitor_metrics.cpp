@@ -124,9 +124,13 @@ bool Metrics::InputUp(const std::string& input) const {
   return it != inputs_.end() && it->second.up;
 }
 
-void Metrics::FrameSent(const std::string& rendition) {
+void Metrics::FrameSent(const std::string& input) {
   std::lock_guard<std::mutex> lock(mutex_);
-  RenditionNamed(rendition).sent++;
+  if (input == input_order_.front()) {
+    reference_sent_++;
+  } else {
+    RenditionNamed(input).sent++;
+  }
 }
 
 void Metrics::FramePaused(const std::string& rendition) {
@@ -214,6 +218,11 @@ std::string Metrics::OpenMetricsText(double now) const {
   per_rendition("ssim2_frames_sent", "counter",
                 "Rendition frames handed to the scoring element.",
                 [](const Rendition& r) { return static_cast<double>(r.sent); });
+  {
+    Family f(&out, "ssim2_reference_frames_sent", "counter",
+             "Reference frames handed to the scoring element (held back while no rendition is up).");
+    f.Sample({}, static_cast<double>(reference_sent_));
+  }
   per_rendition("ssim2_alignment_offset_frames", "gauge",
                 "Reference frame minus rendition frame of the last pair or lock.",
                 [](const Rendition& r) { return r.has_offset ? static_cast<double>(r.offset) : kNaN; });

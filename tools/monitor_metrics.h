@@ -42,9 +42,10 @@ class Metrics {
   void InputDown(const std::string& input, const std::string& reason, double t);
   bool InputUp(const std::string& input) const;
 
-  // Renditions' frames at the boundary: sent into the element, or dropped
-  // there while the reference is down (scoring paused).
-  void FrameSent(const std::string& rendition);
+  // Frames at the boundary: sent into the element (the reference's too,
+  // by its name), or, for a rendition, dropped there while the reference
+  // is down (scoring paused).
+  void FrameSent(const std::string& input);
   void FramePaused(const std::string& rendition);
 
   // The element's messages.
@@ -102,6 +103,7 @@ class Metrics {
   std::optional<double> threshold_;
   double history_s_;
   std::string backend_, device_, version_;
+  std::uint64_t reference_sent_ = 0;
 };
 
 }  // namespace monitor

@@ -437,6 +437,14 @@ def case_file_vanishes(exe):
             check(not inputs["file"]["up"] and "error" in inputs["file"]["last_error"],
                   f"vanished file: {inputs['file']}")
             check(inputs["ref"]["frames"] > 0, "the reference stopped with the rendition")
+            # With no rendition up, reference frames are held back: the
+            # element would keep them all for the rendition without frames.
+            held = m.value("ssim2_reference_frames_sent_total")
+            decoded = m.value("ssim2_input_frames_total", input="ref")
+            m.wait_value("ssim2_input_frames_total", "reference frames while the rendition is down",
+                         lambda v: v >= decoded + 25, input="ref")
+            check(m.value("ssim2_reference_frames_sent_total") == held,
+                  "reference frames went to the element while no rendition was up")
             os.rename(moved, dist)
             frames = m.value("ssim2_input_frames_total", input="file")
             m.wait_value("ssim2_input_frames_total", "the file back", lambda v: v > frames + 10,

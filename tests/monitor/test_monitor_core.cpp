@@ -121,6 +121,7 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   m.FrameSent("hd");
   m.FrameSent("hd");
   m.FramePaused("sd");
+  m.FrameSent("ref");
   m.Score("hd", 80.5, 3, 11.2);
   m.Score("hd", 70.25, 3, 11.4);
   m.Sync("hd", true, 3);
@@ -141,6 +142,8 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
             "ssim2_frames_total{rendition=\"sd\",result=\"paused\"} 1");
   EXPECT_EQ(SampleLine(text, "ssim2_frames_sent_total{rendition=\"hd\"}"),
             "ssim2_frames_sent_total{rendition=\"hd\"} 2");
+  EXPECT_EQ(SampleLine(text, "ssim2_reference_frames_sent_total "),
+            "ssim2_reference_frames_sent_total 1");
   EXPECT_EQ(SampleLine(text, "ssim2_alignment_offset_frames{rendition=\"hd\"}"),
             "ssim2_alignment_offset_frames{rendition=\"hd\"} 3");
   EXPECT_EQ(SampleLine(text, "ssim2_alignment_locked{rendition=\"hd\"}"),

@@ -485,8 +485,8 @@ def case_page(exe):
             m.wait_value("ssim2_frames_total", "75 scored frames", lambda v: v >= 75,
                          rendition="low", result="scored")
             m.wait_value("ssim2_window_mean", "a window", lambda v: v == v, rendition="low")
-            history = len(m.state()["renditions"][0]["history"])
-            require(history >= 2, f"{history} history points")
+            m.wait(lambda: len(m.state()["renditions"][0]["history"]) >= 2,
+                   "two points of per-second history")
             shot = os.path.join(tmp, "page.png")
             common = [browser, "--headless", "--no-sandbox", "--disable-gpu",
                       "--disable-dev-shm-usage", "--window-size=1200,900",

@@ -173,6 +173,30 @@ def test_scores(exe, data):
     check(checked >= 40, f"only {checked} pairs scored")
 
 
+HDR_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hdr")
+
+
+def test_hdr_scores(exe):
+    """PQ and HLG PNG pairs (cICP, cLLi): the printed line equals the HDR reference's, and
+    --json says how each input was read."""
+    with open(os.path.join(HDR_DATA, "scores.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    same = 0
+    for row in rows:
+        rc, out, err = run_tool(exe, row["reference"], row["distorted"], cwd=HDR_DATA)
+        check(rc == 0 and err == "", f"{row['distorted']}: rc {rc}, stderr {err!r}")
+        check(out == row["score"] + "\n", f"{row['distorted']}: printed {out!r}, reference {row['score']}")
+        same += out == row["score"] + "\n"
+    check(same == len(rows) == 58, f"{same} of {len(rows)} HDR pairs print the reference's score")
+    rc, out, err = run_tool(exe, "--json", "astronaut_256x256-pq/reference.png",
+                            "astronaut_256x256-pq/identical-clli1501.png", cwd=HDR_DATA)
+    doc = json.loads(out)
+    check(doc["reference_color"] == {"transfer": "PQ", "primaries": "BT.2020", "intensity_target": 10000},
+          f"reference_color {doc['reference_color']}")
+    check(doc["distorted_color"]["intensity_target"] == 1501, f"distorted_color {doc['distorted_color']}")
+    check(doc["backend"] == "cpu", f"HDR inputs scored on {doc['backend']}")
+
+
 def test_json(exe, data, tmp):
     ref = "images/astronaut_256x256/reference.png"
     dist = "images/astronaut_256x256/jpeg_q60.png"
@@ -364,6 +388,7 @@ def main():
         test_decompression_bomb(exe, data, tmp)
         test_out_of_memory(exe, data, tmp)
         test_scores(exe, data)
+        test_hdr_scores(exe)
         test_json(exe, data, tmp)
 
     with tempfile.TemporaryDirectory() as tmp:

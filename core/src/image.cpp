@@ -153,10 +153,16 @@ Status ValidateColor(const ImageView& image, const FormatTraits& format) {
   if (c.transfer == Transfer::kSrgb) return Status::Ok();
   const bool linear_planar = format.family == FormatFamily::kLinearPlanar;
   const bool rgb_packed = format.family == FormatFamily::kPacked && format.r != format.g;
-  if (c.transfer == Transfer::kLinear ? !(rgb_packed || linear_planar) : !rgb_packed) {
+  const bool yuv10 = format.family == FormatFamily::kYuv && format.bit_depth == 10;
+  if (c.transfer == Transfer::kLinear && !(rgb_packed || linear_planar)) {
     return Status(StatusCode::kUnsupportedFormat,
                   std::string(format.name) + " image: " + what +
                       " is supported on packed RGB formats only");
+  }
+  if (c.is_hdr() && !(rgb_packed || yuv10)) {
+    return Status(StatusCode::kUnsupportedFormat,
+                  std::string(format.name) + " image: " + what +
+                      " is supported on packed RGB and 10-bit Y'CbCr formats only");
   }
   return Status::Ok();
 }

@@ -95,8 +95,9 @@ enum class YuvRange { kLimited, kFull };
 // chroma sample, the plain matrix, then 8-bit input is rounded and clamped to
 // 8-bit R'G'B' (so scores equal scoring the exported PNGs with the reference),
 // while 10-bit input keeps its precision as float R'G'B' clamped to [0, 1].
-// The sRGB curve is applied afterwards in both cases (video transfer curves
-// are treated as sRGB, as the reference does with PNG frames).
+// The image's transfer is applied afterwards (ColorDescription: PQ and HLG
+// frames are rounded to 16-bit R'G'B' first; other video transfer curves are
+// treated as sRGB, as the reference does with PNG frames).
 struct YuvColorimetry {
   YuvMatrix matrix = YuvMatrix::kBT709;
   YuvRange range = YuvRange::kLimited;
@@ -119,9 +120,12 @@ const char* TransferName(Transfer transfer);    // "sRGB", "linear", "PQ", "HLG"
 const char* PrimariesName(Primaries primaries); // "BT.709", "BT.2020"
 
 // Supported: sRGB with BT.709 primaries on every format; linear with BT.709
-// primaries, and PQ and HLG with BT.2020 primaries, on the packed RGB formats
-// with or without alpha (not grey). Anything else is refused
-// (kUnsupportedFormat) with a message naming it, never scored as SDR.
+// primaries on the packed RGB formats (not grey) and linear planar float; PQ
+// and HLG with BT.2020 primaries on the packed RGB formats and the 10-bit
+// Y'CbCr formats (R'G'B' rounded to 16 bits first, as a 16-bit PNG export of
+// the frame holds it). Anything else is refused (kUnsupportedFormat) with a
+// message naming it, never scored as SDR. The CUDA backend converts sRGB
+// inputs only so far.
 struct ColorDescription {
   Transfer transfer = Transfer::kSrgb;
   Primaries primaries = Primaries::kBT709;

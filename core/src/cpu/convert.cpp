@@ -27,38 +27,6 @@ struct Srgb8Table {
   }
 };
 
-// Encoded R'G'B' (after alpha blending) to linear BT.709 light, as the
-// reference converts an image of this colour description (docs/HDR.md).
-class LightConversion {
- public:
-  explicit LightConversion(const ColorDescription& color)
-      : transfer_(color.transfer),
-        pq_scale_(hdr::PqScale(IntensityTarget(color))),
-        hlg_ootf_(hdr::MakeHlgOotf(IntensityTarget(color))) {}
-
-  Transfer transfer() const { return transfer_; }
-
-  void Convert(float r, float g, float b, float* lr, float* lg, float* lb) const {
-    hdr::Rgb out{r, g, b};  // kLinear: as they are
-    switch (transfer_) {
-      case Transfer::kSrgb:
-        out = {arith::SrgbToLinear(r), arith::SrgbToLinear(g), arith::SrgbToLinear(b)};
-        break;
-      case Transfer::kLinear: break;
-      case Transfer::kPq: out = hdr::PqToLinearSrgb(r, g, b, pq_scale_); break;
-      case Transfer::kHlg: out = hdr::HlgToLinearSrgb(r, g, b, hlg_ootf_); break;
-    }
-    *lr = out.r;
-    *lg = out.g;
-    *lb = out.b;
-  }
-
- private:
-  Transfer transfer_;
-  float pq_scale_;
-  hdr::HlgOotf hlg_ootf_;
-};
-
 template <typename Sample>
 void ConvertPackedRow(const Sample* src, const FormatTraits& l, int width, float mul,
                       float alpha_background, const LightConversion& light, float* r, float* g,

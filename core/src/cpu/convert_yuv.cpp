@@ -32,9 +32,14 @@
 //      the PNG that a point-sampling converter would export.
 //    - 10-bit input keeps its precision: v is clamped to [0, 1] in double,
 //      converted to float, and goes through arith::SrgbToLinear().
+//    - 10-bit PQ or HLG input (ImageView::color): each of R, G, B becomes
+//      clamp(floor(65535 v + 0.5), 0, 65535), the 16-bit value of a 16-bit
+//      cICP PNG export of the frame, and is converted as such a PNG's
+//      samples are (LightConversion), so a frame scores exactly like that
+//      PNG in libjxl's ssimulacra2 (tests/data/hdr/video_scores.csv).
 //
-// The video transfer curve is treated as sRGB, as the reference does with
-// PNG frames.
+// Other video transfer curves are treated as sRGB, as the reference does
+// with PNG frames.
 #include "convert_yuv.h"
 
 #include <algorithm>
@@ -165,11 +170,50 @@ Status YuvToRgbFloat(const ImageView& image, float* rgb, std::ptrdiff_t stride) 
   return Status::Ok();
 }
 
+Status YuvToRgb16(const ImageView& image, std::uint16_t* rgb, std::ptrdiff_t stride) {
+  Layout l;
+  if (Status s = Check(image, &l); !s.ok()) return s;
+  if (l.bits != 10) {
+    return Status(StatusCode::kUnsupportedFormat, "YuvToRgb16 takes 10-bit formats only");
+  }
+  const yuv::Coeffs k = CoefficientsFor(image.yuv, 10);
+  for (int y = 0; y < image.height; ++y) {
+    std::uint16_t* out = rgb + stride * y;
+    for (int x = 0; x < image.width; ++x) {
+      int Y, U, V;
+      double v[3];
+      ReadYuv(image, l, x, y, &Y, &U, &V);
+      yuv::ToRgbDouble(k, Y, U, V, v);
+      for (int c = 0; c < 3; ++c) out[3 * x + c] = static_cast<std::uint16_t>(yuv::Quantize16(v[c]));
+    }
+  }
+  return Status::Ok();
+}
+
 void YuvToLinearRgbRows(const ImageView& image, int y0, int y1, int first_row, Image3* out) {
   Layout l{};
   if (!LayoutOf(image.format, &l)) return;  // CheckConvertible rejects these
   const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
   const float* table8 = Srgb8ToLinearTable();
+  if (image.color.is_hdr()) {  // 10-bit only (ValidateImage)
+    const LightConversion light(image.color);
+    for (int y = y0; y < y1; ++y) {
+      float* dst[3] = {out->plane[0].Row(y - first_row), out->plane[1].Row(y - first_row),
+                       out->plane[2].Row(y - first_row)};
+      for (int x = 0; x < image.width; ++x) {
+        int Y, U, V;
+        double v[3];
+        float e[3];
+        ReadYuv(image, l, x, y, &Y, &U, &V);
+        yuv::ToRgbDouble(k, Y, U, V, v);
+        for (int c = 0; c < 3; ++c) {
+          e[c] = hdr::SampleFromU16(static_cast<std::uint16_t>(yuv::Quantize16(v[c])));
+        }
+        light.Convert(e[0], e[1], e[2], &dst[0][x], &dst[1][x], &dst[2][x]);
+      }
+    }
+    return;
+  }
   for (int y = y0; y < y1; ++y) {
     float* dst[3] = {out->plane[0].Row(y - first_row), out->plane[1].Row(y - first_row),
                      out->plane[2].Row(y - first_row)};

@@ -10,6 +10,7 @@
 
 #include "gstssim2compare-private.h"
 #include "gstssim2memory.h"
+#include "gstssim2sync.h"
 
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudaloader.h>
@@ -66,6 +67,8 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
 
+  /* Its device work runs in the context, after the element's stream. */
+  gst_ssim2_compare_content_release_device (self);
   if (priv->stream && priv->context) {
     if (gst_cuda_context_push (priv->context)) {
       cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");

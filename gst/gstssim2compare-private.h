@@ -91,8 +91,10 @@ struct RefFrame {
   std::shared_ptr<const ssim2::FrameSignature> signature;
 };
 
-/* alignment=content: one rendition's content pairing (gstssim2sync.cpp). */
+/* alignment=content: one rendition's content pairing, and the element's
+ * frame signatures computing on the device (gstssim2sync.cpp). */
 struct ContentSync;
+struct ContentSignatures;
 
 /* One distorted input (a rendition): the always `dist` pad or a request pad
  * `dist_%u`, with its own pairing with ref and its own measurement. */
@@ -269,6 +271,9 @@ struct GstSsim2ComparePrivate {
    * row that took nothing (each moves the next deadline a frame on). */
   GstClockTime sync_ref_due = GST_CLOCK_TIME_NONE;
   guint64 sync_idle_timeouts = 0;
+  /* alignment=content: signatures of CUDA-memory frames on the device (made
+   * at the first such frame; freed with the CUDA context's stream). */
+  std::shared_ptr<ssim2gst::ContentSignatures> signatures;
 
   /* The renditions, the `dist` one first. The list changes under
    * renditions_lock (pads are requested and released from any thread);

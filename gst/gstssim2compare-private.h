@@ -305,6 +305,13 @@ struct _GstSsim2Compare
   GstSsim2ComparePrivate *priv;
 };
 
+/* Test hook: failures that cannot be provoked safely in CI (no GPU; a huge
+ * host allocation may succeed under overcommit), and device behaviour that
+ * CI has no device for, are requested through the variable
+ * GST_SSIM2_COMPARE_TEST_FAULT, so that the tests can check the paths that
+ * handle them. Whether it names @fault. */
+bool gst_ssim2_compare_test_fault_is (const char *fault);
+
 /* The renditions now (a copy of the list, taken under its lock). */
 std::vector < std::shared_ptr < ssim2gst::Rendition > >
 gst_ssim2_compare_renditions (GstSsim2Compare * self);

@@ -39,10 +39,16 @@ namespace ssim2gst {
 /* A frame's signature: known, or computing on the device, the frame mapped
  * and referenced until it is collected. */
 struct SignatureJob {
-  ssim2::FrameSignatureMaker::Ticket ticket = 0;  /* 0: done */
+  ssim2::FrameSignatureMaker::Ticket ticket = 0;  /* 0: not on the device */
   BufferPtr buf;
   std::unique_ptr<MappedFrame> frame;
   std::shared_ptr<ssim2::FrameSignature> signature;  /* once done */
+  /* Test hook "deferred-signatures": a host signature handed out as a
+   * device one would be (done once its batch is launched). */
+  std::shared_ptr<ssim2::FrameSignature> deferred;
+  bool launched = false;
+
+  bool Done () const { return ticket == 0 && !deferred; }
 };
 using SignatureJobPtr = std::shared_ptr<SignatureJob>;
 
@@ -234,15 +240,33 @@ static SignatureJobPtr
 start_signature (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
     GstBuffer * buf)
 {
+  GstSsim2ComparePrivate *priv = self->priv;
   auto job = std::make_shared < SignatureJob > ();
 #ifdef HAVE_GST_CUDA
   if (start_device_signature (self, fmt, buf, *job)) {
     if (job->ticket != 0)
-      self->priv->signatures->computing.push_back (job);
+      priv->signatures->computing.push_back (job);
     return job;
   }
 #endif
-  job->signature = host_signature (self, fmt, buf);
+  if (!gst_ssim2_compare_test_fault_is ("deferred-signatures")) {
+    job->signature = host_signature (self, fmt, buf);
+    return job;
+  }
+  /* The device's batches, on the host: launched a batch at a time. */
+  if (!priv->signatures)
+    priv->signatures = std::make_shared < ContentSignatures > ();
+  ContentSignatures & sigs = *priv->signatures;
+  job->deferred = host_signature (self, fmt, buf);
+  sigs.computing.push_back (job);
+  const auto open = std::count_if (sigs.computing.begin (),
+      sigs.computing.end (), [](const SignatureJobPtr & j) {
+        return j->deferred && !j->launched;
+      });
+  if (open >= ssim2::FrameSignatureMaker::Options ().batch) {
+    for (const SignatureJobPtr & j:sigs.computing)
+      j->launched = true;
+  }
   return job;
 }
 
@@ -252,6 +276,12 @@ start_signature (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
 static bool
 finish_signature (GstSsim2Compare * self, SignatureJob & job, bool wait)
 {
+  if (job.deferred) {
+    if (!wait && !job.launched)
+      return false;
+    job.signature = std::move (job.deferred);
+    return true;
+  }
   if (job.ticket == 0)
     return true;
   ssim2::FrameSignatureMaker & maker = *self->priv->signatures->maker;
@@ -273,7 +303,11 @@ static void
 flush_signatures (GstSsim2Compare * self)
 {
   ContentSignatures *sigs = self->priv->signatures.get ();
-  if (!sigs || !sigs->maker)
+  if (!sigs)
+    return;
+  for (const SignatureJobPtr & job:sigs->computing)
+    job->launched = true;
+  if (!sigs->maker)
     return;
   const ssim2::Status s = sigs->maker->Flush ();
   if (!s.ok ())
@@ -286,7 +320,7 @@ forget_finished (ContentSignatures & sigs)
 {
   sigs.computing.erase (std::remove_if (sigs.computing.begin (),
           sigs.computing.end (), [](const SignatureJobPtr & job) {
-            return job->ticket == 0;
+            return job->Done ();
           }), sigs.computing.end ());
 }
 
@@ -688,7 +722,7 @@ settle_signatures (GstSsim2Compare * self, Rendition & r, gboolean timeout)
 {
   SignatureWaits waits;
   ContentSignatures *sigs = self->priv->signatures.get ();
-  if (!sigs || !sigs->maker)
+  if (!sigs)
     return waits;
   forget_finished (*sigs);
   const bool overfull = sigs->computing.size () >

@@ -324,16 +324,24 @@ forget_finished (ContentSignatures & sigs)
           }), sigs.computing.end ());
 }
 
+/* Waits for every signature in flight: their frames are released, their
+ * signatures kept for whoever takes them. */
+static void
+wait_for_signatures (GstSsim2Compare * self, ContentSignatures & sigs)
+{
+  flush_signatures (self);
+  for (const SignatureJobPtr & job:sigs.computing)
+    finish_signature (self, *job, true);
+  sigs.computing.clear ();
+}
+
 void
 gst_ssim2_compare_content_finish_signatures (GstSsim2Compare * self)
 {
   ContentSignatures *sigs = self->priv->signatures.get ();
   if (!sigs)
     return;
-  flush_signatures (self);
-  for (const SignatureJobPtr & job:sigs->computing)
-    finish_signature (self, *job, true);
-  sigs->computing.clear ();
+  wait_for_signatures (self, *sigs);
   sigs->refs.clear ();
 }
 
@@ -345,10 +353,7 @@ gst_ssim2_compare_content_release_device (GstSsim2Compare * self)
     return;
   /* Finished, not dropped: a switch to the CPU keeps the signatures of the
    * frames already taken. */
-  flush_signatures (self);
-  for (const SignatureJobPtr & job:sigs->computing)
-    finish_signature (self, *job, true);
-  sigs->computing.clear ();
+  wait_for_signatures (self, *sigs);
   sigs->maker.reset ();
 }
 

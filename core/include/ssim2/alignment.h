@@ -64,9 +64,9 @@ struct FrameSignature {
 
 // The signature of one image (every PixelFormat), in host memory (one pass
 // over the luma samples) or in CUDA device memory (computed on the device,
-// in the context current on the calling thread and on the legacy default
-// stream, with device scratch allocated for this call; per frame, use a
-// FrameSignatureMaker). Host and device give the same signature, bit for
+// in the context current on the calling thread, after the work on the legacy
+// default stream, with device scratch allocated for this call; per frame,
+// use a FrameSignatureMaker). Host and device give the same signature, bit for
 // bit. Device images without a CUDA build: kBackendUnavailable. `*out` is
 // replaced; on failure it is empty.
 Status ComputeFrameSignature(const ImageView& image, FrameSignature* out);

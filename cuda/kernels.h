@@ -183,12 +183,12 @@ struct SumParams {
   int num_jobs;
   int total_chunks, total_groups;
   // Scratch (device), sized by SumScratchBytes: kNumSums doubles per chunk
-  // and per group, then per sum k the chunk summaries of every job, then
-  // their group summaries.
+  // and per group, then per sum k the summaries of every job's chunks, then
+  // those of its groups.
   double* chunk_sums;
   double* group_sums;
-  seqsum::ChunkSummary* chunk_summaries;  // [k * total_chunks + chunk]
-  seqsum::Piece* group_summaries;         // [k * total_groups + group]
+  seqsum::Summary* chunk_summaries;  // [k * total_chunks + chunk]
+  seqsum::Summary* group_summaries;  // [k * total_groups + group]
   double* out;
 };
 std::size_t SumScratchBytes(int total_chunks, int total_groups);

@@ -634,7 +634,7 @@ __global__ void ChunkSummariesKernel(const SumParams p) {
   const int k = static_cast<int>(t % kNumSums);
   if (chunk >= p.total_chunks) return;
   const SumJob& job = p.jobs[SumJobOfChunk(p, chunk)];
-  seqsum::ChunkSummary& out = p.chunk_summaries[static_cast<long long>(k) * p.total_chunks + chunk];
+  seqsum::Summary& out = p.chunk_summaries[static_cast<long long>(k) * p.total_chunks + chunk];
   if (!HasSeries(job, k)) {
     out.pieces = 0;
     return;

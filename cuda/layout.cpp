@@ -51,22 +51,20 @@ int SumChunks(const ScaleGeom& g) {
 std::size_t SumScratchBytes(int total_chunks, int total_groups) {
   const std::size_t chunks = static_cast<std::size_t>(total_chunks);
   const std::size_t groups = static_cast<std::size_t>(total_groups);
-  return kNumSums * (chunks * sizeof(double) + groups * sizeof(double) +
-                     chunks * sizeof(seqsum::ChunkSummary) + groups * sizeof(seqsum::Piece));
+  return kNumSums * (chunks + groups) * (sizeof(double) + sizeof(seqsum::Summary));
 }
 
 void PlaceSumScratch(char* scratch, SumParams* p) {
-  static_assert(sizeof(seqsum::ChunkSummary) % 8 == 0 && sizeof(seqsum::Piece) % 8 == 0,
-                "8-byte aligned scratch arrays");
+  static_assert(sizeof(seqsum::Summary) % 8 == 0, "8-byte aligned scratch arrays");
   const std::size_t chunks = static_cast<std::size_t>(p->total_chunks);
   const std::size_t groups = static_cast<std::size_t>(p->total_groups);
   p->chunk_sums = reinterpret_cast<double*>(scratch);
   scratch += kNumSums * chunks * sizeof(double);
   p->group_sums = reinterpret_cast<double*>(scratch);
   scratch += kNumSums * groups * sizeof(double);
-  p->chunk_summaries = reinterpret_cast<seqsum::ChunkSummary*>(scratch);
-  scratch += kNumSums * chunks * sizeof(seqsum::ChunkSummary);
-  p->group_summaries = reinterpret_cast<seqsum::Piece*>(scratch);
+  p->chunk_summaries = reinterpret_cast<seqsum::Summary*>(scratch);
+  scratch += kNumSums * chunks * sizeof(seqsum::Summary);
+  p->group_summaries = reinterpret_cast<seqsum::Summary*>(scratch);
 }
 
 Layout MakeLayout(int width, int height, bool all_features, int result_slots,

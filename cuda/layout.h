@@ -16,10 +16,11 @@
 //   A batch lane has no mu1, s11 or raw_ref (it reads its owner's): about
 //   8 floats per pixel less.
 //   sum scratch  per 1024 pixels of every summed (scale, channel): 6 chunk
-//             sums and 6 chunk summaries, 672 bytes (~0.66 bytes per pixel
-//             and channel, ~2.6 per pixel of scale 0 for all scales)
+//             sums and 6 summaries, 672 bytes, and 3 % more for the groups
+//             (~0.68 bytes per pixel and channel, ~2.7 per pixel of scale 0
+//             for all scales and channels)
 //   sums, job tables: a few KB
-// = at most 38 floats + 2.6 bytes ~ 155 bytes per pixel (all_features),
+// = at most 38 floats + 2.7 bytes ~ 155 bytes per pixel (all_features),
 // ~137 with the zero-weight maps skipped. The sums read the SSIM quotient
 // and mu1 / mu2 that the vertical pass writes into temp planes it has read
 // (temp_plane[s][c][kMapS12], [kMapMu1], [kMapMu2]), so temp must stay as it

@@ -157,8 +157,10 @@ constexpr double kGridSlack = 1.0 / (1 << 20);
 // ---------------------------------------------------------------------------
 // Runs of terms: a chunk (a fixed number of consecutive terms) is cut into at
 // most kMaxPieces pieces of one sure grid each (or of unknown grid); a chunk
-// with more pieces is replayed term by term. A group of chunks whose chunks
-// are each one piece of the same grid has one step of its own.
+// with more pieces is replayed term by term. A group of consecutive chunks
+// is summarised the same way, from its chunks' pieces: a sum that crosses a
+// power of two inside a group costs a few pieces, not a walk through its
+// chunks.
 
 constexpr int kMaxPieces = 4;
 
@@ -168,16 +170,30 @@ struct Piece {
   Step step;   // the piece's step in `grid`
 };
 
-struct ChunkSummary {
-  int pieces;  // 1..kMaxPieces; 0: the chunk is replayed term by term
+struct Summary {
+  int pieces;  // 1..kMaxPieces; 0: walk the terms (a chunk) or the chunks (a group)
   Piece piece[kMaxPieces];
 };
+
+// Appends a piece, merging it into the last one of the same grid; false when
+// that would make more than kMaxPieces.
+SSIM2_HD bool AppendPiece(Summary* out, const Piece& piece) {
+  if (out->pieces > 0 && out->piece[out->pieces - 1].grid == piece.grid) {
+    Piece& last = out->piece[out->pieces - 1];
+    last.length += piece.length;
+    last.step = Compose(last.step, piece.step);
+    return true;
+  }
+  if (out->pieces == kMaxPieces) return false;
+  out->piece[out->pieces++] = piece;
+  return true;
+}
 
 // `term(i)`, i in [0, n): the chunk's terms; `before`: the approximate sum of
 // everything before the chunk. Terms are visited once, in order.
 template <class Terms>
-SSIM2_HD ChunkSummary SummarizeChunk(const Terms& term, int n, double before, double slack) {
-  ChunkSummary out;
+SSIM2_HD Summary SummarizeChunk(const Terms& term, int n, double before, double slack) {
+  Summary out;
   out.pieces = 0;
   double approx = before;
   for (int i = 0; i < n; ++i) {
@@ -185,76 +201,97 @@ SSIM2_HD ChunkSummary SummarizeChunk(const Terms& term, int n, double before, do
     const double next = approx + x;
     const int g = SureGrid(approx, next, slack);
     approx = next;
-    const Step step = g == kNoGrid ? NoStep() : TermStep(x, g);
-    if (out.pieces > 0 && out.piece[out.pieces - 1].grid == g) {
-      Piece& last = out.piece[out.pieces - 1];
-      ++last.length;
-      last.step = Compose(last.step, step);
-      continue;
-    }
-    if (out.pieces == kMaxPieces) {
+    if (!AppendPiece(&out, Piece{g, 1, g == kNoGrid ? NoStep() : TermStep(x, g)})) {
       out.pieces = 0;
       return out;
     }
-    out.piece[out.pieces++] = Piece{g, 1, step};
   }
   return out;
 }
 
-// A group of chunks as one piece, or grid kNoGrid when its chunks must be
-// walked one by one.
-SSIM2_HD Piece SummarizeGroup(const ChunkSummary* chunks, int count) {
-  Piece group{kNoGrid, 0, NoStep()};
+// A group of `count` consecutive chunks.
+SSIM2_HD Summary SummarizeGroup(const Summary* chunks, int count) {
+  Summary out;
+  out.pieces = 0;
   for (int c = 0; c < count; ++c) {
-    const ChunkSummary& chunk = chunks[c];
-    if (chunk.pieces != 1 || chunk.piece[0].grid == kNoGrid ||
-        (c > 0 && chunk.piece[0].grid != group.grid)) {
-      return Piece{kNoGrid, 0, NoStep()};
+    bool fits = chunks[c].pieces > 0;
+    for (int p = 0; p < chunks[c].pieces && fits; ++p) fits = AppendPiece(&out, chunks[c].piece[p]);
+    if (!fits) {
+      out.pieces = 0;
+      return out;
     }
-    group.grid = chunk.piece[0].grid;
-    group.length += chunk.piece[0].length;
-    group.step = Compose(group.step, chunk.piece[0].step);
   }
-  return group;
+  return out;
 }
 
-// True additions of term(first) .. term(first + count - 1).
+// True additions of term(first) .. term(first + count - 1). The terms are
+// formed eight at a time before they are added (in order), so that a GPU
+// thread waits for eight terms' loads at once, not for each in turn.
 template <class Terms>
 SSIM2_HD double AddTerms(double s, const Terms& term, long long first, long long count) {
-  for (long long i = first; i < first + count; ++i) s += term(i);
+  constexpr int kAhead = 8;
+  const long long end = first + count;
+  long long i = first;
+  for (; i + kAhead <= end; i += kAhead) {
+    double x[kAhead];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int j = 0; j < kAhead; ++j) x[j] = term(i + j);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int j = 0; j < kAhead; ++j) s += x[j];
+  }
+  for (; i < end; ++i) s += term(i);
   return s;
+}
+
+// The pieces of `summary` (its terms from `first` on) applied to *s; false
+// (and *s unchanged) when a piece of sure grid cannot be applied. Pieces of
+// unknown grid are added term by term; `added` counts those terms.
+template <class Terms>
+SSIM2_HD bool ApplyPieces(double* s, const Terms& term, long long first, const Summary& summary,
+                          long long* added) {
+  double t = *s;
+  long long count = 0;
+  for (int p = 0; p < summary.pieces; ++p) {
+    const Piece& piece = summary.piece[p];
+    if (piece.grid == kNoGrid) {
+      t = AddTerms(t, term, first, piece.length);
+      count += piece.length;
+    } else if (!TryStep(&t, piece.grid, piece.step)) {
+      return false;
+    }
+    first += piece.length;
+  }
+  *s = t;
+  if (added) *added += count;
+  return true;
 }
 
 // The sequential sum of n terms from its chunk and group summaries: chunk c
 // holds terms [c * chunk_terms, ...), group g chunks [g * group_chunks, ...).
-// `added` (may be null) counts the terms added one by one.
+// A group whose pieces do not apply is walked chunk by chunk, a chunk whose
+// pieces do not apply term by term. `added` (may be null) counts the terms
+// added one by one.
 template <class Terms>
 SSIM2_HD double WalkSum(const Terms& term, long long n, int chunk_terms, int group_chunks,
-                        const ChunkSummary* chunks, const Piece* groups,
+                        const Summary* chunks, const Summary* groups,
                         long long* added = nullptr) {
   const long long num_chunks = (n + chunk_terms - 1) / chunk_terms;
   const long long num_groups = (num_chunks + group_chunks - 1) / group_chunks;
   double s = 0.0;
   for (long long g = 0; g < num_groups; ++g) {
-    if (TryStep(&s, groups[g].grid, groups[g].step)) continue;
-    const long long c_end = (g + 1) * group_chunks < num_chunks ? (g + 1) * group_chunks : num_chunks;
-    for (long long c = g * group_chunks; c < c_end; ++c) {
-      long long first = c * chunk_terms;
-      const long long chunk_end = first + chunk_terms < n ? first + chunk_terms : n;
-      const ChunkSummary& chunk = chunks[c];
-      if (chunk.pieces == 0) {
-        s = AddTerms(s, term, first, chunk_end - first);
-        if (added) *added += chunk_end - first;
-        continue;
-      }
-      for (int p = 0; p < chunk.pieces; ++p) {
-        const Piece& piece = chunk.piece[p];
-        if (!TryStep(&s, piece.grid, piece.step)) {
-          s = AddTerms(s, term, first, piece.length);
-          if (added) *added += piece.length;
-        }
-        first += piece.length;
-      }
+    const long long c0 = g * group_chunks;
+    if (groups[g].pieces > 0 && ApplyPieces(&s, term, c0 * chunk_terms, groups[g], added)) continue;
+    const long long c_end = c0 + group_chunks < num_chunks ? c0 + group_chunks : num_chunks;
+    for (long long c = c0; c < c_end; ++c) {
+      const long long first = c * chunk_terms;
+      if (chunks[c].pieces > 0 && ApplyPieces(&s, term, first, chunks[c], added)) continue;
+      const long long count = (first + chunk_terms < n ? first + chunk_terms : n) - first;
+      s = AddTerms(s, term, first, count);
+      if (added) *added += count;
     }
   }
   return s;
@@ -280,13 +317,13 @@ double SumInPieces(const Terms& term, long long n, int chunk_terms, int group_ch
     for (long long i = end - 1; i >= c * chunk_terms; --i) chunk_sum += term(i);  // any order
     approx += chunk_sum;
   }
-  std::vector<ChunkSummary> chunks(num_chunks);
+  std::vector<Summary> chunks(num_chunks);
   for (long long c = 0; c < num_chunks; ++c) {
     const long long first = c * chunk_terms;
     const int count = static_cast<int>((first + chunk_terms < n ? first + chunk_terms : n) - first);
     chunks[c] = SummarizeChunk([&](int i) { return term(first + i); }, count, before[c], slack);
   }
-  std::vector<Piece> groups(num_groups);
+  std::vector<Summary> groups(num_groups);
   for (long long g = 0; g < num_groups; ++g) {
     const long long c0 = g * group_chunks;
     const long long count = (c0 + group_chunks < num_chunks ? c0 + group_chunks : num_chunks) - c0;

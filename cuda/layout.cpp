@@ -174,8 +174,10 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
     char* const ref_base = cached ? cache_base : base;
     const Layout& rl = cached ? *cache_layout : l;
     auto fr = [&](std::size_t off) { return reinterpret_cast<float*>(ref_base + off); };
-    SumParams& sums = t.sums[mode_i];
     for (int group = 0; group < kNumGroups; ++group) {
+      // A group's sums run right after its vertical pass (the next group's
+      // horizontal pass may reuse temp), all groups on one scratch.
+      SumParams& sums = t.sums[mode_i][group];
       std::vector<HJob>& hj = t.h[mode_i][group];
       std::vector<VJob>& vj = t.v[mode_i][group];
       int hb = 0, vb = 0;
@@ -290,8 +292,8 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
       }
       t.h_blocks[mode_i][group] = hb;
       t.v_blocks[mode_i][group] = vb;
+      if (sums.num_jobs > 0) PlaceSumScratch(base + l.sum_scratch, &sums);
     }
-    if (sums.num_jobs > 0) PlaceSumScratch(base + l.sum_scratch, &sums);
   }
   // Serialise the tables in a fixed order.
   std::size_t off = 0;
@@ -392,11 +394,12 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
   }
   l.blur = tables.blur;
   if (mode != PassMode::kRef) {
-    l.has_sums = true;
     l.sums = reinterpret_cast<double*>(base + layout.sums) +
              static_cast<std::size_t>(result_slot) * kSumsPerResult;
-    l.sum_params = tables.sums[m];
-    l.sum_params.out = l.sums;
+    for (int g = 0; g < kNumGroups; ++g) {
+      l.groups[g].sums = tables.sums[m][g];
+      l.groups[g].sums.out = l.sums;
+    }
   }
   return l;
 }

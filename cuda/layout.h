@@ -108,8 +108,8 @@ struct LaunchTables {
   // Layout::jobs).
   std::size_t h_offset[kNumPassModes][kNumGroups] = {};
   std::size_t v_offset[kNumPassModes][kNumGroups] = {};
-  // The sums of kCached and kFull (out: set by PlanPass).
-  SumParams sums[kNumPassModes] = {};
+  // The sums of each (mode, group): kCached and kFull (out: set by PlanPass).
+  SumParams sums[kNumPassModes][kNumGroups] = {};
   // The bytes to copy to base + Layout::jobs once at creation.
   std::vector<unsigned char> blob;
   // The 8-bit sRGB table (kSrgb8Entries floats), part of the blob: bytes
@@ -128,9 +128,10 @@ LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base = nul
                         const Layout* cache_layout = nullptr);
 
 // Everything one pass launches, in launch order: a prepare per scale, then
-// per scale group one horizontal and one vertical blur, then (unless the
-// pass only caches the reference) the sums into result slot `result_slot`. The engine enqueues it (LaunchPass); the emulation tests run
-// the very same description on the CPU.
+// per scale group one horizontal and one vertical blur and (unless the pass
+// only caches the reference) the group's sums into result slot
+// `result_slot`. The engine enqueues it (LaunchPass); the emulation tests
+// run the very same description on the CPU.
 struct PassLaunches {
   int num_scales = 0;
   PrepareParams prepare[kMaxScales];
@@ -139,11 +140,10 @@ struct PassLaunches {
     int h_count, h_blocks;
     const VJob* v_jobs;
     int v_count, v_blocks;
+    SumParams sums{};  // num_jobs 0 (kRef): nothing to sum
   } groups[kNumGroups];
   BlurParams blur;
-  bool has_sums = false;   // false: kRef, nothing to sum
-  SumParams sum_params{};  // its out: `sums`
-  double* sums = nullptr;  // device, kSumsPerResult doubles
+  double* sums = nullptr;  // device, kSumsPerResult doubles: every group's SumParams::out
 };
 
 // `ref` / `dist`: the inputs of scale 0 (unused ones may be null: `ref` for

@@ -94,7 +94,8 @@ void CheckLayout(int w, int h, bool all) {
     if (m != 0) {
       // One sum job per V job, its chunks and groups consecutive, all of
       // them inside the scratch region.
-      const SumParams& sp = t.sums[m];
+      const SumParams& sp = t.sums[m][0];
+      static_assert(kNumGroups == 1, "one group's sums cover every job");
       EXPECT_TRUE(sp.num_jobs == expect_v) << cudatest::Format("sum jobs %d vs %d", sp.num_jobs, expect_v);
       int chunks = 0, groups = 0;
       for (int j = 0; j < sp.num_jobs; ++j) {
@@ -169,7 +170,7 @@ TEST(GpuLayout, LaneReadsItsOwnersCache) {
       }
       EXPECT_EQ(v.mu1, nullptr) << "a cached pass never writes mu1";
     }
-    const SumParams& sums = t.sums[cached];
+    const SumParams& sums = t.sums[cached][0];
     for (int j = 0; j < sums.num_jobs; ++j) {
       const SumJob& job = sums.jobs[j];
       if (job.edge) {

@@ -613,18 +613,29 @@ __global__ void ChunkSumsKernel(const SumParams p) {
   for (int k = 0; k < kNumSums; ++k) p.chunk_sums[static_cast<long long>(chunk) * kNumSums + k] = acc[k];
 }
 
+// The (group, sum) of a thread of the group launches, and the group's
+// chunks [c0, c1); false past the last group.
+struct GroupThread {
+  int group, k, c0, c1;
+};
+__device__ __forceinline__ bool GroupOfThread(const SumParams& p, GroupThread* g) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  g->group = t / kNumSums;
+  g->k = t % kNumSums;
+  if (g->group >= p.total_groups) return false;
+  const SumJob& job = p.jobs[SumJobOfGroup(p, g->group)];
+  g->c0 = job.first_chunk + (g->group - job.first_group) * kSumGroupChunks;
+  g->c1 = min(g->c0 + kSumGroupChunks, job.first_chunk + job.num_chunks);
+  return true;
+}
+
 // Approximate sums of each group of chunks.
 __global__ void GroupSumsKernel(const SumParams p) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int group = t / kNumSums;
-  const int k = t % kNumSums;
-  if (group >= p.total_groups) return;
-  const SumJob& job = p.jobs[SumJobOfGroup(p, group)];
-  const int c0 = job.first_chunk + (group - job.first_group) * kSumGroupChunks;
-  const int c1 = min(c0 + kSumGroupChunks, job.first_chunk + job.num_chunks);
+  GroupThread g;
+  if (!GroupOfThread(p, &g)) return;
   double acc = 0.0;
-  for (int c = c0; c < c1; ++c) acc += p.chunk_sums[static_cast<long long>(c) * kNumSums + k];
-  p.group_sums[static_cast<long long>(group) * kNumSums + k] = acc;
+  for (int c = g.c0; c < g.c1; ++c) acc += p.chunk_sums[static_cast<long long>(c) * kNumSums + g.k];
+  p.group_sums[static_cast<long long>(g.group) * kNumSums + g.k] = acc;
 }
 
 // Each chunk's pieces of one sure grid, from its approximate prefix.
@@ -652,15 +663,10 @@ __global__ void ChunkSummariesKernel(const SumParams p) {
 }
 
 __global__ void GroupSummariesKernel(const SumParams p) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int group = t / kNumSums;
-  const int k = t % kNumSums;
-  if (group >= p.total_groups) return;
-  const SumJob& job = p.jobs[SumJobOfGroup(p, group)];
-  const int c0 = job.first_chunk + (group - job.first_group) * kSumGroupChunks;
-  const int c1 = min(c0 + kSumGroupChunks, job.first_chunk + job.num_chunks);
-  p.group_summaries[static_cast<long long>(k) * p.total_groups + group] = seqsum::SummarizeGroup(
-      p.chunk_summaries + static_cast<long long>(k) * p.total_chunks + c0, c1 - c0);
+  GroupThread g;
+  if (!GroupOfThread(p, &g)) return;
+  p.group_summaries[static_cast<long long>(g.k) * p.total_groups + g.group] = seqsum::SummarizeGroup(
+      p.chunk_summaries + static_cast<long long>(g.k) * p.total_chunks + g.c0, g.c1 - g.c0);
 }
 
 // One thread per series: the sequential sum from the summaries.

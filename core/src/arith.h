@@ -50,6 +50,26 @@ SSIM2_HD float BitsFloat(std::uint32_t u) {
 #endif
 }
 
+SSIM2_HD std::uint64_t DoubleBits(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(d));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+#endif
+}
+
+SSIM2_HD double BitsDouble(std::uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+#endif
+}
+
 // libjxl's TF_SRGB::DisplayFromEncoded: rational polynomial above the
 // threshold (Horner with FMA, IEEE division), linear segment below; the sign
 // is stripped and restored.

@@ -37,30 +37,13 @@
 namespace ssim2 {
 namespace seqsum {
 
+using arith::BitsDouble;
+using arith::DoubleBits;
+
 constexpr std::uint64_t kLimit = std::uint64_t(1) << 53;  // positions are below
 constexpr std::uint64_t kImplicitBit = std::uint64_t(1) << 52;
 constexpr std::uint64_t kMantissaMask = kImplicitBit - 1;
 constexpr int kNoGrid = -1;  // the grid is not known: true double additions
-
-SSIM2_HD std::uint64_t DoubleBits(double d) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<std::uint64_t>(__double_as_longlong(d));
-#else
-  std::uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-#endif
-}
-
-SSIM2_HD double BitsDouble(std::uint64_t u) {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(u));
-#else
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-#endif
-}
 
 // The grid of s >= 0; kNoGrid for negative values, infinities and NaN (only
 // true additions follow those).

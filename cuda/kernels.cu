@@ -26,30 +26,18 @@ cudaError_t LaunchHBlur(const HJob* jobs_device, int num_jobs, int num_blocks,
 }
 
 cudaError_t LaunchVBlur(const VJob* jobs_device, int num_jobs, int num_blocks,
-                        const BlurParams& blur, cudaStream_t stream) {
+                        const BlurParams& blur, double* partials, cudaStream_t stream) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
   const LaunchShape shape = VBlurShape(num_blocks);
-  VBlurKernel<<<shape.grid, shape.block, 0, stream>>>(jobs_device, num_jobs, blur);
+  VBlurKernel<<<shape.grid, shape.block, 0, stream>>>(jobs_device, num_jobs, blur, partials);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSums(const SumParams& params, cudaStream_t stream) {
+cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
+                         cudaStream_t stream) {
   if (params.num_jobs == 0) return cudaSuccess;
-  LaunchShape shape = ChunkSumsShape(params);
-  ChunkSumsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return err;
-  shape = GroupSumsShape(params);
-  GroupSumsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
-  if ((err = cudaGetLastError()) != cudaSuccess) return err;
-  shape = ChunkSummariesShape(params);
-  ChunkSummariesKernel<<<shape.grid, shape.block, 0, stream>>>(params);
-  if ((err = cudaGetLastError()) != cudaSuccess) return err;
-  shape = GroupSummariesShape(params);
-  GroupSummariesKernel<<<shape.grid, shape.block, 0, stream>>>(params);
-  if ((err = cudaGetLastError()) != cudaSuccess) return err;
-  shape = WalkShape(params);
-  WalkKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+  const LaunchShape shape = ReduceShape(params);
+  ReduceKernel<<<shape.grid, shape.block, 0, stream>>>(params, partials, out);
   return cudaGetLastError();
 }
 

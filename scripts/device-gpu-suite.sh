@@ -60,10 +60,7 @@ step layout 30 "$T/test_cuda_layout"
 step stages 120 "$T/test_cuda_stages"
 step formats 120 "$T/test_cuda_formats"
 step signature 60 "$T/test_cuda_signature"
-# The CUDA cases of the core suites (their CPU cases run in CI). parity: the
-# 70 public pairs, every score and sub-score bit for bit equal to the CPU
-# path's and to features.csv (CI's emulated runtime checks only the small
-# sources' pairs).
+# The CUDA cases of the core suites (their CPU cases run in CI).
 step contract 60 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
 if [ -n "$TESTDATA" ]; then
   step parity 240 env SSIM2_TESTDATA="$TESTDATA" "$BUILD/tests/test_parity" --gtest_filter='*/cuda'

@@ -39,25 +39,19 @@ cudaError_t LaunchHBlur(const HJob* jobs, int num_jobs, int num_blocks, const Bl
 }
 
 cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
-                        cudaStream_t) {
+                        double* partials, cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
   const LaunchShape shape = VBlurShape(num_blocks);
-  emu::Launch(shape.grid, shape.block, true, [&] { VBlurKernel(jobs, num_jobs, blur); });
+  emu::Launch(shape.grid, shape.block, true,
+              [&] { VBlurKernel(jobs, num_jobs, blur, partials); });
   return cudaSuccess;
 }
 
-cudaError_t LaunchSums(const SumParams& params, cudaStream_t) {
+cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
+                         cudaStream_t) {
   if (params.num_jobs == 0) return cudaSuccess;
-  LaunchShape shape = ChunkSumsShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { ChunkSumsKernel(params); });
-  shape = GroupSumsShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { GroupSumsKernel(params); });
-  shape = ChunkSummariesShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { ChunkSummariesKernel(params); });
-  shape = GroupSummariesShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { GroupSummariesKernel(params); });
-  shape = WalkShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { WalkKernel(params); });
+  const LaunchShape shape = ReduceShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { ReduceKernel(params, partials, out); });
   return cudaSuccess;
 }
 

@@ -277,8 +277,8 @@ struct GstSsim2ComparePrivate {
   std::vector<std::shared_ptr<ssim2gst::Rendition>> renditions;
   guint next_serial = 0;  /* of the next dist_%u pad */
 
-  /* The wait for pads that are not linked (gstssim2compare.cpp,
-   * watch_unlinked_pads), on the system clock; under the object lock. */
+  /* The wait for pads that are not linked (gstssim2unlinked.cpp), on the
+   * system clock; under the object lock. */
   GstClockID unlinked_wait = nullptr;
 
   std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
@@ -303,6 +303,20 @@ struct _GstSsim2Compare
 /* The renditions now (a copy of the list, taken under its lock). */
 std::vector < std::shared_ptr < ssim2gst::Rendition > >
 gst_ssim2_compare_renditions (GstSsim2Compare * self);
+/* The rendition of @pad; null for ref and for a released pad. */
+std::shared_ptr < ssim2gst::Rendition >
+gst_ssim2_compare_find_rendition (GstSsim2Compare * self,
+    GstAggregatorPad * pad);
+
+/* Sink pads left unlinked (gstssim2unlinked.cpp). */
+
+/* A stream has started on a pad: when a sink pad is not linked, waits
+ * kUnlinkedPadGrace (on the system clock) for it to be linked, then leaves
+ * a rendition pad still unlinked out (Rendition::unlinked) while another
+ * rendition is linked, else posts an error naming the pads. */
+void gst_ssim2_compare_watch_unlinked_pads (GstSsim2Compare * self);
+/* Cancels that wait (the element stops). */
+void gst_ssim2_compare_stop_unlinked_wait (GstSsim2Compare * self);
 
 /* Rendition @r cannot be scored (@text says why, @debug what to do). While
  * another rendition still measures, a STREAM/FORMAT warning naming its pad

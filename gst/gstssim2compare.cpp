@@ -461,9 +461,9 @@ gst_ssim2_compare_init (GstSsim2Compare * self)
   self->priv->renditions.push_back (first);
 }
 
-/* The rendition of @pad; null for ref and for a released pad. */
-static RenditionPtr
-find_rendition (GstSsim2Compare * self, GstAggregatorPad * pad)
+RenditionPtr
+gst_ssim2_compare_find_rendition (GstSsim2Compare * self,
+    GstAggregatorPad * pad)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   RenditionPtr found;
@@ -546,7 +546,8 @@ static void
 gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (element);
-  RenditionPtr r = find_rendition (self, GST_AGGREGATOR_PAD (pad));
+  RenditionPtr r = gst_ssim2_compare_find_rendition (self,
+      GST_AGGREGATOR_PAD (pad));
   if (r) {
     GST_INFO_OBJECT (self, "rendition pad %s released", r->name.c_str ());
     r->released = true;
@@ -744,13 +745,7 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
-  GST_OBJECT_LOCK (self);
-  if (priv->unlinked_wait) {
-    gst_clock_id_unschedule (priv->unlinked_wait);
-    gst_clock_id_unref (priv->unlinked_wait);
-    priv->unlinked_wait = nullptr;
-  }
-  GST_OBJECT_UNLOCK (self);
+  gst_ssim2_compare_stop_unlinked_wait (self);
   /* Pairs in flight are dropped, not pushed: the element stops. */
   gst_ssim2_compare_drop_pairs (self);
   /* Stopped before EOS: still leave a well-formed file. */
@@ -833,7 +828,8 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const bool is_ref = pad == self->ref_pad;
-  RenditionPtr rendition = is_ref ? nullptr : find_rendition (self, pad);
+  RenditionPtr rendition = is_ref ? nullptr :
+      gst_ssim2_compare_find_rendition (self, pad);
   if (!is_ref && !rendition)
     return FALSE;               /* released */
   const char *name = is_ref ? "ref" : rendition->name.c_str ();
@@ -916,145 +912,6 @@ gst_ssim2_compare_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   return GST_FLOW_OK;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Sink pads that are not linked */
-
-/* How long the element waits, once a stream has started on a pad (its
- * segment event), for a sink pad
- * that is not linked to be linked (a decodebin links its pads as it finds
- * the streams). A non-live GstAggregator waits for every sink pad; one that
- * is never linked would hold the pipeline in PAUSED forever. */
-static const GstClockTime kUnlinkedPadGrace = 5 * GST_SECOND;
-
-/* The sink pads that are not linked and not at EOS, and not ended by the
- * element already (references). */
-static std::vector < GstPad * >
-unlinked_sink_pads (GstSsim2Compare * self)
-{
-  std::vector < GstPad * >pads;
-  GST_OBJECT_LOCK (self);
-  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
-    GstPad *pad = GST_PAD (l->data);
-    if (!gst_pad_is_linked (pad) && !GST_PAD_IS_EOS (pad))
-      pads.push_back (GST_PAD (gst_object_ref (pad)));
-  }
-  GST_OBJECT_UNLOCK (self);
-  return pads;
-}
-
-/* Ends a sink pad that nothing feeds: it gets the events of a stream that
- * ended before its first frame, so that the aggregator stops waiting for
- * it. */
-static void
-end_pad (GstPad * pad)
-{
-  g_autofree gchar *id = g_strdup_printf ("ssim2compare-unlinked-%s",
-      GST_PAD_NAME (pad));
-  gst_pad_send_event (pad, gst_event_new_stream_start (id));
-  gst_pad_send_event (pad, gst_event_new_eos ());
-}
-
-/* The grace has passed: a rendition pad still not linked is left out (INFO
- * line, ended with no frame, no summary) while another rendition is
- * linked; an unlinked ref pad, or no rendition linked, is an error naming
- * the pads. */
-static gboolean
-unlinked_pads_timeout (GstClock * clock, GstClockTime time, GstClockID id,
-    gpointer user_data)
-{
-  GstSsim2Compare *self = GST_SSIM2_COMPARE (user_data);
-  GstSsim2ComparePrivate *priv = self->priv;
-  (void) clock;
-  (void) time;
-  GST_OBJECT_LOCK (self);
-  const bool current = priv->unlinked_wait == id;
-  if (current) {
-    gst_clock_id_unref (priv->unlinked_wait);
-    priv->unlinked_wait = nullptr;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (!current)
-    return TRUE;                /* unscheduled: the element stopped */
-
-  std::vector < GstPad * >pads = unlinked_sink_pads (self);
-  std::vector < RenditionPtr > list = gst_ssim2_compare_renditions (self);
-  std::string names;
-  bool ref_unlinked = false;
-  size_t renditions_left = 0;
-  for (GstPad * pad:pads) {
-    names += std::string (names.empty ()? "" : ", ") + GST_PAD_NAME (pad);
-    ref_unlinked = ref_unlinked || pad == GST_PAD (self->ref_pad);
-  }
-  for (const RenditionPtr & r:list) {
-    const bool unlinked = r->unlinked || std::find (pads.begin (),
-        pads.end (), GST_PAD (r->pad)) != pads.end ();
-    if (!unlinked && !r->released)
-      renditions_left++;
-  }
-  if (!pads.empty () && (ref_unlinked || renditions_left == 0)) {
-    GST_ELEMENT_ERROR (self, CORE, PAD, ("Nothing is linked to the %s pad "
-            "of %s, and it cannot score without %s.", names.c_str (),
-            GST_OBJECT_NAME (self), ref_unlinked ? "the reference" :
-            "a rendition"), ("Link a source to each of these pads, or "
-            "release the request pads that stay unused."));
-  } else {
-    for (GstPad * pad:pads) {
-      for (const RenditionPtr & r:list) {
-        if (GST_PAD (r->pad) != pad)
-          continue;
-        GST_INFO_OBJECT (self, "pad %s is still not linked %" GST_TIME_FORMAT
-            " after the first stream started: left out", GST_PAD_NAME (pad),
-            GST_TIME_ARGS (kUnlinkedPadGrace));
-        r->unlinked = true;
-        end_pad (pad);
-      }
-    }
-  }
-  for (GstPad * pad:pads)
-    gst_object_unref (pad);
-  return TRUE;
-}
-
-/* A stream has started on a pad: when a sink pad is not linked, waits
- * kUnlinkedPadGrace (on the system clock) for it to be linked. */
-static void
-watch_unlinked_pads (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  GST_OBJECT_LOCK (self);
-  const bool waiting = priv->unlinked_wait != nullptr;
-  GST_OBJECT_UNLOCK (self);
-  if (waiting)
-    return;
-  std::vector < GstPad * >pads = unlinked_sink_pads (self);
-  bool any = false;
-  for (GstPad * pad:pads) {
-    RenditionPtr r = pad == GST_PAD (self->ref_pad) ? nullptr :
-        find_rendition (self, GST_AGGREGATOR_PAD (pad));
-    any = any || !r || !r->unlinked;
-    gst_object_unref (pad);
-  }
-  if (!any)
-    return;
-  GstClock *clock = gst_system_clock_obtain ();
-  GstClockID id = gst_clock_new_single_shot_id (clock,
-      gst_clock_get_time (clock) + kUnlinkedPadGrace);
-  gst_object_unref (clock);
-  GST_OBJECT_LOCK (self);
-  if (priv->unlinked_wait) {
-    GST_OBJECT_UNLOCK (self);
-    gst_clock_id_unref (id);
-    return;
-  }
-  priv->unlinked_wait = gst_clock_id_ref (id);
-  GST_OBJECT_UNLOCK (self);
-  GST_DEBUG_OBJECT (self, "a sink pad is not linked: waiting %"
-      GST_TIME_FORMAT " for it", GST_TIME_ARGS (kUnlinkedPadGrace));
-  gst_clock_id_wait_async (id, unlinked_pads_timeout, gst_object_ref (self),
-      gst_object_unref);
-  gst_clock_id_unref (id);
-}
-
 static gboolean
 gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event)
@@ -1084,7 +941,7 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     case GST_EVENT_SEGMENT:
       /* A stream starts on @pad: the other pads have some time to be
        * linked. */
-      watch_unlinked_pads (self);
+      gst_ssim2_compare_watch_unlinked_pads (self);
       if (pad == self->dist_pad) {
         const GstSegment *segment;
         gst_event_parse_segment (event, &segment);
@@ -1188,7 +1045,7 @@ gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
   if (pad == self->ref_pad) {
     self->priv->ref_end = end_time;
   } else {
-    RenditionPtr r = find_rendition (self, pad);
+    RenditionPtr r = gst_ssim2_compare_find_rendition (self, pad);
     if (r)
       r->end = end_time;
   }
@@ -1322,7 +1179,7 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
       continue;
     }
     if (r->unlinked && !r->finished) {
-      /* Left out (see watch_unlinked_pads): no frame, no summary. */
+      /* Left out (gstssim2unlinked.cpp): no frame, no summary. */
       r->finished = true;
       progressed = true;
       continue;

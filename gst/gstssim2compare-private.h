@@ -245,7 +245,7 @@ struct GstSsim2ComparePrivate {
    * scoring-passes, read from any thread). */
   std::atomic<guint64> scoring_passes { 0 };
   guint64 seeks = 0;  /* flushing seeks since start */
-  /* Live deadlines (gst_ssim2_compare_get_next_time; aggregator thread):
+  /* Live deadlines (gstssim2deadline.cpp; aggregator thread):
    * the running time since which the element, behind its deadlines, waits
    * for a pad's data (GST_CLOCK_TIME_NONE: not waiting), and whether the
    * last pass came from a deadline that passed with a pad empty. */
@@ -307,6 +307,17 @@ gst_ssim2_compare_renditions (GstSsim2Compare * self);
 std::shared_ptr < ssim2gst::Rendition >
 gst_ssim2_compare_find_rendition (GstSsim2Compare * self,
     GstAggregatorPad * pad);
+
+/* Live deadlines (gstssim2deadline.cpp). */
+
+/* GstAggregator's get_next_time: when a live pipeline stops waiting for a
+ * pad without data. */
+GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
+/* At the start of each aggregate pass (@timeout: a deadline passed). */
+void gst_ssim2_compare_deadlines_pass (GstSsim2Compare * self,
+    gboolean timeout);
+/* At start: no deadline passed, not behind. */
+void gst_ssim2_compare_reset_deadlines (GstSsim2Compare * self);
 
 /* Sink pads left unlinked (gstssim2unlinked.cpp). */
 

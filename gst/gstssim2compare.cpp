@@ -223,7 +223,6 @@ static gboolean gst_ssim2_compare_src_query (GstAggregator * agg,
     GstQuery * query);
 static GstFlowReturn gst_ssim2_compare_update_src_caps (GstAggregator * agg,
     GstCaps * caps, GstCaps ** ret);
-static GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
 static GstFlowReturn gst_ssim2_compare_aggregate (GstAggregator * agg,
     gboolean timeout);
 static GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
@@ -232,7 +231,6 @@ static GstAggregatorPad *gst_ssim2_compare_create_new_pad (GstAggregator *
     agg, GstPadTemplate * templ, const gchar * req_name,
     const GstCaps * caps);
 static void gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad);
-static GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
 
 static void
 gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
@@ -723,9 +721,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
   gst_ssim2_compare_reset_measurement (self);
   priv->seeks = 0;
   priv->scoring_passes = 0;
-  priv->behind_since = GST_CLOCK_TIME_NONE;
-  priv->deadline_grace_spent = false;
-  priv->pass_latency = GST_CLOCK_TIME_NONE;
+  gst_ssim2_compare_reset_deadlines (self);
   priv->timing = {};
   priv->ref_end = GST_CLOCK_TIME_NONE;
 
@@ -1231,45 +1227,6 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
   return progressed ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
 }
 
-/* The running time of the next output (the src position), whose deadline
- * (plus the latency) ends a live pipeline's wait for a pad without data.
- * GstAggregator counts the deadline from the frame's timestamp. When the
- * element has fallen behind (a scorer that cannot keep up), that deadline
- * has long passed when it gets to the frame, and a pad whose upstream is
- * just pushing the partner, blocked until the element took the previous
- * frame, looked late: frames that each had a partner were counted
- * unmatched. So once behind, the element gives the partners the latency
- * from the moment it waits for them; after a wait that timed out (a source
- * that really stopped) the deadlines are GstAggregator's again until every
- * pad has data. */
-static GstClockTime
-gst_ssim2_compare_get_next_time (GstAggregator * agg)
-{
-  GstSsim2ComparePrivate *priv = GST_SSIM2_COMPARE (agg)->priv;
-  /* alignment=content: the next ref frame's and the held frames'
-   * deadlines (gstssim2sync.cpp). */
-  if (priv->run.alignment == ssim2gst::Alignment::kContent)
-    return gst_ssim2_compare_content_next_time (GST_SSIM2_COMPARE (agg));
-  const GstClockTime next = gst_aggregator_simple_get_next_time (agg);
-  /* The latency of the last pass: the aggregator calls this with its lock
-   * held, which gst_aggregator_get_latency() takes. */
-  const GstClockTime latency = priv->pass_latency;
-  if (!GST_CLOCK_TIME_IS_VALID (next) || !GST_CLOCK_TIME_IS_VALID (latency) ||
-      priv->deadline_grace_spent)
-    return next;
-  GstClock *clock = gst_element_get_clock (GST_ELEMENT (agg));
-  if (!clock)
-    return next;
-  const GstClockTime now = gst_clock_get_time (clock);
-  const GstClockTime base = gst_element_get_base_time (GST_ELEMENT (agg));
-  gst_object_unref (clock);
-  if (now < base || now - base <= next + latency)
-    return next;                /* not behind */
-  if (!GST_CLOCK_TIME_IS_VALID (priv->behind_since))
-    priv->behind_since = now - base;
-  return priv->behind_since;
-}
-
 /* One pass, timed: at the end the INFO log says how much of the
  * aggregator thread's time went to handing pairs to the scorer and to
  * waiting for scores (most of it when the scorer is the bottleneck, little
@@ -1282,11 +1239,7 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (priv->finished)
     return GST_FLOW_EOS;
-  /* A deadline passed with a pad empty: deadlines as GstAggregator counts
-   * them until every pad has data again (gst_ssim2_compare_get_next_time). */
-  priv->deadline_grace_spent = timeout;
-  priv->behind_since = GST_CLOCK_TIME_NONE;
-  priv->pass_latency = gst_aggregator_get_latency (agg);
+  gst_ssim2_compare_deadlines_pass (self, timeout);
   const gint64 start = g_get_monotonic_time ();
   const GstFlowReturn ret = aggregate_pass (agg, timeout);
   priv->timing.aggregate_us += g_get_monotonic_time () - start;

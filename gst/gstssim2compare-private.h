@@ -308,6 +308,13 @@ std::shared_ptr < ssim2gst::Rendition >
 gst_ssim2_compare_find_rendition (GstSsim2Compare * self,
     GstAggregatorPad * pad);
 
+/* Which frames enter (gstssim2clip.cpp). */
+
+/* GstAggregator's clip: drops the frames not shown inside the segment, and
+ * records where the pad's stream ends (Rendition::end, ref_end). */
+GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
+    GstAggregatorPad * pad, GstBuffer * buf);
+
 /* Live deadlines (gstssim2deadline.cpp). */
 
 /* GstAggregator's get_next_time: when a live pipeline stops waiting for a

@@ -437,24 +437,13 @@ GST_START_TEST (test_backend_cuda_error_without_device)
 {
   /* backend=cuda keeps its promise: an error, never a silent CPU run. */
   GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
-  GstBus *bus = gst_bus_new ();
-  GError *err = NULL;
   g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "no-cuda-device", TRUE);
   g_object_set (e, "backend", 1 /* cuda */ , NULL);
-  gst_element_set_bus (e, bus);
-  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
+  GError *err = start_error (e);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
-  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  gst_message_parse_error (m, &err, NULL);
   fail_unless (strstr (err->message, "no usable CUDA device") != NULL, "%s",
       err->message);
   g_clear_error (&err);
-  gst_message_unref (m);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
   gst_object_unref (e);
 }
 
@@ -611,11 +600,10 @@ GST_START_TEST (test_pairing_dist_without_ref)
     }
     gst_buffer_unref (out);
   }
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).unmatched_dist, 2);
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
-      4);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  GstMessage *sum = pop_summary (f.bus);
+  fail_unless_equals_uint64 (summary_message (sum).unmatched_dist, 2);
+  fail_unless_equals_uint64 (summary_message (sum).frames, 4);
+  gst_message_unref (sum);
   fixture_clear (&f);
 }
 
@@ -708,50 +696,63 @@ GST_START_TEST (test_alignment_sequence)
   fixture_init (&f, make_element (NULL), CAPS64 ("NV12"), CAPS64 ("NV12"));
   run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0, 5,
           1000, 0), FALSE);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
-      0);
-  fail_unless (isnan (summary_message (GST_MESSAGE (sum->data)).mean));
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  GstMessage *sum = pop_summary (f.bus);
+  fail_unless_equals_uint64 (summary_message (sum).frames, 0);
+  fail_unless (isnan (summary_message (sum).mean));
+  gst_message_unref (sum);
   fixture_clear (&f);
 }
 
 GST_END_TEST;
 
+/* Pops the warning that @input ("ref" or "dist") ended first and checks
+ * its text and details: the frames each input had. */
+static void
+expect_ended_first (GstBus * bus, const gchar * input, guint64 ref_frames,
+    guint64 dist_frames)
+{
+  GError *err = NULL;
+  GstMessage *w = pop_type (bus, GST_MESSAGE_WARNING);
+  fail_unless (w != NULL, "no warning");
+  gst_message_parse_warning (w, &err, NULL);
+  gchar *first = g_strdup_printf ("%s input ended first", input);
+  gchar *refs = g_strdup_printf ("ref %" G_GUINT64_FORMAT " frames",
+      ref_frames);
+  gchar *dists = g_strdup_printf ("dist %" G_GUINT64_FORMAT " frames",
+      dist_frames);
+  fail_unless (strstr (err->message, first) && strstr (err->message, refs) &&
+      strstr (err->message, dists), "%s", err->message);
+  g_free (first);
+  g_free (refs);
+  g_free (dists);
+  const GstStructure *details = NULL;
+  gst_message_parse_warning_details (w, &details);
+  fail_unless (details != NULL);
+  fail_unless_equals_string (gst_structure_get_string (details,
+          "ended-first"), input);
+  guint64 nr = 0, nd = 0;
+  fail_unless (gst_structure_get_uint64 (details, "ref-frames", &nr));
+  fail_unless (gst_structure_get_uint64 (details, "dist-frames", &nd));
+  fail_unless_equals_uint64 (nr, ref_frames);
+  fail_unless_equals_uint64 (nd, dist_frames);
+  g_clear_error (&err);
+  gst_message_unref (w);
+}
+
 GST_START_TEST (test_ref_ends_first)
 {
   Fixture f;
-  GError *err = NULL;
   GstVideoInfo info;
   fixture_init_i420 (&f, &info);
   run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 5,
           0, 0), FALSE);
   /* All 5 dist frames leave, the last 2 unscored. */
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
-  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
-  fail_unless (w != NULL, "no warning");
-  gst_message_parse_warning (w, &err, NULL);
-  fail_unless (strstr (err->message, "ref input ended first") &&
-      strstr (err->message, "ref 3 frames") &&
-      strstr (err->message, "dist 5 frames"), "%s", err->message);
-  const GstStructure *details = NULL;
-  gst_message_parse_warning_details (w, &details);
-  fail_unless (details != NULL);
-  fail_unless_equals_string (gst_structure_get_string (details,
-          "ended-first"), "ref");
-  guint64 nr = 0, nd = 0;
-  fail_unless (gst_structure_get_uint64 (details, "ref-frames", &nr));
-  fail_unless (gst_structure_get_uint64 (details, "dist-frames", &nd));
-  fail_unless_equals_uint64 (nr, 3);
-  fail_unless_equals_uint64 (nd, 5);
-  g_clear_error (&err);
-  gst_message_unref (w);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
-      3);
-  fail_unless_equals_string (summary_message (GST_MESSAGE
-          (sum->data)).ended_first, "ref");
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  expect_ended_first (f.bus, "ref", 3, 5);
+  GstMessage *sum = pop_summary (f.bus);
+  fail_unless_equals_uint64 (summary_message (sum).frames, 3);
+  fail_unless_equals_string (summary_message (sum).ended_first, "ref");
+  gst_message_unref (sum);
   fixture_clear (&f);
 }
 
@@ -760,7 +761,6 @@ GST_END_TEST;
 GST_START_TEST (test_dist_ends_first)
 {
   Fixture f;
-  GError *err = NULL;
   GstVideoInfo info;
   video_info (&info, CAPS64 ("I420"));
   fixture_init (&f, make_element ("alignment", 1, NULL), CAPS64 ("I420"),
@@ -768,26 +768,11 @@ GST_START_TEST (test_dist_ends_first)
   run_feeds (&f, frames_range (&info, 0, 6, 0, 0), frames_range (&info, 0, 2,
           0, 0), FALSE);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 2);
-  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
-  fail_unless (w != NULL, "no warning");
-  gst_message_parse_warning (w, &err, NULL);
   /* The ref count includes the frame that was waiting after dist's end:
    * "ref 2 frames, dist 2 frames" would contradict "dist ended first"
    * (issue 24). */
-  fail_unless (strstr (err->message, "dist input ended first") &&
-      strstr (err->message, "ref 3 frames") &&
-      strstr (err->message, "dist 2 frames"), "%s", err->message);
-  const GstStructure *details = NULL;
-  gst_message_parse_warning_details (w, &details);
-  guint64 nr = 0;
-  fail_unless (details && gst_structure_get_uint64 (details, "ref-frames",
-          &nr));
-  fail_unless_equals_uint64 (nr, 3);
-  g_clear_error (&err);
-  gst_message_unref (w);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  expect_ended_first (f.bus, "dist", 3, 2);
+  gst_message_unref (pop_summary (f.bus));
   fixture_clear (&f);
 }
 
@@ -836,14 +821,12 @@ check_rates_same_length (guint ref_fps, guint dist_fps)
     fail ("ref %u fps, dist %u fps: unexpected warning: %s", ref_fps,
         dist_fps, err->message);
   }
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  GstMessage *m = GST_MESSAGE (sum->data);
+  GstMessage *m = pop_summary (f.bus);
   fail_unless_equals_uint64 (summary_message (m).frames, 10);
   fail_unless_equals_float (summary_message (m).min, 100.0);
   fail_unless_equals_uint64 (dist_fps > ref_fps ?
       summary_message (m).unmatched_dist : summary_message (m).unmatched_ref, 10);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  gst_message_unref (m);
   fixture_clear (&f);
   g_free (rc);
   g_free (dc);
@@ -875,15 +858,14 @@ GST_START_TEST (test_alignment_stream_time)
             gst_event_new_segment (&seg)));
     run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0,
             5, 0, 0), FALSE);
-    GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-    GstMessage *m = GST_MESSAGE (sum->data);
+    GstMessage *m = pop_summary (f.bus);
     if (mode == 0) {
       fail_unless_equals_uint64 (summary_message (m).frames, 0);
     } else {
       fail_unless_equals_uint64 (summary_message (m).frames, 5);
       fail_unless_equals_float (summary_message (m).min, 100.0);
     }
-    g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+    gst_message_unref (m);
     fixture_clear (&f);
   }
 }
@@ -968,15 +950,13 @@ GST_START_TEST (test_threads)
     for (GList * l = msgs; l; l = l->next, i++)
       scores[t][i] = score_message (GST_MESSAGE (l->data)).score;
     g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
-    GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-    fail_unless_equals_int (g_list_length (sum), 1);
-    const gchar *backend = summary_message (GST_MESSAGE
-        (sum->data)).backend;
+    GstMessage *sum = pop_summary (f.bus);
+    const gchar *backend = summary_message (sum).backend;
     gchar *want = g_strdup_printf (", %u thread", threads[t]);
     fail_unless (backend && g_str_has_prefix (backend, "CPU")
         && strstr (backend, want), "%s", backend);
     g_free (want);
-    g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+    gst_message_unref (sum);
     fixture_clear (&f);
   }
   for (guint i = 0; i < n; i++)

@@ -353,6 +353,20 @@ fixture_init_i420 (Fixture * f, GstVideoInfo * info)
   fixture_init (f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
 }
 
+/* @e between the harnesses with @caps on both pads, fed @ref_n ref frames
+ * from frame @ref_first and @dist_n dist frames from frame 0, @dist_offset
+ * ns later; the output stays in f->dist. */
+static inline void
+run_frames (Fixture * f, GstElement * e, const gchar * caps, guint ref_first,
+    guint ref_n, guint dist_n, gint dist_offset)
+{
+  GstVideoInfo info;
+  video_info (&info, caps);
+  fixture_init (f, e, caps, caps);
+  run_feeds (f, frames_range (&info, ref_first, ref_n, 0, 0),
+      frames_range (&info, 0, dist_n, dist_offset, 0), FALSE);
+}
+
 /* Runs @n RGB frames through @e, the dist ones noisy; returns the ssim2
  * messages (the output buffers stay in f->dist). */
 static inline GList *

@@ -391,14 +391,10 @@ static void
 check_auto_falls_back_to_cpu (const gchar * fault, const gchar * why)
 {
   Fixture f;
-  GstVideoInfo info;
   GError *err = NULL;
   g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", fault, TRUE);
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element ("backend", 0 /* auto */ , NULL),
-      CAPS64 ("I420"), CAPS64 ("I420"));
-  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
-          0, 0), FALSE);
+  run_frames (&f, make_element ("backend", 0 /* auto */ , NULL),
+      CAPS64 ("I420"), 0, 3, 3, 0);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 3);
   for (guint k = 0; k < 3; k++) {
@@ -449,32 +445,42 @@ GST_START_TEST (test_backend_cuda_error_without_device)
 
 GST_END_TEST;
 
+/* Pops the error on @f's bus: RESOURCE/NO_SPACE_LEFT, its text holding
+ * each of the NULL-ended @parts and its debug text @debug_part; nothing was
+ * pushed after it. */
+static void
+expect_out_of_memory (Fixture * f, const gchar * const *parts,
+    const gchar * debug_part)
+{
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstMessage *m = pop_type (f->bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error");
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
+  for (const gchar * const *p = parts; *p; p++)
+    fail_unless (strstr (err->message, *p) != NULL, "%s", err->message);
+  fail_unless (dbg && strstr (dbg, debug_part), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f->dist), 0);
+}
+
 GST_START_TEST (test_error_out_of_memory)
 {
   /* Out of (GPU or host) memory when the scorer allocates its buffers:
    * simulated through the element's test hook. */
   Fixture f;
-  GError *err = NULL;
-  gchar *dbg = NULL;
   GstVideoInfo info;
   g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "oom", TRUE);
   fixture_init_i420 (&f, &info);
   run_feeds (&f, frames_range (&info, 0, 2, 0, 0), frames_range (&info, 0, 2,
           0, 0), TRUE);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
-  GstMessage *m = pop_type (f.bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  gst_message_parse_error (m, &err, &dbg);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NO_SPACE_LEFT));
-  fail_unless (strstr (err->message, "Out of host memory for 64x48 frames"),
-      "%s", err->message);
-  fail_unless (dbg && strstr (dbg, "backend=cpu"), "%s", dbg);
-  g_clear_error (&err);
-  g_free (dbg);
-  gst_message_unref (m);
-  /* Nothing was pushed after the error. */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
+  const gchar *parts[] = { "Out of host memory for 64x48 frames", NULL };
+  expect_out_of_memory (&f, parts, "backend=cpu");
   fixture_clear (&f);
 }
 
@@ -500,8 +506,6 @@ GST_START_TEST (test_error_not_enough_host_memory)
    * grow by 200 MiB only (RLIMIT_AS). The element says so up front, with
    * NO_SPACE_LEFT, instead of failing (or being killed) while it scores. */
   Fixture f;
-  GError *err = NULL;
-  gchar *dbg = NULL;
   GstVideoInfo info;
   const gchar *caps = "video/x-raw,format=I420,width=4096,height=2048,"
       "framerate=30/1";
@@ -516,19 +520,8 @@ GST_START_TEST (test_error_not_enough_host_memory)
   fail_unless (setrlimit (RLIMIT_AS, &limit) == 0);
   run_feeds (&f, r, d, TRUE);
   fail_unless (setrlimit (RLIMIT_AS, &old_limit) == 0);
-  GstMessage *m = pop_type (f.bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  gst_message_parse_error (m, &err, &dbg);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
-  fail_unless (strstr (err->message, "4096x2048") &&
-      strstr (err->message, "needs about") &&
-      strstr (err->message, "RLIMIT_AS"), "%s", err->message);
-  fail_unless (dbg && strstr (dbg, "bytes per pixel"), "%s", dbg);
-  g_clear_error (&err);
-  g_free (dbg);
-  gst_message_unref (m);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
+  const gchar *parts[] = { "4096x2048", "needs about", "RLIMIT_AS", NULL };
+  expect_out_of_memory (&f, parts, "bytes per pixel");
   fixture_clear (&f);
 }
 
@@ -583,11 +576,7 @@ GST_START_TEST (test_pairing_dist_without_ref)
   /* dist starts before ref: the first dist frames have no reference and are
    * pushed unscored (no meta, no message). */
   Fixture f;
-  GstVideoInfo info;
-  video_info (&info, CAPS64 ("RGBx"));
-  fixture_init (&f, make_element (NULL), CAPS64 ("RGBx"), CAPS64 ("RGBx"));
-  run_feeds (&f, frames_range (&info, 2, 4, 0, 0), frames_range (&info, 0, 6,
-          0, 0), FALSE);
+  run_frames (&f, make_element (NULL), CAPS64 ("RGBx"), 2, 4, 6, 0);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 6);
   for (guint i = 0; i < 6; i++) {
     GstBuffer *out = gst_harness_pull (f.dist);
@@ -676,12 +665,8 @@ GST_START_TEST (test_alignment_sequence)
 {
   /* Timestamps that do not match at all: sequence pairs the Nth buffers. */
   Fixture f;
-  GstVideoInfo info;
-  video_info (&info, CAPS64 ("NV12"));
-  fixture_init (&f, make_element ("alignment", 1, NULL), CAPS64 ("NV12"),
-      CAPS64 ("NV12"));
-  run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0, 5,
-          1000, 0), FALSE);
+  run_frames (&f, make_element ("alignment", 1, NULL), CAPS64 ("NV12"), 0, 5,
+      5, 1000);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
   for (guint i = 0; i < 5; i++) {
     GstBuffer *out = gst_harness_pull (f.dist);
@@ -693,9 +678,7 @@ GST_START_TEST (test_alignment_sequence)
   fixture_clear (&f);
 
   /* The same input with running-time alignment pairs nothing. */
-  fixture_init (&f, make_element (NULL), CAPS64 ("NV12"), CAPS64 ("NV12"));
-  run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0, 5,
-          1000, 0), FALSE);
+  run_frames (&f, make_element (NULL), CAPS64 ("NV12"), 0, 5, 5, 1000);
   GstMessage *sum = pop_summary (f.bus);
   fail_unless_equals_uint64 (summary_message (sum).frames, 0);
   fail_unless (isnan (summary_message (sum).mean));
@@ -742,10 +725,7 @@ expect_ended_first (GstBus * bus, const gchar * input, guint64 ref_frames,
 GST_START_TEST (test_ref_ends_first)
 {
   Fixture f;
-  GstVideoInfo info;
-  fixture_init_i420 (&f, &info);
-  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 5,
-          0, 0), FALSE);
+  run_frames (&f, make_element (NULL), CAPS64 ("I420"), 0, 3, 5, 0);
   /* All 5 dist frames leave, the last 2 unscored. */
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
   expect_ended_first (f.bus, "ref", 3, 5);
@@ -761,12 +741,8 @@ GST_END_TEST;
 GST_START_TEST (test_dist_ends_first)
 {
   Fixture f;
-  GstVideoInfo info;
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element ("alignment", 1, NULL), CAPS64 ("I420"),
-      CAPS64 ("I420"));
-  run_feeds (&f, frames_range (&info, 0, 6, 0, 0), frames_range (&info, 0, 2,
-          0, 0), FALSE);
+  run_frames (&f, make_element ("alignment", 1, NULL), CAPS64 ("I420"), 0, 6,
+      2, 0);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 2);
   /* The ref count includes the frame that was waiting after dist's end:
    * "ref 2 frames, dist 2 frames" would contradict "dist ended first"

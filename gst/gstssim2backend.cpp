@@ -10,6 +10,7 @@
 
 #include "gstssim2compare-private.h"
 #include "gstssim2memory.h"
+#include "gstssim2sync.h"
 
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudaloader.h>
@@ -26,11 +27,8 @@
 
 using ssim2gst::PadState;
 
-/* Test hook: failures that cannot be provoked safely in CI (no GPU; a huge
- * host allocation may succeed under overcommit) are requested through this
- * variable, so that the tests can check the paths that handle them. */
-static bool
-test_fault_is (const char *fault)
+bool
+gst_ssim2_compare_test_fault_is (const char *fault)
 {
   return g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), fault) == 0;
 }
@@ -66,6 +64,8 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
 
+  /* Its device work runs in the context, after the element's stream. */
+  gst_ssim2_compare_content_release_device (self);
   if (priv->stream && priv->context) {
     if (gst_cuda_context_push (priv->context)) {
       cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
@@ -131,7 +131,7 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
 #else
     bool ok = ssim2::CudaAvailable (&why);
 #endif
-    if (ok && test_fault_is ("no-cuda-device")) {
+    if (ok && gst_ssim2_compare_test_fault_is ("no-cuda-device")) {
       ok = false;
       why = "simulated by GST_SSIM2_COMPARE_TEST_FAULT=no-cuda-device";
     }
@@ -240,6 +240,18 @@ fall_back_to_cpu (GstSsim2Compare * self, const std::string & why)
   return true;
 }
 
+/* The CUDA engine converts sRGB inputs only: under backend=auto a PQ, HLG
+ * or linear input moves scoring to the CPU (with backend=cuda the engine
+ * refuses the frames, which is reported as an error). */
+static void
+leave_cuda_for_transfer (GstSsim2Compare * self, const ssim2gst::PadState & pad)
+{
+  if (!self->priv->use_cuda || pad.fmt.color.transfer == ssim2::Transfer::kSrgb)
+    return;
+  fall_back_to_cpu (self, std::string (ssim2::TransferName (pad.fmt.color.
+              transfer)) + " input: the CUDA engine converts sRGB inputs only");
+}
+
 /* Scorer failures that come from the input, not from the backend: another
  * backend would refuse them too. */
 static bool
@@ -318,10 +330,10 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     return GST_FLOW_ERROR;
   std::unique_ptr < ssim2::Scorer > scorer;
   ssim2::Status s;
-  if (test_fault_is ("oom"))
+  if (gst_ssim2_compare_test_fault_is ("oom"))
     s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
         "simulated by GST_SSIM2_COMPARE_TEST_FAULT=oom");
-  else if (priv->use_cuda && test_fault_is ("cuda-engine"))
+  else if (priv->use_cuda && gst_ssim2_compare_test_fault_is ("cuda-engine"))
     s = ssim2::Status (ssim2::StatusCode::kCudaError,
         "simulated by GST_SSIM2_COMPARE_TEST_FAULT=cuda-engine");
   else
@@ -417,6 +429,8 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
   GstSsim2ComparePrivate *priv = self->priv;
   const GstVideoInfo & ri = priv->ref.fmt.info;
 
+  leave_cuda_for_transfer (self, priv->ref);
+  leave_cuda_for_transfer (self, rendition.st);
   GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
       GST_VIDEO_INFO_HEIGHT (&ri));
   if (ret != GST_FLOW_OK)
@@ -567,6 +581,9 @@ submit_group (GstSsim2Compare * self, std::vector < PendingPair > &pairs,
   g.submitted = false;
   if (g.members.empty ())
     return false;
+  leave_cuda_for_transfer (self, priv->ref);
+  for (size_t i : g.members)
+    leave_cuda_for_transfer (self, pairs[i].rendition->st);
   const GstVideoInfo & ri = priv->ref.fmt.info;
   if (ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
           GST_VIDEO_INFO_HEIGHT (&ri)) != GST_FLOW_OK)
@@ -672,7 +689,7 @@ gst_ssim2_compare_submit_pairs (GstSsim2Compare * self,
     std::vector < PendingPair > &&pairs)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  if (test_fault_is ("slow-scorer"))
+  if (gst_ssim2_compare_test_fault_is ("slow-scorer"))
     g_usleep (kSlowScorerDelayUs);
   auto batch = std::make_shared < ScoringBatch > ();
   batch->pairs = std::move (pairs);

@@ -106,7 +106,14 @@ ImageView ImageView::Packed(PixelFormat format, int width, int height, const voi
 ImageView ImageView::Planar(PixelFormat format, int width, int height,
                             std::array<const void*, 3> planes,
                             std::array<std::ptrdiff_t, 3> strides, MemoryLocation location) {
-  return ImageView{format, width, height, planes, strides, YuvColorimetry(), location};
+  ImageView v;
+  v.format = format;
+  v.width = width;
+  v.height = height;
+  v.planes = planes;
+  v.strides = strides;
+  v.location = location;
+  return v;
 }
 
 namespace {

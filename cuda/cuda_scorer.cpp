@@ -117,13 +117,13 @@ Status CreateCudaBackend(int width, int height, const ScorerOptions& options,
   cuda::EngineOptions eo;
   eo.context = options.cuda_context;
   eo.stream = options.cuda_stream;
-  eo.device = options.cuda_device;
+  eo.cuda_device = options.cuda_device;
   eo.all_features = options.all_features;
   cuda::Engine engine;
   Status s = cuda::Engine::Create(width, height, eo, &engine);
   if (!s.ok()) return s;
   // The second engine, made later, goes on the device this one chose.
-  if (!eo.context && eo.device < 0) SSIM2_CUDA_CHECK(cudaGetDevice(&eo.device));
+  if (!eo.context && eo.cuda_device < 0) SSIM2_CUDA_CHECK(cudaGetDevice(&eo.cuda_device));
   out->reset(new CudaBackend(std::move(engine), eo));
   return Status::Ok();
 }

@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "ssim2/ssim2.h"
@@ -102,75 +104,59 @@ class CudaBuffer {
 using DeviceBuffer = CudaBuffer<DeviceMemory>;
 using PinnedBuffer = CudaBuffer<PinnedMemory>;
 
-class Event {
+// Move-only owner of one CUDA handle (an event, a stream): `Release` frees
+// it; the moves are unique_ptr's.
+template <class HandleT, class Release>
+class CudaHandle {
  public:
-  Event() = default;
-  ~Event() { Reset(); }
-  Event(Event&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
-  Event& operator=(Event&& o) noexcept {
-    if (this != &o) {
-      Reset();
-      std::swap(e_, o.e_);
-    }
-    return *this;
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  Status Create() {
+  void Reset() { h_.reset(); }
+  HandleT get() const { return h_.get(); }
+
+ protected:
+  // Replaces the handle with one that `create` (a CUDA call, written out in
+  // `call` for the error) makes, freed by `release`.
+  template <class Create>
+  Status Make(Create create, const char* call, Release release = Release()) {
     Reset();
-    SSIM2_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming));
+    HandleT h = nullptr;
+    const cudaError_t error = create(&h);
+    if (error != cudaSuccess) return CudaStatus(error, call, __FILE__, __LINE__);
+    h_ = Owner(h, release);
     return Status::Ok();
   }
-  void Reset() {
-    if (e_) cudaEventDestroy(e_);
-    e_ = nullptr;
-  }
-  cudaEvent_t get() const { return e_; }
 
- private:
-  cudaEvent_t e_ = nullptr;
+  using Owner = std::unique_ptr<std::remove_pointer_t<HandleT>, Release>;
+  Owner h_;
+};
+
+struct EventDestroy {
+  void operator()(cudaEvent_t e) const { cudaEventDestroy(e); }
+};
+
+class Event : public CudaHandle<cudaEvent_t, EventDestroy> {
+ public:
+  Status Create() {
+    return Make([](cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); },
+                "cudaEventCreateWithFlags(&e, cudaEventDisableTiming)");
+  }
+};
+
+// Destroys a stream that was created here; leaves a borrowed one.
+struct StreamRelease {
+  bool owned = false;
+  void operator()(cudaStream_t s) const {
+    if (owned) cudaStreamDestroy(s);
+  }
 };
 
 // A stream that is either owned (created here) or borrowed (the caller's).
-class Stream {
+class Stream : public CudaHandle<cudaStream_t, StreamRelease> {
  public:
-  Stream() = default;
-  ~Stream() { Reset(); }
-  Stream(Stream&& o) noexcept : s_(o.s_), owned_(o.owned_) {
-    o.s_ = nullptr;
-    o.owned_ = false;
-  }
-  Stream& operator=(Stream&& o) noexcept {
-    if (this != &o) {
-      Reset();
-      std::swap(s_, o.s_);
-      std::swap(owned_, o.owned_);
-    }
-    return *this;
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
   Status CreateOwned() {
-    Reset();
-    SSIM2_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
-    owned_ = true;
-    return Status::Ok();
+    return Make([](cudaStream_t* s) { return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); },
+                "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)", StreamRelease{true});
   }
-  void Borrow(cudaStream_t s) {
-    Reset();
-    s_ = s;
-    owned_ = false;
-  }
-  void Reset() {
-    if (s_ && owned_) cudaStreamDestroy(s_);
-    s_ = nullptr;
-    owned_ = false;
-  }
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-  bool owned_ = false;
+  void Borrow(cudaStream_t s) { h_ = Owner(s, StreamRelease{false}); }
 };
 
 }  // namespace cuda

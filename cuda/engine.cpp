@@ -62,7 +62,7 @@ Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
   impl->width = width;
   impl->height = height;
   impl->options = options;
-  impl->device = options.context ? -1 : options.device;
+  impl->device = options.context ? -1 : options.cuda_device;
   ContextGuard guard(options.context, impl->device);
   if (!guard.status().ok()) return guard.status();
   int dev = 0;
@@ -111,7 +111,7 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
   if (!res->fork.get()) SSIM2_RETURN_IF_ERROR(res->fork.Create());
   EngineOptions lane_options = options;
   lane_options.stream = nullptr;  // a stream of its own
-  lane_options.device = device;
+  lane_options.cuda_device = device;
   lane_options.batch_streams = 1;
   while (lanes.size() < count) {
     std::unique_ptr<Impl> lane;

@@ -42,14 +42,14 @@ namespace ssim2 {
 namespace cuda {
 
 struct EngineOptions {
-  // CUcontext to work in; null: the primary context of `device` (made
+  // CUcontext to work in; null: the primary context of `cuda_device` (made
   // current with cudaSetDevice semantics). When set, every call pushes it
   // and pops it again before returning.
   void* context = nullptr;
   // CUstream to enqueue on; null: a non-blocking stream of the engine's own.
   void* stream = nullptr;
   // CUDA device ordinal when `context` is null; -1: the current device.
-  int device = -1;
+  int cuda_device = -1;
   // Compute the maps whose weights are all zero too (all 108 sub-scores).
   bool all_features = false;
   // Largest number of results outstanding at once (ComputeAsync tickets not

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <variant>
 
 namespace {
 
@@ -45,12 +46,144 @@ FieldName (const char *file_name)
   return name;
 }
 
-const gchar *
-GetString (const GstStructure * s, const char *field, const gchar * fallback)
+/* One field of message struct M and its name in the GstStructure; its
+ * GType follows from the member's type (GstClockTime is a guint64). A
+ * required field missing makes the parse fail. */
+template < typename M > struct Field
 {
-  const gchar *v = gst_structure_get_string (s, field);
-  return v ? v : fallback;
+  const char *name;
+  std::variant < gdouble M::*, guint64 M::*, gint64 M::*,
+      const gchar * M::*>member;
+  bool required = false;
+};
+
+void
+SetValue (GstStructure * s, const char *name, gdouble v)
+{
+  gst_structure_set (s, name, G_TYPE_DOUBLE, v, NULL);
 }
+
+void
+SetValue (GstStructure * s, const char *name, guint64 v)
+{
+  gst_structure_set (s, name, G_TYPE_UINT64, v, NULL);
+}
+
+void
+SetValue (GstStructure * s, const char *name, gint64 v)
+{
+  gst_structure_set (s, name, G_TYPE_INT64, v, NULL);
+}
+
+void
+SetValue (GstStructure * s, const char *name, const gchar * v)
+{
+  gst_structure_set (s, name, G_TYPE_STRING, v, NULL);
+}
+
+bool
+GetValue (const GstStructure * s, const char *name, gdouble * v)
+{
+  return gst_structure_get_double (s, name, v);
+}
+
+bool
+GetValue (const GstStructure * s, const char *name, guint64 * v)
+{
+  return gst_structure_get_uint64 (s, name, v);
+}
+
+bool
+GetValue (const GstStructure * s, const char *name, gint64 * v)
+{
+  return gst_structure_get_int64 (s, name, v);
+}
+
+/* Strings are borrowed from @s; an absent one keeps the value _init gave. */
+bool
+GetValue (const GstStructure * s, const char *name, const gchar ** v)
+{
+  const gchar *str = gst_structure_get_string (s, name);
+  if (str)
+    *v = str;
+  return str != nullptr;
+}
+
+/* Appends @fields of @msg to @s, in the table's order. */
+template < typename M, size_t N > void
+SetFields (GstStructure * s, const Field < M > (&fields)[N], const M & msg)
+{
+  for (const Field < M > &f:fields)
+    std::visit ([&](auto member) {
+          SetValue (s, f.name, msg.*member);
+        }, f.member);
+}
+
+/* Reads @fields of @s into @msg: FALSE at the first required one missing. */
+template < typename M, size_t N > bool
+GetFields (const GstStructure * s, const Field < M > (&fields)[N], M * msg)
+{
+  for (const Field < M > &f:fields) {
+    const bool got = std::visit ([&](auto member) {
+          return GetValue (s, f.name, &(msg->*member));
+        }, f.member);
+    if (!got && f.required)
+      return false;
+  }
+  return true;
+}
+
+template < typename M, size_t N > GstStructure *
+NewStructure (const char *name, const Field < M > (&fields)[N], const M & msg)
+{
+  GstStructure *s = gst_structure_new_empty (name);
+  SetFields (s, fields, msg);
+  return s;
+}
+
+template < typename M, size_t N > gboolean
+ParseStructure (const GstStructure * s, const char *name,
+    const Field < M > (&fields)[N], M * msg)
+{
+  return s && gst_structure_has_name (s, name) && GetFields (s, fields, msg);
+}
+
+/* The messages' fields in their order on the wire (docs/ELEMENT.md,
+ * "Messages"). */
+using Score = GstSsim2ScoreMessage;
+const Field < Score > kScoreFields[] = {
+  {"score", &Score::score, true}, {"index", &Score::index, true},
+  {"timestamp", &Score::timestamp}, {"stream-time", &Score::stream_time},
+  {"running-time", &Score::running_time}, {"duration", &Score::duration},
+  {"pad", &Score::pad}, {"frame", &Score::frame},
+  {"ref-frame", &Score::ref_frame}, {"offset", &Score::offset},
+};
+
+using Interval = GstSsim2IntervalMessage;
+const Field < Interval > kIntervalFields[] = {
+  {"pad", &Interval::pad}, {"frames", &Interval::frames, true},
+  {"skipped", &Interval::skipped}, {"mean", &Interval::mean},
+  {"min", &Interval::min}, {"p5", &Interval::p5}, {"max", &Interval::max},
+  {"start", &Interval::start}, {"end", &Interval::end},
+};
+
+/* After frames and the pooled values. */
+using Summary = GstSsim2SummaryMessage;
+const Field < Summary > kSummaryTailFields[] = {
+  {"unmatched-ref", &Summary::unmatched_ref},
+  {"unmatched-dist", &Summary::unmatched_dist},
+  {"skipped", &Summary::skipped}, {"ended-first", &Summary::ended_first},
+  {"backend", &Summary::backend}, {"pad", &Summary::pad},
+  {"failure", &Summary::failure}, {"dropped", &Summary::dropped},
+  {"repeated", &Summary::repeated}, {"unaligned", &Summary::unaligned},
+};
+
+using Sync = GstSsim2SyncMessage;
+const Field < Sync > kSyncFields[] = {
+  {"pad", &Sync::pad}, {"state", &Sync::state, true},
+  {"frame", &Sync::frame}, {"offset", &Sync::offset},
+  {"confidence", &Sync::confidence},
+};
 
 }  // namespace
 
@@ -105,17 +238,7 @@ gst_ssim2_sync_message_init (GstSsim2SyncMessage * msg)
 GstStructure *
 gst_ssim2_score_message_to_structure (const GstSsim2ScoreMessage * msg)
 {
-  return gst_structure_new (GST_SSIM2_SCORE_MESSAGE_NAME,
-      "score", G_TYPE_DOUBLE, msg->score,
-      "index", G_TYPE_UINT64, msg->index,
-      "timestamp", G_TYPE_UINT64, (guint64) msg->timestamp,
-      "stream-time", G_TYPE_UINT64, (guint64) msg->stream_time,
-      "running-time", G_TYPE_UINT64, (guint64) msg->running_time,
-      "duration", G_TYPE_UINT64, (guint64) msg->duration,
-      "pad", G_TYPE_STRING, msg->pad,
-      "frame", G_TYPE_UINT64, msg->frame,
-      "ref-frame", G_TYPE_INT64, msg->ref_frame,
-      "offset", G_TYPE_INT64, msg->offset, NULL);
+  return NewStructure (GST_SSIM2_SCORE_MESSAGE_NAME, kScoreFields, *msg);
 }
 
 gboolean
@@ -123,35 +246,14 @@ gst_ssim2_score_message_parse (const GstStructure * s,
     GstSsim2ScoreMessage * msg)
 {
   gst_ssim2_score_message_init (msg);
-  if (!s || !gst_structure_has_name (s, GST_SSIM2_SCORE_MESSAGE_NAME))
-    return FALSE;
-  if (!gst_structure_get_double (s, "score", &msg->score) ||
-      !gst_structure_get_uint64 (s, "index", &msg->index))
-    return FALSE;
-  gst_structure_get_uint64 (s, "timestamp", &msg->timestamp);
-  gst_structure_get_uint64 (s, "stream-time", &msg->stream_time);
-  gst_structure_get_uint64 (s, "running-time", &msg->running_time);
-  gst_structure_get_uint64 (s, "duration", &msg->duration);
-  msg->pad = gst_structure_get_string (s, "pad");
-  gst_structure_get_uint64 (s, "frame", &msg->frame);
-  gst_structure_get_int64 (s, "ref-frame", &msg->ref_frame);
-  gst_structure_get_int64 (s, "offset", &msg->offset);
-  return TRUE;
+  return ParseStructure (s, GST_SSIM2_SCORE_MESSAGE_NAME, kScoreFields, msg);
 }
 
 GstStructure *
 gst_ssim2_interval_message_to_structure (const GstSsim2IntervalMessage * msg)
 {
-  return gst_structure_new (GST_SSIM2_INTERVAL_MESSAGE_NAME,
-      "pad", G_TYPE_STRING, msg->pad,
-      "frames", G_TYPE_UINT64, msg->frames,
-      "skipped", G_TYPE_UINT64, msg->skipped,
-      "mean", G_TYPE_DOUBLE, msg->mean,
-      "min", G_TYPE_DOUBLE, msg->min,
-      "p5", G_TYPE_DOUBLE, msg->p5,
-      "max", G_TYPE_DOUBLE, msg->max,
-      "start", G_TYPE_UINT64, (guint64) msg->start,
-      "end", G_TYPE_UINT64, (guint64) msg->end, NULL);
+  return NewStructure (GST_SSIM2_INTERVAL_MESSAGE_NAME, kIntervalFields,
+      *msg);
 }
 
 gboolean
@@ -159,20 +261,12 @@ gst_ssim2_interval_message_parse (const GstStructure * s,
     GstSsim2IntervalMessage * msg)
 {
   gst_ssim2_interval_message_init (msg);
-  if (!s || !gst_structure_has_name (s, GST_SSIM2_INTERVAL_MESSAGE_NAME) ||
-      !gst_structure_get_uint64 (s, "frames", &msg->frames))
-    return FALSE;
-  msg->pad = GetString (s, "pad", msg->pad);
-  gst_structure_get_uint64 (s, "skipped", &msg->skipped);
-  gst_structure_get_double (s, "mean", &msg->mean);
-  gst_structure_get_double (s, "min", &msg->min);
-  gst_structure_get_double (s, "p5", &msg->p5);
-  gst_structure_get_double (s, "max", &msg->max);
-  gst_structure_get_uint64 (s, "start", &msg->start);
-  gst_structure_get_uint64 (s, "end", &msg->end);
-  return TRUE;
+  return ParseStructure (s, GST_SSIM2_INTERVAL_MESSAGE_NAME, kIntervalFields,
+      msg);
 }
 
+/* The summary: frames, the pooled values named by ssim2::kSummaryFields,
+ * then kSummaryTailFields. */
 GstStructure *
 gst_ssim2_summary_message_to_structure (const GstSsim2SummaryMessage * msg)
 {
@@ -183,17 +277,7 @@ gst_ssim2_summary_message_to_structure (const GstSsim2SummaryMessage * msg)
     gst_structure_set (s, FieldName (ssim2::kSummaryFields[i].name).c_str (),
         G_TYPE_DOUBLE, Pooled (m, i), NULL);
   }
-  gst_structure_set (s,
-      "unmatched-ref", G_TYPE_UINT64, msg->unmatched_ref,
-      "unmatched-dist", G_TYPE_UINT64, msg->unmatched_dist,
-      "skipped", G_TYPE_UINT64, msg->skipped,
-      "ended-first", G_TYPE_STRING, msg->ended_first,
-      "backend", G_TYPE_STRING, msg->backend,
-      "pad", G_TYPE_STRING, msg->pad,
-      "failure", G_TYPE_STRING, msg->failure,
-      "dropped", G_TYPE_UINT64, msg->dropped,
-      "repeated", G_TYPE_UINT64, msg->repeated,
-      "unaligned", G_TYPE_UINT64, msg->unaligned, NULL);
+  SetFields (s, kSummaryTailFields, *msg);
   return s;
 }
 
@@ -209,28 +293,13 @@ gst_ssim2_summary_message_parse (const GstStructure * s,
     gst_structure_get_double (s,
         FieldName (ssim2::kSummaryFields[i].name).c_str (), &Pooled (msg, i));
   }
-  gst_structure_get_uint64 (s, "unmatched-ref", &msg->unmatched_ref);
-  gst_structure_get_uint64 (s, "unmatched-dist", &msg->unmatched_dist);
-  gst_structure_get_uint64 (s, "skipped", &msg->skipped);
-  msg->ended_first = GetString (s, "ended-first", msg->ended_first);
-  msg->backend = GetString (s, "backend", msg->backend);
-  msg->pad = GetString (s, "pad", msg->pad);
-  msg->failure = GetString (s, "failure", msg->failure);
-  gst_structure_get_uint64 (s, "dropped", &msg->dropped);
-  gst_structure_get_uint64 (s, "repeated", &msg->repeated);
-  gst_structure_get_uint64 (s, "unaligned", &msg->unaligned);
-  return TRUE;
+  return GetFields (s, kSummaryTailFields, msg);
 }
 
 GstStructure *
 gst_ssim2_sync_message_to_structure (const GstSsim2SyncMessage * msg)
 {
-  return gst_structure_new (GST_SSIM2_SYNC_MESSAGE_NAME,
-      "pad", G_TYPE_STRING, msg->pad,
-      "state", G_TYPE_STRING, msg->state,
-      "frame", G_TYPE_UINT64, msg->frame,
-      "offset", G_TYPE_INT64, msg->offset,
-      "confidence", G_TYPE_DOUBLE, msg->confidence, NULL);
+  return NewStructure (GST_SSIM2_SYNC_MESSAGE_NAME, kSyncFields, *msg);
 }
 
 gboolean
@@ -238,15 +307,7 @@ gst_ssim2_sync_message_parse (const GstStructure * s,
     GstSsim2SyncMessage * msg)
 {
   gst_ssim2_sync_message_init (msg);
-  if (!s || !gst_structure_has_name (s, GST_SSIM2_SYNC_MESSAGE_NAME) ||
-      !gst_structure_get_string (s, "state"))
-    return FALSE;
-  msg->state = gst_structure_get_string (s, "state");
-  msg->pad = GetString (s, "pad", msg->pad);
-  gst_structure_get_uint64 (s, "frame", &msg->frame);
-  gst_structure_get_int64 (s, "offset", &msg->offset);
-  gst_structure_get_double (s, "confidence", &msg->confidence);
-  return TRUE;
+  return ParseStructure (s, GST_SSIM2_SYNC_MESSAGE_NAME, kSyncFields, msg);
 }
 
 gboolean

@@ -1,7 +1,8 @@
 /* gst-ssim2: what ssim2compare reports about its measurements: the meta
  * and the `ssim2` message of each scored pair, the stats file, the
- * `ssim2-interval` windows, the `ssim2-summary` message, and the warnings
- * about scores below the threshold and about an input that ended first.
+ * `ssim2-interval` windows, the `ssim2-summary` message, the `ssim2-sync`
+ * messages of alignment=content, and the warnings about scores below the
+ * threshold and about an input that ended first.
  * docs/ELEMENT.md gives the messages' schema, docs/LOGS.md the file's.
  * SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
@@ -310,4 +311,16 @@ gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
   GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
+}
+
+void
+gst_ssim2_compare_post_sync (GstSsim2Compare * self,
+    const GstSsim2SyncMessage & m)
+{
+  GST_INFO_OBJECT (self, "%s: %s at frame %" G_GUINT64_FORMAT ", offset %"
+      G_GINT64_FORMAT ", confidence %.3f", m.pad, m.state, m.frame, m.offset,
+      m.confidence);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_ssim2_sync_message_to_structure (&m)));
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gstssim2compare-private.h"
+#include "gstssim2message.h"
 
 namespace ssim2gst {
 
@@ -56,6 +57,11 @@ void gst_ssim2_compare_report_pair (GstSsim2Compare * self,
  * earlier one). */
 void gst_ssim2_compare_report_ended_first (GstSsim2Compare * self,
     ssim2gst::Rendition & r, bool ref_frame_waiting);
+
+/* Posts the `ssim2-sync` message @m (alignment=content locked, lost or
+ * locked again), with an INFO line. */
+void gst_ssim2_compare_post_sync (GstSsim2Compare * self,
+    const GstSsim2SyncMessage & m);
 
 /* Posts the summary of @r's current measurement (after its last window). */
 void gst_ssim2_compare_post_summary (GstSsim2Compare * self,

@@ -533,12 +533,7 @@ post_sync_message (GstSsim2Compare * self, const Rendition & r,
   m.frame = (guint64) ev.dist_index;
   m.offset = ev.offset;
   m.confidence = ev.confidence;
-  GST_INFO_OBJECT (self, "%s: %s at frame %" G_GINT64_FORMAT ", offset %"
-      G_GINT64_FORMAT ", confidence %.3f", m.pad, m.state, ev.dist_index,
-      ev.offset, ev.confidence);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self),
-          gst_ssim2_sync_message_to_structure (&m)));
+  gst_ssim2_compare_post_sync (self, m);
 }
 
 /* Sends on @buf (owned) unscored, after every pair taken before it: those

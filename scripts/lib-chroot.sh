@@ -1,13 +1,15 @@
 # shellcheck shell=bash
 # Debian chroots for tests that need a clean system (sourced by
-# scripts/test-packages.sh; bash, run as root).
+# scripts/test-packages.sh and scripts/test-gst-1.26.sh; bash, run as root).
 #
 #   . scripts/lib-chroot.sh
 #   chroot_base bookworm /var/tmp/gst-ssim2-chroot/bookworm   # debootstrap once, then reused
 #   chroot_overlay BASE ROOT      # a throw-away root on top of the cached one
 #   chroot_mount_system ROOT      # /proc, /sys, /dev, /dev/pts, resolv.conf
 #   chroot_bind SRC DST [ro]      # a bind mount, undone on exit
-#   chroot_run ROOT COMMAND...    # COMMAND in ROOT with a clean environment
+#   chroot_unmount_last           # undoes the last mount now
+#   chroot_run [--user NAME] ROOT COMMAND...  # COMMAND in ROOT with a clean
+#                                 # environment (plus CHROOT_ENV), as root or NAME
 #
 # Every mount is recorded and undone, in reverse order, when the script exits
 # (normally, on an error under set -e, or by SIGINT/SIGTERM), after the
@@ -18,14 +20,15 @@ CHROOT_MOUNTS=()
 CHROOT_ROOTS=()  # processes whose root is one of these are stopped on exit
 CHROOT_REMOVE=()  # throw-away folders, removed once unmounted
 CHROOT_NAME=${CHROOT_NAME:-chroot}
+CHROOT_ENV=()  # VAR=VALUE settings chroot_run adds to the clean environment
 
 chroot_die() { echo "$CHROOT_NAME: $*" >&2; exit 2; }
 
-# The Debian archive apt uses on this machine (deb822 "URIs:" or one-line
-# "deb" entries), else deb.debian.org.
+# $DEBIAN_MIRROR, else the Debian archive apt uses on this machine (deb822
+# "URIs:" or one-line "deb" entries), else deb.debian.org.
 chroot_mirror() {
-  local url
-  url=$(grep -hsE '^[[:space:]]*(URIs:|deb[[:space:]])' /etc/apt/sources.list /etc/apt/sources.list.d/* |
+  local url=${DEBIAN_MIRROR:-}
+  [ -n "$url" ] || url=$(grep -hsE '^[[:space:]]*(URIs:|deb[[:space:]])' /etc/apt/sources.list /etc/apt/sources.list.d/* |
         grep -oE 'https?://[^[:space:]]+/debian/?([[:space:]]|$)' | head -n1 | tr -d '[:space:]')
   echo "${url:-http://deb.debian.org/debian}"
 }
@@ -67,6 +70,11 @@ chroot_bind() {  # SRC DST [ro]
   if [ "${3:-}" = ro ]; then mount -o remount,bind,ro "$2"; fi
 }
 
+chroot_unmount_last() {
+  umount "${CHROOT_MOUNTS[-1]}"
+  unset 'CHROOT_MOUNTS[-1]'
+}
+
 # Refuses a folder with mounts inside (left by a run killed with SIGKILL):
 # rm -rf there would reach the host's files.
 chroot_assert_unmounted() {
@@ -77,15 +85,19 @@ chroot_assert_unmounted() {
 
 # SUITE DIR [PACKAGES...]: a minbase debootstrap of SUITE from this machine's
 # mirror into DIR, with apt pointed at the same archive (the host's sources
-# file for the host's own release), and PACKAGES installed; made once,
-# rebuilt when the package list changes.
+# file for the host's own release), and PACKAGES installed; made once. When
+# only the package list changes, the packages are installed into the base
+# as it is (what it holds besides, such as build caches, stays).
 chroot_base() {
   local suite=$1 dir=$2 mirror packages
   shift 2
   packages="$*"
   mirror=$(chroot_mirror)
   chroot_assert_unmounted "$dir"
-  if [ ! -f "$dir/.chroot-base" ] || [ "$(cat "$dir/.chroot-base")" != "$suite: $packages" ]; then
+  if [ -f "$dir/.chroot-base" ] && [ "$(cat "$dir/.chroot-base")" = "$suite: $packages" ]; then
+    return 0
+  fi
+  if [ ! -f "$dir/.chroot-base" ] || [ "$(sed 's/:.*//' "$dir/.chroot-base")" != "$suite" ]; then
     command -v debootstrap >/dev/null || chroot_die "debootstrap not found: apt-get install debootstrap"
     rm -rf --one-file-system "$dir"
     mkdir -p "$dir"
@@ -97,16 +109,16 @@ chroot_base() {
       cp /etc/apt/sources.list.d/debian.sources "$dir/etc/apt/sources.list.d/debian.sources"
       : >"$dir/etc/apt/sources.list"
     fi
-    if [ -n "$packages" ]; then
-      chroot_mount_system "$dir"
-      # shellcheck disable=SC2086
-      chroot_run "$dir" sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $packages >/dev/null" ||
-        chroot_die "apt-get install $packages in $dir failed"
-      chroot_cleanup
-    fi
-    chroot_run "$dir" apt-get clean
-    echo "$suite: $packages" >"$dir/.chroot-base"
   fi
+  if [ -n "$packages" ]; then
+    chroot_mount_system "$dir"
+    # shellcheck disable=SC2086
+    chroot_run "$dir" sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $packages >/dev/null" ||
+      chroot_die "apt-get install $packages in $dir failed"
+    chroot_cleanup
+  fi
+  chroot_run "$dir" apt-get clean
+  echo "$suite: $packages" >"$dir/.chroot-base"
 }
 
 # BASE ROOT: ROOT shows BASE, and what is written there goes to ROOT.upper
@@ -135,9 +147,17 @@ chroot_mount_system() {  # ROOT
   cp /etc/resolv.conf "$root/etc/resolv.conf"
 }
 
-chroot_run() {  # ROOT COMMAND...: as root, with a clean environment
+# [--user NAME] ROOT COMMAND...: as root (or as the chroot's user NAME), with
+# a clean environment and CHROOT_ENV. In the background, so that the traps
+# run at once when a signal comes (bash runs them only after a foreground
+# command ends).
+chroot_run() {
+  local user=(--userspec=0:0) home=/root
+  if [ "$1" = --user ]; then user=(--userspec="$2:$2"); home=/home/$2; shift 2; fi
   local root=$1
   shift
-  chroot "$root" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+  chroot "${user[@]}" "$root" /usr/bin/env -i HOME="$home" LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+    DEBCONF_NOWARNINGS=yes PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    "${CHROOT_ENV[@]}" "$@" &
+  wait $!
 }

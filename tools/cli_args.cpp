@@ -334,10 +334,22 @@ const HelpStrings& Strings() {
 // names in the C locale the tool runs in.
 constexpr int kRawValue = G_OPTION_FLAG_FILENAME;
 
-template <typename Callback>
-gpointer CallbackData(Callback callback) {
-  return reinterpret_cast<gpointer>(static_cast<GOptionArgFunc>(callback));
+// An option with a value, handed to `callback` as the bytes given.
+GOptionEntry ValueOption(const char* name, GOptionArgFunc callback, const char* description,
+                         const char* arg, char short_name = 0, int flags = 0) {
+  return {name, short_name, kRawValue | flags, G_OPTION_ARG_CALLBACK,
+          reinterpret_cast<gpointer>(callback), description, arg};
 }
+
+// An option without a value: it sets `flag`.
+GOptionEntry FlagOption(const char* name, gboolean* flag, const char* description,
+                        char short_name = 0) {
+  return {name, short_name, 0, G_OPTION_ARG_NONE, flag, description, nullptr};
+}
+
+// The end of a table of entries.
+constexpr GOptionEntry kEndOfEntries = {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr,
+                                        nullptr};
 
 GOptionGroup* NewGroup(const char* name, const char* title, const char* help_line,
                        const GOptionEntry* entries, ParseState* state) {
@@ -351,67 +363,57 @@ GOptionGroup* NewGroup(const char* name, const char* title, const char* help_lin
 GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_group) {
   const HelpStrings& s = Strings();
   const GOptionEntry scoring[] = {
-      {"backend", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnBackend),
-       "where to compute (default auto: CUDA when usable)", "auto|cpu|cuda"},
-      {"device", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnDevice), s.device.c_str(),
-       "N"},
-      {"threads", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnThreads),
-       s.threads.c_str(), "N"},
-      {"fail-below", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFailBelow),
-       s.fail_below.c_str(), "[STAT:]SCORE"},
-      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+      ValueOption("backend", OnBackend, "where to compute (default auto: CUDA when usable)",
+                  "auto|cpu|cuda"),
+      ValueOption("device", OnDevice, s.device.c_str(), "N"),
+      ValueOption("threads", OnThreads, s.threads.c_str(), "N"),
+      ValueOption("fail-below", OnFailBelow, s.fail_below.c_str(), "[STAT:]SCORE"),
+      kEndOfEntries};
   const GOptionEntry pairs[] = {
-      {"pairs", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnPairs),
-       "score every REFERENCE,DISTORTED line of LIST (-: stdin); rows as CSV, or --json",
-       "LIST"},
-      {"shard", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnShard),
-       "only the entries k with k mod N = I (I from 0)", "I/N"},
-      {"jobs", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnJobs),
-       "decoder threads (default: all cores)", "N"},
-      {"decode-only", 0, 0, G_OPTION_ARG_NONE, &state->decode_only,
-       "decode every pair, score none (to compare rates)", nullptr},
-      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+      ValueOption("pairs", OnPairs,
+                  "score every REFERENCE,DISTORTED line of LIST (-: stdin); rows as CSV, or "
+                  "--json",
+                  "LIST"),
+      ValueOption("shard", OnShard, "only the entries k with k mod N = I (I from 0)", "I/N"),
+      ValueOption("jobs", OnJobs, "decoder threads (default: all cores)", "N"),
+      FlagOption("decode-only", &state->decode_only,
+                 "decode every pair, score none (to compare rates)"),
+      kEndOfEntries};
   const GOptionEntry video[] = {
-      {"alignment", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnAlignment),
-       "running-time (default): pair frames by timestamp; sequence: by order; "
-       "stream-time: by position in each file; content: by the pictures (finds the "
-       "offset, dropped and repeated frames)", "MODE"},
-      {"offset", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOffset), s.offset.c_str(),
-       "N"},
-      {"every", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnEvery), s.every.c_str(), "N"},
-      {"frames", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFrames), s.frames.c_str(),
-       "N"},
-      {"scale", 0, 0, G_OPTION_ARG_NONE, &state->scale,
-       "upscale distorted videos of another size to the reference's size (bilinear)", nullptr},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &state->quiet, "no progress line", nullptr},
-      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+      ValueOption("alignment", OnAlignment,
+                  "running-time (default): pair frames by timestamp; sequence: by order; "
+                  "stream-time: by position in each file; content: by the pictures (finds "
+                  "the offset, dropped and repeated frames)",
+                  "MODE"),
+      ValueOption("offset", OnOffset, s.offset.c_str(), "N"),
+      ValueOption("every", OnEvery, s.every.c_str(), "N"),
+      ValueOption("frames", OnFrames, s.frames.c_str(), "N"),
+      FlagOption("scale", &state->scale,
+                 "upscale distorted videos of another size to the reference's size (bilinear)"),
+      FlagOption("quiet", &state->quiet, "no progress line", 'q'),
+      kEndOfEntries};
   const GOptionEntry output[] = {
-      {"json", 0, kRawValue | G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
-       CallbackData(OnJson),
-       "JSON on stdout instead of the score line or summary; =FILE: into FILE",
-       "[FILE]"},
-      {"csv", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnCsv),
-       "video: per-frame scores and summary as CSV", "FILE"},
-      {"plot", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnPlot),
-       "video: score-over-time plot (SVG)", "FILE"},
-      {"output", 'o', kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOutput),
-       "write the scores to FILE, as --csv or --json=FILE by its extension", "FILE"},
-      {"format", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnFormat), s.format.c_str(),
-       s.format_values.c_str()},
-      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+      ValueOption("json", OnJson,
+                  "JSON on stdout instead of the score line or summary; =FILE: into FILE",
+                  "[FILE]", 0, G_OPTION_FLAG_OPTIONAL_ARG),
+      ValueOption("csv", OnCsv, "video: per-frame scores and summary as CSV", "FILE"),
+      ValueOption("plot", OnPlot, "video: score-over-time plot (SVG)", "FILE"),
+      ValueOption("output", OnOutput,
+                  "write the scores to FILE, as --csv or --json=FILE by its extension", "FILE",
+                  'o'),
+      ValueOption("format", OnFormat, s.format.c_str(), s.format_values.c_str()),
+      kEndOfEntries};
   const GOptionEntry help[] = {
-      {"help", 'h', 0, G_OPTION_ARG_NONE, &state->help, "this text", nullptr},
+      FlagOption("help", &state->help, "this text", 'h'),
 #ifdef SSIM2_WITH_GST_OPTIONS
-      {"help-all", 0, 0, G_OPTION_ARG_NONE, &state->help_all,
-       "all options, GStreamer's included", nullptr},
-      {"help-gst", 0, 0, G_OPTION_ARG_NONE, &state->help_gst,
-       "GStreamer's options (--gst-debug-level, --gst-plugin-path, ...)", nullptr},
+      FlagOption("help-all", &state->help_all, "all options, GStreamer's included"),
+      FlagOption("help-gst", &state->help_gst,
+                 "GStreamer's options (--gst-debug-level, --gst-plugin-path, ...)"),
 #endif
-      {"version", 0, 0, G_OPTION_ARG_NONE, &state->version,
-       "version, metric, CUDA engine and GStreamer version", nullptr},
-      {"list-devices", 0, 0, G_OPTION_ARG_NONE, &state->list_devices,
-       "the CUDA devices, and whether the engine runs on each", nullptr},
-      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+      FlagOption("version", &state->version, "version, metric, CUDA engine and GStreamer version"),
+      FlagOption("list-devices", &state->list_devices,
+                 "the CUDA devices, and whether the engine runs on each"),
+      kEndOfEntries};
 
   GOptionContext* context =
       g_option_context_new("REFERENCE DISTORTED [DISTORTED2 ...] | --pairs LIST");

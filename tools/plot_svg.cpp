@@ -48,6 +48,18 @@ double NiceStep(double span, int target) {
   return step * mag;
 }
 
+// A statistic across the plot at height `y` (dashed by `dash`), with its
+// name and `value` at the right at height `label_y`; `id` names both.
+std::string StatisticLine(const char* id, double value, double y, double label_y,
+                          const char* color, const char* dash) {
+  return "<line id=\"" + std::string(id) + "\" class=\"" + id + "\" x1=\"" + Num(kLeft) +
+         "\" y1=\"" + Num(y) + "\" x2=\"" + Num(kLeft + kPlotW) + "\" y2=\"" + Num(y) +
+         "\" stroke=\"" + color + "\" stroke-width=\"1.5\" stroke-dasharray=\"" + dash +
+         "\"/>\n" + "<text id=\"" + id + "-label\" " + kHalo + " x=\"" +
+         Num(kLeft + kPlotW + 6) + "\" y=\"" + Num(label_y) + "\" fill=\"" + color + "\">" + id +
+         " " + Num(value) + "</text>\n";
+}
+
 int DecimalsFor(double step) {
   if (step >= 1.0) return 0;
   return std::min(6, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
@@ -190,18 +202,8 @@ std::string RenderSvgPlot(const std::vector<ScoreRow>& frames, const Summary& su
       label_mean = mid - 7;
       label_p5 = mid + 7;
     }
-    o += "<line id=\"mean\" class=\"mean\" x1=\"" + Num(kLeft) + "\" y1=\"" + Num(y_mean) +
-         "\" x2=\"" + Num(kLeft + kPlotW) + "\" y2=\"" + Num(y_mean) + "\" stroke=\"" +
-         kMeanColor + "\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n";
-    o += "<text id=\"mean-label\" " + std::string(kHalo) + " x=\"" + Num(kLeft + kPlotW + 6) + "\" y=\"" +
-         Num(label_mean) + "\" fill=\"" + kMeanColor + "\">mean " + Num(summary.mean) +
-         "</text>\n";
-    o += "<line id=\"p5\" class=\"p5\" x1=\"" + Num(kLeft) + "\" y1=\"" + Num(y_p5) +
-         "\" x2=\"" + Num(kLeft + kPlotW) + "\" y2=\"" + Num(y_p5) + "\" stroke=\"" +
-         kP5Color + "\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n";
-    o += "<text id=\"p5-label\" " + std::string(kHalo) + " x=\"" + Num(kLeft + kPlotW + 6) + "\" y=\"" +
-         Num(label_p5) + "\" fill=\"" + kP5Color + "\">p5 " + Num(summary.p5) +
-         "</text>\n";
+    o += StatisticLine("mean", summary.mean, y_mean, label_mean, kMeanColor, "6 4");
+    o += StatisticLine("p5", summary.p5, y_p5, label_p5, kP5Color, "2 3");
   }
 
   if (ladder) {

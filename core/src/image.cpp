@@ -100,14 +100,7 @@ Status SizeMismatch(const char* first, int first_width, int first_height, const 
 
 ImageView ImageView::Packed(PixelFormat format, int width, int height, const void* data,
                             std::ptrdiff_t stride, MemoryLocation location) {
-  ImageView v;
-  v.format = format;
-  v.width = width;
-  v.height = height;
-  v.planes = {data, nullptr, nullptr};
-  v.strides = {stride, 0, 0};
-  v.location = location;
-  return v;
+  return Planar(format, width, height, {data, nullptr, nullptr}, {stride, 0, 0}, location);
 }
 
 ImageView ImageView::Planar(PixelFormat format, int width, int height,

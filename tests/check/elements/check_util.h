@@ -16,49 +16,36 @@
 
 #include "gstssim2message.h"
 
-/* @m read as an `ssim2` message; fails the test when it is not one. */
-static inline GstSsim2ScoreMessage
-score_message (GstMessage * m)
-{
-  GstSsim2ScoreMessage s;
-  fail_unless (gst_ssim2_score_message_parse_message (m, &s),
-      "not an ssim2 message");
-  return s;
-}
+/* Defines FN (GstMessage * m): @m read as the message TYPE that PARSE
+ * reads (named NAME); fails the test when it is not one. */
+#define DEFINE_MESSAGE_READER(fn, type, parse, name) \
+  static inline type \
+  fn (GstMessage * m) \
+  { \
+    type s; \
+    fail_unless (parse (m, &s), "not an " name " message"); \
+    return s; \
+  }
 
-/* @m read as an `ssim2-summary` message; fails the test when it is not
- * one. */
-static inline GstSsim2SummaryMessage
-summary_message (GstMessage * m)
-{
-  GstSsim2SummaryMessage s;
-  fail_unless (gst_ssim2_summary_message_parse_message (m, &s),
-      "not an ssim2-summary message");
-  return s;
-}
+DEFINE_MESSAGE_READER (score_message, GstSsim2ScoreMessage,
+    gst_ssim2_score_message_parse_message, GST_SSIM2_SCORE_MESSAGE_NAME);
+DEFINE_MESSAGE_READER (summary_message, GstSsim2SummaryMessage,
+    gst_ssim2_summary_message_parse_message, GST_SSIM2_SUMMARY_MESSAGE_NAME);
+DEFINE_MESSAGE_READER (interval_message, GstSsim2IntervalMessage,
+    gst_ssim2_interval_message_parse_message,
+    GST_SSIM2_INTERVAL_MESSAGE_NAME);
 
-/* @m read as an `ssim2-interval` message; fails the test when it is not
- * one. */
-static inline GstSsim2IntervalMessage
-interval_message (GstMessage * m)
-{
-  GstSsim2IntervalMessage s;
-  fail_unless (gst_ssim2_interval_message_parse_message (m, &s),
-      "not an ssim2-interval message");
-  return s;
-}
-
-/* Pops every element message named @name (in order), leaving the others on
- * @bus. */
+/* Pops the messages on @bus that @match accepts (with @first_only only the
+ * first), in order, and posts the others back. */
 static inline GList *
-pop_element_messages (GstBus * bus, const gchar * name)
+pop_matching (GstBus * bus, gboolean (*match) (GstMessage *, gconstpointer),
+    gconstpointer data, gboolean first_only)
 {
   GList *list = NULL;
   GstMessage *m;
   GList *others = NULL;
   while ((m = gst_bus_pop (bus))) {
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT &&
-        gst_structure_has_name (gst_message_get_structure (m), name))
+    if ((!first_only || !list) && match (m, data))
       list = g_list_append (list, m);
     else
       others = g_list_append (others, m);
@@ -69,22 +56,70 @@ pop_element_messages (GstBus * bus, const gchar * name)
   return list;
 }
 
+static inline gboolean
+is_element_message_named (GstMessage * m, gconstpointer name)
+{
+  return GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT &&
+      gst_structure_has_name (gst_message_get_structure (m),
+      (const gchar *) name);
+}
+
+static inline gboolean
+is_message_of_type (GstMessage * m, gconstpointer type)
+{
+  return (GST_MESSAGE_TYPE (m) & GPOINTER_TO_UINT (type)) != 0;
+}
+
+/* Pops every element message named @name (in order), leaving the others on
+ * @bus. */
+static inline GList *
+pop_element_messages (GstBus * bus, const gchar * name)
+{
+  return pop_matching (bus, is_element_message_named, name, FALSE);
+}
+
 /* Pops the first message of @type, leaving the others on the bus. */
 static inline GstMessage *
 pop_type (GstBus * bus, GstMessageType type)
 {
-  GstMessage *m, *found = NULL;
-  GList *others = NULL;
-  while ((m = gst_bus_pop (bus))) {
-    if (!found && (GST_MESSAGE_TYPE (m) & type))
-      found = m;
-    else
-      others = g_list_append (others, m);
-  }
-  for (GList * l = others; l; l = l->next)
-    gst_bus_post (bus, GST_MESSAGE (l->data));
-  g_list_free (others);
+  GList *list = pop_matching (bus, is_message_of_type,
+      GUINT_TO_POINTER (type), TRUE);
+  GstMessage *found = list ? GST_MESSAGE (list->data) : NULL;
+  g_list_free (list);
   return found;
+}
+
+/* Sets @e (with a bus of its own) to PAUSED, which must fail, and returns
+ * the error it posted (free with g_error_free()); @e is back in NULL. */
+static inline GError *
+start_error (GstElement * e)
+{
+  GstBus *bus = gst_bus_new ();
+  GError *err = NULL;
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error message");
+  gst_message_parse_error (m, &err, NULL);
+  gst_message_unref (m);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  return err;
+}
+
+/* Pops the ssim2-summary message on @bus, failing the test unless there is
+ * exactly one; unref it when done (the strings summary_message() reads
+ * from it live as long as it does). */
+static inline GstMessage *
+pop_summary (GstBus * bus)
+{
+  GList *sum = pop_element_messages (bus, GST_SSIM2_SUMMARY_MESSAGE_NAME);
+  fail_unless_equals_int (g_list_length (sum), 1);
+  GstMessage *m = GST_MESSAGE (sum->data);
+  g_list_free (sum);
+  return m;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -284,14 +319,12 @@ static inline void
 expect_summary (GstBus * bus, guint64 frames, guint64 unmatched_ref,
     guint64 unmatched_dist)
 {
-  GList *sum = pop_element_messages (bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  GstMessage *m = GST_MESSAGE (sum->data);
+  GstMessage *m = pop_summary (bus);
   fail_unless_equals_uint64 (summary_message (m).frames, frames);
   fail_unless_equals_uint64 (summary_message (m).unmatched_ref, unmatched_ref);
   fail_unless_equals_uint64 (summary_message (m).unmatched_dist,
       unmatched_dist);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  gst_message_unref (m);
 }
 
 static inline GstEvent *
@@ -368,6 +401,20 @@ fixture_init_i420 (Fixture * f, GstVideoInfo * info)
 {
   video_info (info, CAPS64 ("I420"));
   fixture_init (f, make_element (NULL), CAPS64 ("I420"), CAPS64 ("I420"));
+}
+
+/* @e between the harnesses with @caps on both pads, fed @ref_n ref frames
+ * from frame @ref_first and @dist_n dist frames from frame 0, @dist_offset
+ * ns later; the output stays in f->dist. */
+static inline void
+run_frames (Fixture * f, GstElement * e, const gchar * caps, guint ref_first,
+    guint ref_n, guint dist_n, gint dist_offset)
+{
+  GstVideoInfo info;
+  video_info (&info, caps);
+  fixture_init (f, e, caps, caps);
+  run_feeds (f, frames_range (&info, ref_first, ref_n, 0, 0),
+      frames_range (&info, 0, dist_n, dist_offset, 0), FALSE);
 }
 
 /* Runs @n RGB frames through @e, the dist ones noisy; returns the ssim2

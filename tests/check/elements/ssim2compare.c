@@ -355,14 +355,10 @@ static void
 check_auto_falls_back_to_cpu (const gchar * fault, const gchar * why)
 {
   Fixture f;
-  GstVideoInfo info;
   GError *err = NULL;
   g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", fault, TRUE);
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element ("backend", 0 /* auto */ , NULL),
-      CAPS64 ("I420"), CAPS64 ("I420"));
-  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
-          0, 0), FALSE);
+  run_frames (&f, make_element ("backend", 0 /* auto */ , NULL),
+      CAPS64 ("I420"), 0, 3, 3, 0);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 3);
   for (guint k = 0; k < 3; k++) {
@@ -401,55 +397,54 @@ GST_START_TEST (test_backend_cuda_error_without_device)
 {
   /* backend=cuda keeps its promise: an error, never a silent CPU run. */
   GstElement *e = gst_element_factory_make ("ssim2compare", NULL);
-  GstBus *bus = gst_bus_new ();
-  GError *err = NULL;
   g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "no-cuda-device", TRUE);
   g_object_set (e, "backend", 1 /* cuda */ , NULL);
-  gst_element_set_bus (e, bus);
-  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
+  GError *err = start_error (e);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
-  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  gst_message_parse_error (m, &err, NULL);
   fail_unless (strstr (err->message, "no usable CUDA device") != NULL, "%s",
       err->message);
   g_clear_error (&err);
-  gst_message_unref (m);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
   gst_object_unref (e);
 }
 
 GST_END_TEST;
+
+/* Pops the error on @f's bus: RESOURCE/NO_SPACE_LEFT, its text holding
+ * each of the NULL-ended @parts and its debug text @debug_part; nothing was
+ * pushed after it. */
+static void
+expect_out_of_memory (Fixture * f, const gchar * const *parts,
+    const gchar * debug_part)
+{
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstMessage *m = pop_type (f->bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error");
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
+  for (const gchar * const *p = parts; *p; p++)
+    fail_unless (strstr (err->message, *p) != NULL, "%s", err->message);
+  fail_unless (dbg && strstr (dbg, debug_part), "%s", dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f->dist), 0);
+}
 
 GST_START_TEST (test_error_out_of_memory)
 {
   /* Out of (GPU or host) memory when the scorer allocates its buffers:
    * simulated through the element's test hook. */
   Fixture f;
-  GError *err = NULL;
-  gchar *dbg = NULL;
   GstVideoInfo info;
   g_setenv ("GST_SSIM2_COMPARE_TEST_FAULT", "oom", TRUE);
   fixture_init_i420 (&f, &info);
   run_feeds (&f, frames_range (&info, 0, 2, 0, 0), frames_range (&info, 0, 2,
           0, 0), TRUE);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
-  GstMessage *m = pop_type (f.bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  gst_message_parse_error (m, &err, &dbg);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NO_SPACE_LEFT));
-  fail_unless (strstr (err->message, "Out of host memory for 64x48 frames"),
-      "%s", err->message);
-  fail_unless (dbg && strstr (dbg, "backend=cpu"), "%s", dbg);
-  g_clear_error (&err);
-  g_free (dbg);
-  gst_message_unref (m);
-  /* Nothing was pushed after the error. */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
+  const gchar *parts[] = { "Out of host memory for 64x48 frames", NULL };
+  expect_out_of_memory (&f, parts, "backend=cpu");
   fixture_clear (&f);
 }
 
@@ -475,8 +470,6 @@ GST_START_TEST (test_error_not_enough_host_memory)
    * grow by 200 MiB only (RLIMIT_AS). The element says so up front, with
    * NO_SPACE_LEFT, instead of failing (or being killed) while it scores. */
   Fixture f;
-  GError *err = NULL;
-  gchar *dbg = NULL;
   GstVideoInfo info;
   const gchar *caps = "video/x-raw,format=I420,width=4096,height=2048,"
       "framerate=30/1";
@@ -491,19 +484,8 @@ GST_START_TEST (test_error_not_enough_host_memory)
   fail_unless (setrlimit (RLIMIT_AS, &limit) == 0);
   run_feeds (&f, r, d, TRUE);
   fail_unless (setrlimit (RLIMIT_AS, &old_limit) == 0);
-  GstMessage *m = pop_type (f.bus, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL);
-  gst_message_parse_error (m, &err, &dbg);
-  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s", err->message);
-  fail_unless (strstr (err->message, "4096x2048") &&
-      strstr (err->message, "needs about") &&
-      strstr (err->message, "RLIMIT_AS"), "%s", err->message);
-  fail_unless (dbg && strstr (dbg, "bytes per pixel"), "%s", dbg);
-  g_clear_error (&err);
-  g_free (dbg);
-  gst_message_unref (m);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 0);
+  const gchar *parts[] = { "4096x2048", "needs about", "RLIMIT_AS", NULL };
+  expect_out_of_memory (&f, parts, "bytes per pixel");
   fixture_clear (&f);
 }
 
@@ -558,11 +540,7 @@ GST_START_TEST (test_pairing_dist_without_ref)
   /* dist starts before ref: the first dist frames have no reference and are
    * pushed unscored (no meta, no message). */
   Fixture f;
-  GstVideoInfo info;
-  video_info (&info, CAPS64 ("RGBx"));
-  fixture_init (&f, make_element (NULL), CAPS64 ("RGBx"), CAPS64 ("RGBx"));
-  run_feeds (&f, frames_range (&info, 2, 4, 0, 0), frames_range (&info, 0, 6,
-          0, 0), FALSE);
+  run_frames (&f, make_element (NULL), CAPS64 ("RGBx"), 2, 4, 6, 0);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 6);
   for (guint i = 0; i < 6; i++) {
     GstBuffer *out = gst_harness_pull (f.dist);
@@ -575,11 +553,10 @@ GST_START_TEST (test_pairing_dist_without_ref)
     }
     gst_buffer_unref (out);
   }
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).unmatched_dist, 2);
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
-      4);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  GstMessage *sum = pop_summary (f.bus);
+  fail_unless_equals_uint64 (summary_message (sum).unmatched_dist, 2);
+  fail_unless_equals_uint64 (summary_message (sum).frames, 4);
+  gst_message_unref (sum);
   fixture_clear (&f);
 }
 
@@ -652,12 +629,8 @@ GST_START_TEST (test_alignment_sequence)
 {
   /* Timestamps that do not match at all: sequence pairs the Nth buffers. */
   Fixture f;
-  GstVideoInfo info;
-  video_info (&info, CAPS64 ("NV12"));
-  fixture_init (&f, make_element ("alignment", 1, NULL), CAPS64 ("NV12"),
-      CAPS64 ("NV12"));
-  run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0, 5,
-          1000, 0), FALSE);
+  run_frames (&f, make_element ("alignment", 1, NULL), CAPS64 ("NV12"), 0, 5,
+      5, 1000);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
   for (guint i = 0; i < 5; i++) {
     GstBuffer *out = gst_harness_pull (f.dist);
@@ -669,53 +642,61 @@ GST_START_TEST (test_alignment_sequence)
   fixture_clear (&f);
 
   /* The same input with running-time alignment pairs nothing. */
-  fixture_init (&f, make_element (NULL), CAPS64 ("NV12"), CAPS64 ("NV12"));
-  run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0, 5,
-          1000, 0), FALSE);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
-      0);
-  fail_unless (isnan (summary_message (GST_MESSAGE (sum->data)).mean));
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  run_frames (&f, make_element (NULL), CAPS64 ("NV12"), 0, 5, 5, 1000);
+  GstMessage *sum = pop_summary (f.bus);
+  fail_unless_equals_uint64 (summary_message (sum).frames, 0);
+  fail_unless (isnan (summary_message (sum).mean));
+  gst_message_unref (sum);
   fixture_clear (&f);
 }
 
 GST_END_TEST;
 
-GST_START_TEST (test_ref_ends_first)
+/* Pops the warning that @input ("ref" or "dist") ended first and checks
+ * its text and details: the frames each input had. */
+static void
+expect_ended_first (GstBus * bus, const gchar * input, guint64 ref_frames,
+    guint64 dist_frames)
 {
-  Fixture f;
   GError *err = NULL;
-  GstVideoInfo info;
-  fixture_init_i420 (&f, &info);
-  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 5,
-          0, 0), FALSE);
-  /* All 5 dist frames leave, the last 2 unscored. */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
-  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
+  GstMessage *w = pop_type (bus, GST_MESSAGE_WARNING);
   fail_unless (w != NULL, "no warning");
   gst_message_parse_warning (w, &err, NULL);
-  fail_unless (strstr (err->message, "ref input ended first") &&
-      strstr (err->message, "ref 3 frames") &&
-      strstr (err->message, "dist 5 frames"), "%s", err->message);
+  gchar *first = g_strdup_printf ("%s input ended first", input);
+  gchar *refs = g_strdup_printf ("ref %" G_GUINT64_FORMAT " frames",
+      ref_frames);
+  gchar *dists = g_strdup_printf ("dist %" G_GUINT64_FORMAT " frames",
+      dist_frames);
+  fail_unless (strstr (err->message, first) && strstr (err->message, refs) &&
+      strstr (err->message, dists), "%s", err->message);
+  g_free (first);
+  g_free (refs);
+  g_free (dists);
   const GstStructure *details = NULL;
   gst_message_parse_warning_details (w, &details);
   fail_unless (details != NULL);
   fail_unless_equals_string (gst_structure_get_string (details,
-          "ended-first"), "ref");
+          "ended-first"), input);
   guint64 nr = 0, nd = 0;
   fail_unless (gst_structure_get_uint64 (details, "ref-frames", &nr));
   fail_unless (gst_structure_get_uint64 (details, "dist-frames", &nd));
-  fail_unless_equals_uint64 (nr, 3);
-  fail_unless_equals_uint64 (nd, 5);
+  fail_unless_equals_uint64 (nr, ref_frames);
+  fail_unless_equals_uint64 (nd, dist_frames);
   g_clear_error (&err);
   gst_message_unref (w);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
-      3);
-  fail_unless_equals_string (summary_message (GST_MESSAGE
-          (sum->data)).ended_first, "ref");
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+}
+
+GST_START_TEST (test_ref_ends_first)
+{
+  Fixture f;
+  run_frames (&f, make_element (NULL), CAPS64 ("I420"), 0, 3, 5, 0);
+  /* All 5 dist frames leave, the last 2 unscored. */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
+  expect_ended_first (f.bus, "ref", 3, 5);
+  GstMessage *sum = pop_summary (f.bus);
+  fail_unless_equals_uint64 (summary_message (sum).frames, 3);
+  fail_unless_equals_string (summary_message (sum).ended_first, "ref");
+  gst_message_unref (sum);
   fixture_clear (&f);
 }
 
@@ -724,34 +705,14 @@ GST_END_TEST;
 GST_START_TEST (test_dist_ends_first)
 {
   Fixture f;
-  GError *err = NULL;
-  GstVideoInfo info;
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, make_element ("alignment", 1, NULL), CAPS64 ("I420"),
-      CAPS64 ("I420"));
-  run_feeds (&f, frames_range (&info, 0, 6, 0, 0), frames_range (&info, 0, 2,
-          0, 0), FALSE);
+  run_frames (&f, make_element ("alignment", 1, NULL), CAPS64 ("I420"), 0, 6,
+      2, 0);
   fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 2);
-  GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
-  fail_unless (w != NULL, "no warning");
-  gst_message_parse_warning (w, &err, NULL);
   /* The ref count includes the frame that was waiting after dist's end:
    * "ref 2 frames, dist 2 frames" would contradict "dist ended first"
    * (issue 24). */
-  fail_unless (strstr (err->message, "dist input ended first") &&
-      strstr (err->message, "ref 3 frames") &&
-      strstr (err->message, "dist 2 frames"), "%s", err->message);
-  const GstStructure *details = NULL;
-  gst_message_parse_warning_details (w, &details);
-  guint64 nr = 0;
-  fail_unless (details && gst_structure_get_uint64 (details, "ref-frames",
-          &nr));
-  fail_unless_equals_uint64 (nr, 3);
-  g_clear_error (&err);
-  gst_message_unref (w);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  expect_ended_first (f.bus, "dist", 3, 2);
+  gst_message_unref (pop_summary (f.bus));
   fixture_clear (&f);
 }
 
@@ -800,14 +761,12 @@ check_rates_same_length (guint ref_fps, guint dist_fps)
     fail ("ref %u fps, dist %u fps: unexpected warning: %s", ref_fps,
         dist_fps, err->message);
   }
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  GstMessage *m = GST_MESSAGE (sum->data);
+  GstMessage *m = pop_summary (f.bus);
   fail_unless_equals_uint64 (summary_message (m).frames, 10);
   fail_unless_equals_float (summary_message (m).min, 100.0);
   fail_unless_equals_uint64 (dist_fps > ref_fps ?
       summary_message (m).unmatched_dist : summary_message (m).unmatched_ref, 10);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  gst_message_unref (m);
   fixture_clear (&f);
   g_free (rc);
   g_free (dc);
@@ -839,15 +798,14 @@ GST_START_TEST (test_alignment_stream_time)
             gst_event_new_segment (&seg)));
     run_feeds (&f, frames_range (&info, 0, 5, 0, 0), frames_range (&info, 0,
             5, 0, 0), FALSE);
-    GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-    GstMessage *m = GST_MESSAGE (sum->data);
+    GstMessage *m = pop_summary (f.bus);
     if (mode == 0) {
       fail_unless_equals_uint64 (summary_message (m).frames, 0);
     } else {
       fail_unless_equals_uint64 (summary_message (m).frames, 5);
       fail_unless_equals_float (summary_message (m).min, 100.0);
     }
-    g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+    gst_message_unref (m);
     fixture_clear (&f);
   }
 }
@@ -932,15 +890,13 @@ GST_START_TEST (test_threads)
     for (GList * l = msgs; l; l = l->next, i++)
       scores[t][i] = score_message (GST_MESSAGE (l->data)).score;
     g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
-    GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-    fail_unless_equals_int (g_list_length (sum), 1);
-    const gchar *backend = summary_message (GST_MESSAGE
-        (sum->data)).backend;
+    GstMessage *sum = pop_summary (f.bus);
+    const gchar *backend = summary_message (sum).backend;
     gchar *want = g_strdup_printf (", %u thread", threads[t]);
     fail_unless (backend && g_str_has_prefix (backend, "CPU")
         && strstr (backend, want), "%s", backend);
     g_free (want);
-    g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+    gst_message_unref (sum);
     fixture_clear (&f);
   }
   for (guint i = 0; i < n; i++)

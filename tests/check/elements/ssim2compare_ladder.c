@@ -82,18 +82,13 @@ typedef struct
   guint measurement;            /* summaries of its pad posted before it */
 } Score;
 
-/* One ssim2-interval message. */
-typedef struct
-{
-  guint64 start, end, frames, skipped;
-  gdouble mean, min, max;
-} Window;
-
 /* What one pad got in a run. */
 typedef struct
 {
   GArray *scores;               /* Score, in the order posted */
-  GArray *windows;              /* Window, in the order posted */
+  /* GstSsim2IntervalMessage (pad NULL: the message is gone), in the order
+   * posted */
+  GArray *windows;
   guint summaries;
   guint64 first_summary_frames; /* of the first summary */
   guint64 summary_frames;       /* of the last summary */
@@ -158,7 +153,7 @@ run_pad (Run * run, const gchar * pad)
   if (!r) {
     r = g_new0 (PadResult, 1);
     r->scores = g_array_new (FALSE, FALSE, sizeof (Score));
-    r->windows = g_array_new (FALSE, FALSE, sizeof (Window));
+    r->windows = g_array_new (FALSE, FALSE, sizeof (GstSsim2IntervalMessage));
     g_hash_table_insert (run->pads, g_strdup (pad), r);
   }
   return r;
@@ -233,15 +228,8 @@ collect (GstElement * pipe, Run * run)
     } else if (gst_ssim2_interval_message_parse_message (m, &window)) {
       fail_unless (window.pad[0] != '\0', "ssim2-interval without pad");
       PadResult *r = run_pad (run, window.pad);
-      Window w;
-      w.start = window.start;
-      w.end = window.end;
-      w.frames = window.frames;
-      w.skipped = window.skipped;
-      w.mean = window.mean;
-      w.min = window.min;
-      w.max = window.max;
-      g_array_append_val (r->windows, w);
+      window.pad = NULL;
+      g_array_append_val (r->windows, window);
       if (r->summaries > 0)
         r->window_after_summary = TRUE;
     }
@@ -685,10 +673,11 @@ GST_START_TEST (test_ladder_interval_windows)
     fail_unless_equals_int (r->windows->len, CLIP_FRAMES / 3);
     guint64 total = 0;
     for (guint k = 0; k < r->windows->len; k++) {
-      const Window *w = &g_array_index (r->windows, Window, k);
+      const GstSsim2IntervalMessage *w = &g_array_index (r->windows,
+          GstSsim2IntervalMessage, k);
       fail_unless_equals_uint64 (w->end - w->start, INTERVAL);
-      fail_unless (k == 0 || w->start >= g_array_index (r->windows, Window,
-              k - 1).end, "windows overlap");
+      fail_unless (k == 0 || w->start >= g_array_index (r->windows,
+              GstSsim2IntervalMessage, k - 1).end, "windows overlap");
       fail_unless_equals_uint64 (w->skipped, 0);
       guint64 n = 0;
       gdouble sum = 0.0, lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;

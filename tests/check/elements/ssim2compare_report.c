@@ -29,22 +29,11 @@ GST_START_TEST (test_error_stats_file_unwritable)
   const gchar *paths[] = { "/nonexistent-dir/x/s.csv", "/dev/full" };
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
     GstElement *e = make_element ("stats-file", paths[i], NULL);
-    GstBus *bus = gst_bus_new ();
-    gst_element_set_bus (e, bus);
-    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
-        GST_STATE_CHANGE_FAILURE);
-    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    fail_unless (m != NULL, "no error for stats-file=%s", paths[i]);
-    GError *err = NULL;
-    gst_message_parse_error (m, &err, NULL);
+    GError *err = start_error (e);
     fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
             GST_RESOURCE_ERROR_OPEN_WRITE), "%s", err->message);
     fail_unless (strstr (err->message, paths[i]) != NULL, "%s", err->message);
     g_clear_error (&err);
-    gst_message_unref (m);
-    gst_element_set_state (e, GST_STATE_NULL);
-    gst_element_set_bus (e, NULL);
-    gst_object_unref (bus);
     gst_object_unref (e);
   }
 }
@@ -98,9 +87,7 @@ GST_START_TEST (test_messages_summary)
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
 
   /* Summary against an independent computation. */
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  GstMessage *s = GST_MESSAGE (sum->data);
+  GstMessage *s = pop_summary (f.bus);
   double mean = 0, var = 0, inv = 0, sorted[10];
   for (i = 0; i < n; i++) {
     mean += scores[i] / n;
@@ -123,7 +110,7 @@ GST_START_TEST (test_messages_summary)
         "p%g", qs[i]);
   double hm = sorted[0] > 0 ? n / inv : 0.0;
   fail_unless (fabs (sm.harmonic_mean - hm) < 1e-9);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  gst_message_unref (s);
   fixture_clear (&f);
 }
 
@@ -138,9 +125,7 @@ GST_START_TEST (test_post_messages_off)
   GstBuffer *out = gst_harness_pull (f.dist);
   fail_unless (gst_buffer_get_ssim2_meta (out) != NULL);
   gst_buffer_unref (out);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  gst_message_unref (pop_summary (f.bus));
   fixture_clear (&f);
 }
 
@@ -333,11 +318,9 @@ GST_START_TEST (test_stats_file_write_error)
   gst_message_unref (w);
   /* One warning only. */
   fail_unless (pop_type (f.bus, GST_MESSAGE_WARNING) == NULL);
-  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
-  fail_unless_equals_int (g_list_length (sum), 1);
-  fail_unless_equals_uint64 (summary_message (GST_MESSAGE (sum->data)).frames,
-      6);
-  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  GstMessage *sum = pop_summary (f.bus);
+  fail_unless_equals_uint64 (summary_message (sum).frames, 6);
+  gst_message_unref (sum);
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
   stats_path_free (path);

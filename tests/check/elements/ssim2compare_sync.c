@@ -212,10 +212,40 @@ collect (GstBus * bus, const gchar * pad, Report * r)
   g_list_free_full (all, (GDestroyNotify) gst_message_unref);
 }
 
-/* The scores of the same pairs, hand-aligned: alignment=sequence on the
- * ref frames and dist frames of @pairs, in order. */
-static GArray *
-hand_aligned_scores (const Clip * c, const GArray * pairs)
+/* Runs @ref and @dist (buffers, then EOS) through the element with
+ * alignment=sequence, the pairing by hand: @r gets the `dist` pad's
+ * report. */
+static void
+run_in_sequence (GPtrArray * ref, GPtrArray * dist, const gchar * ref_caps,
+    const gchar * dist_caps, Report * r)
+{
+  Fixture f;
+  fixture_init (&f, make_element ("alignment", ALIGN_SEQUENCE, NULL),
+      ref_caps, dist_caps);
+  run_feeds (&f, ref, dist, FALSE);
+  report_init (r);
+  collect (f.bus, "dist", r);
+  fixture_clear (&f);
+}
+
+/* Every score of @r is bit for bit that of the same pair in @hand (@how
+ * says how @r was aligned). */
+static void
+expect_hand_scores (const Report * hand, const Report * r, const gchar * how)
+{
+  fail_unless_equals_int (hand->pairs->len, r->pairs->len);
+  for (guint i = 0; i < hand->pairs->len; i++) {
+    const gdouble want = g_array_index (hand->pairs, Pair, i).score;
+    const gdouble got = g_array_index (r->pairs, Pair, i).score;
+    fail_unless (memcmp (&want, &got, sizeof want) == 0, "pair %u: %.17g "
+        "%s, %.17g by hand", i, got, how, want);
+  }
+}
+
+/* The same pairs, hand-aligned: alignment=sequence on the ref frames and
+ * dist frames of @pairs, in order, into @hand. */
+static void
+hand_aligned_report (const Clip * c, const GArray * pairs, Report * hand)
 {
   GPtrArray *ref = g_ptr_array_new ();
   GPtrArray *dist = g_ptr_array_new ();
@@ -229,19 +259,7 @@ hand_aligned_scores (const Clip * c, const GArray * pairs)
   }
   g_ptr_array_add (ref, gst_event_new_eos ());
   g_ptr_array_add (dist, gst_event_new_eos ());
-  Fixture f;
-  fixture_init (&f, make_element ("alignment", ALIGN_SEQUENCE, NULL),
-      SYNC_CAPS, SYNC_CAPS);
-  run_feeds (&f, ref, dist, FALSE);
-  Report r;
-  report_init (&r);
-  collect (f.bus, "dist", &r);
-  fixture_clear (&f);
-  GArray *scores = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  for (guint i = 0; i < r.pairs->len; i++)
-    g_array_append_val (scores, g_array_index (r.pairs, Pair, i).score);
-  report_clear (&r);
-  return scores;
+  run_in_sequence (ref, dist, SYNC_CAPS, SYNC_CAPS, hand);
 }
 
 /* No wrong pair; at least 95 % of the frames that have a partner scored
@@ -265,15 +283,10 @@ check_pairs (const Clip * c, const Report * r, gboolean still)
   fail_unless_equals_uint64 (r->unaligned, c->shown->len - r->pairs->len);
   fail_unless_equals_uint64 (r->unmatched_dist, r->unaligned);
 
-  GArray *hand = hand_aligned_scores (c, r->pairs);
-  fail_unless_equals_int (hand->len, r->pairs->len);
-  for (guint i = 0; i < hand->len; i++) {
-    const gdouble want = g_array_index (hand, gdouble, i);
-    const gdouble got = g_array_index (r->pairs, Pair, i).score;
-    fail_unless (memcmp (&want, &got, sizeof want) == 0, "pair %u: %.17g "
-        "aligned by content, %.17g by hand", i, got, want);
-  }
-  g_array_unref (hand);
+  Report hand;
+  hand_aligned_report (c, r->pairs, &hand);
+  expect_hand_scores (&hand, r, "aligned by content");
+  report_clear (&hand);
 }
 
 static void
@@ -471,11 +484,10 @@ GST_START_TEST (test_content_memory_bound)
   fail_unless (r.pairs->len < c.shown->len - 2, "no pair was lost to the "
       "bound");
   fail_unless_equals_uint64 (r.unaligned, c.shown->len - r.pairs->len);
-  GArray *hand = hand_aligned_scores (&c, r.pairs);
-  for (guint i = 0; i < hand->len; i++)
-    fail_unless (g_array_index (hand, gdouble, i) ==
-        g_array_index (r.pairs, Pair, i).score);
-  g_array_unref (hand);
+  Report hand;
+  hand_aligned_report (&c, r.pairs, &hand);
+  expect_hand_scores (&hand, &r, "aligned by content");
+  report_clear (&hand);
   report_clear (&r);
   g_array_unref (c.shown);
 }
@@ -668,21 +680,9 @@ check_live_transcode (void)
   g_ptr_array_add (ref_items, gst_event_new_eos ());
   g_ptr_array_add (dist_items, gst_event_new_eos ());
   gchar *dist_caps_str = gst_caps_to_string (dist_caps);
-  Fixture f;
-  fixture_init (&f, make_element ("alignment", ALIGN_SEQUENCE, NULL),
-      LIVE_CAPS, dist_caps_str);
-  run_feeds (&f, ref_items, dist_items, FALSE);
   Report hand;
-  report_init (&hand);
-  collect (f.bus, "dist", &hand);
-  fixture_clear (&f);
-  fail_unless_equals_int (hand.pairs->len, r.pairs->len);
-  for (guint i = 0; i < hand.pairs->len; i++) {
-    const gdouble want = g_array_index (hand.pairs, Pair, i).score;
-    const gdouble got = g_array_index (r.pairs, Pair, i).score;
-    fail_unless (memcmp (&want, &got, sizeof want) == 0, "pair %u: %.17g "
-        "live, %.17g by hand", i, got, want);
-  }
+  run_in_sequence (ref_items, dist_items, LIVE_CAPS, dist_caps_str, &hand);
+  expect_hand_scores (&hand, &r, "live");
 
   g_free (dist_caps_str);
   gst_caps_unref (dist_caps);
@@ -739,20 +739,14 @@ GST_START_TEST (test_other_modes_count_nothing)
 {
   Clip c = moving_clip (shown_frames (0, 20, NULL, 0, NULL, 0));
   c.ref_frames = 20;
-  Fixture f;
-  fixture_init (&f, make_element ("alignment", ALIGN_SEQUENCE, NULL),
-      SYNC_CAPS, SYNC_CAPS);
-  run_feeds (&f, ref_items (&c), dist_items (&c), FALSE);
   Report r;
-  report_init (&r);
-  collect (f.bus, "dist", &r);
+  run_in_sequence (ref_items (&c), dist_items (&c), SYNC_CAPS, SYNC_CAPS, &r);
   fail_unless_equals_int (r.pairs->len, 20);
   for (guint i = 0; i < r.pairs->len; i++)
     fail_unless_equals_int64 (g_array_index (r.pairs, Pair, i).ref_frame, i);
   fail_unless_equals_uint64 (r.dropped + r.repeated + r.unaligned, 0);
   fail_unless_equals_int (r.lock_offsets->len, 0);
   report_clear (&r);
-  fixture_clear (&f);
   g_array_unref (c.shown);
 }
 

@@ -704,12 +704,28 @@ __device__ double CellMeanOf(const SignatureParams& p, int i) {
                              p.full_scale);
 }
 
-// A block per frame: the means in parallel, their mean and deviation in one
-// thread (in index order, as the CPU), then the cells in parallel.
+// The block's folded sum of LaneTerms (thread t is lane t), in every thread.
+__device__ double BlockStatisticsSum(double* lanes, const double* means, int n, bool squares,
+                                     double mean) {
+  lanes[threadIdx.x] = signature::LaneTerms(means, n, threadIdx.x, squares, mean);
+  __syncthreads();
+  for (int half = signature::kStatisticsLanes / 2; half >= 1; half /= 2) {
+    if (static_cast<int>(threadIdx.x) < half) signature::FoldLane(lanes, threadIdx.x, half);
+    __syncthreads();
+  }
+  const double sum = lanes[0];
+  __syncthreads();  // lanes is reused
+  return sum;
+}
+
+// A block per frame: the means, then their mean and deviation (a lane per
+// thread, signature::CellStatistics' order), then the cells, in parallel.
 __global__ void __launch_bounds__(kSignatureNormaliseThreads)
     SignatureNormaliseKernel(const SignatureParams* __restrict__ frames) {
+  static_assert(kSignatureNormaliseThreads == signature::kStatisticsLanes,
+                "a thread per statistics lane");
   __shared__ double shared_means[kSignatureSharedMeans];
-  __shared__ double stats[2];
+  __shared__ double lanes[signature::kStatisticsLanes];
   const SignatureParams& p = frames[blockIdx.x];
   const int n = p.grid_width * p.grid_height;
   double* means = n <= kSignatureSharedMeans ? shared_means : static_cast<double*>(p.cells);
@@ -718,14 +734,15 @@ __global__ void __launch_bounds__(kSignatureNormaliseThreads)
     means[i] = mean;
   }
   __syncthreads();
+  const double mean = signature::StatisticsMean(BlockStatisticsSum(lanes, means, n, false, 0.0), n);
+  const double contrast =
+      signature::StatisticsContrast(BlockStatisticsSum(lanes, means, n, true, mean), n);
   if (threadIdx.x == 0) {
-    signature::CellStatistics(means, n, &stats[0], &stats[1]);
-    p.stats[0] = stats[0];
-    p.stats[1] = stats[1];
+    p.stats[0] = mean;
+    p.stats[1] = contrast;
   }
-  __syncthreads();
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
-    p.signature[i] = signature::NormalisedCell(means[i], stats[0], stats[1]);
+    p.signature[i] = signature::NormalisedCell(means[i], mean, contrast);
   }
 }
 

@@ -51,6 +51,27 @@ double LumaFullScale(PixelFormat format) {
 
 namespace {
 
+// The lanes' sums folded pairwise into lanes[0].
+double Fold(double* lanes) {
+  for (int half = kStatisticsLanes / 2; half >= 1; half /= 2) {
+    for (int i = 0; i < half; ++i) FoldLane(lanes, i, half);
+  }
+  return lanes[0];
+}
+
+}  // namespace
+
+void CellStatistics(const double* means, int n, double* mean, double* contrast) {
+  double lanes[kStatisticsLanes];
+  for (int l = 0; l < kStatisticsLanes; ++l) lanes[l] = LaneTerms(means, n, l, false, 0.0);
+  const double m = StatisticsMean(Fold(lanes), n);
+  for (int l = 0; l < kStatisticsLanes; ++l) lanes[l] = LaneTerms(means, n, l, true, m);
+  *mean = m;
+  *contrast = StatisticsContrast(Fold(lanes), n);
+}
+
+namespace {
+
 // Cell means (0..1) to the signature: minus their mean, over their standard
 // deviation.
 void Normalise(const Grid& g, const std::vector<double>& means, FrameSignature* out) {

@@ -5,8 +5,8 @@
 // device computes the very same ones in any order; planar linear float keeps
 // one order everywhere (per cell: per row a double sum over x in order, added
 // to the cell total row by row). The normalisation is one sequence of double
-// operations (CellMean, CellStatistics, NormalisedCell) that host and device
-// both run, without contraction, so they round alike.
+// operations (CellMean, CellStatistics' lanes and fold, NormalisedCell) that
+// host and device both run, without contraction, so they round alike.
 #pragma once
 
 #include <cmath>
@@ -68,20 +68,39 @@ SSIM2_HD double CellMean(Sum sum, int rows, int cols, double full_scale) {
   return static_cast<double>(sum) / (static_cast<double>(rows) * cols * full_scale);
 }
 
-// The mean of `n` cell means and their standard deviation (0 under
-// kNoContrast), each summed in index order.
-SSIM2_HD void CellStatistics(const double* means, int n, double* mean, double* contrast) {
-  const double count = static_cast<double>(n);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += means[i];
-  const double m = sum / count;
-  double squares = 0.0;
-  for (int i = 0; i < n; ++i) squares += (means[i] - m) * (means[i] - m);
-  double c = sqrt(squares / count);
-  if (c < kNoContrast) c = 0.0;
-  *mean = m;
-  *contrast = c;
+// The statistics of the cell means (their mean and standard deviation) sum
+// in one fixed order that a device runs in parallel: kStatisticsLanes lanes,
+// lane l adding cells l, l + kStatisticsLanes, ... in index order
+// (LaneTerms), then the lanes folded pairwise, lane i taking lane i + half
+// for half = kStatisticsLanes / 2 down to 1 (FoldLanes), lane 0 the total.
+constexpr int kStatisticsLanes = 128;
+
+// Lane `lane`'s sum of the means (squares false) or of their squared
+// deviations from `mean` (squares true).
+SSIM2_HD double LaneTerms(const double* means, int n, int lane, bool squares, double mean) {
+  double s = 0.0;
+  for (int i = lane; i < n; i += kStatisticsLanes) {
+    s += squares ? (means[i] - mean) * (means[i] - mean) : means[i];
+  }
+  return s;
 }
+
+// One step of the fold, for lanes i < half (a device runs them in parallel).
+SSIM2_HD void FoldLane(double* lanes, int i, int half) { lanes[i] += lanes[i + half]; }
+
+// The mean from the folded sum of `n` means.
+SSIM2_HD double StatisticsMean(double sum, int n) { return sum / static_cast<double>(n); }
+
+// The contrast from the folded sum of squared deviations of `n` means: their
+// standard deviation, 0 under kNoContrast.
+SSIM2_HD double StatisticsContrast(double squares, int n) {
+  const double c = sqrt(squares / static_cast<double>(n));
+  return c < kNoContrast ? 0.0 : c;
+}
+
+// The mean of `n` cell means and their standard deviation, in the order
+// above (the host's; the normalisation kernel runs each lane in a thread).
+void CellStatistics(const double* means, int n, double* mean, double* contrast);
 
 // A cell of the signature: its mean less the frame's, over the contrast.
 SSIM2_HD float NormalisedCell(double cell_mean, double mean, double contrast) {

@@ -204,6 +204,7 @@ struct Settings {
   bool post_messages = DEFAULT_POST_MESSAGES;
   std::string stats_file;
   GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
+  std::string summary_file;
   gdouble threshold = DEFAULT_THRESHOLD;
   guint every = DEFAULT_FRAME_STEP;
   guint threads = DEFAULT_THREADS;
@@ -283,6 +284,10 @@ struct GstSsim2ComparePrivate {
 
   std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
   bool stats_with_source = false;  /* its rows carry the pad's name */
+  /* The summary-file's content: each pad's latest summary, in the order
+   * they were first posted; summary_file_ok: one is set and writable. */
+  std::vector<ssim2::SourceSummary> summaries;
+  bool summary_file_ok = false;
 
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context = nullptr;

@@ -28,13 +28,14 @@
  * element message `ssim2`, at the end of each measurement an `ssim2-summary`,
  * and with #GstSsim2Compare:interval an `ssim2-interval` per window;
  * #GstSsim2Compare:stats-file writes the scores to a file (CSV, JSON or
- * libvmaf's layout). With backend=auto or cuda it scores on an NVIDIA GPU,
+ * libvmaf's JSON log) and #GstSsim2Compare:summary-file the summaries. With
+ * backend=auto or cuda it scores on an NVIDIA GPU,
  * reading `video/x-raw(memory:CUDAMemory)` in place, else on the CPU.
  *
  * The full reference is docs/ELEMENT.md of gst-ssim2: the pairing rules,
  * live behaviour, caps and colour conversion, CUDA, memory, and the schema
  * of every message (said there once; gstssim2message.h reads and writes
- * them). The stats file's schema is in docs/LOGS.md.
+ * them). The stats and summary files' schema is in docs/LOGS.md.
  *
  * ## Example launch lines
  * |[
@@ -126,6 +127,7 @@ enum
   PROP_POST_MESSAGES,
   PROP_STATS_FILE,
   PROP_STATS_FORMAT,
+  PROP_SUMMARY_FILE,
   PROP_THRESHOLD,
   PROP_FRAME_STEP,
   PROP_THREADS,
@@ -299,9 +301,9 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
 
   g_object_class_install_property (object_class, PROP_STATS_FILE,
       g_param_spec_string ("stats-file", "Stats file",
-          "Write per-frame scores to this file as they come, completed with "
-          "the summary at the end, in the format of stats-format "
-          "(NULL: no file)", NULL,
+          "Write per-frame scores to this file as they come, in the format of "
+          "stats-format (the JSON ones end with the summary; NULL: no file)",
+          NULL,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
@@ -310,6 +312,20 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           "Format of the stats-file: csv, json, vmaf-json (libvmaf's JSON "
           "layout), or auto: json if the file name ends in .json, else csv",
           GST_TYPE_SSIM2_COMPARE_STATS_FORMAT, DEFAULT_STATS_FORMAT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:summary-file:
+   *
+   * A JSON file that holds what the `ssim2-summary` messages hold, one
+   * summary per rendition pad (its latest), rewritten at each of them;
+   * docs/LOGS.md gives its schema.
+   */
+  g_object_class_install_property (object_class, PROP_SUMMARY_FILE,
+      g_param_spec_string ("summary-file", "Summary file",
+          "Write the summaries (what the ssim2-summary messages hold) to this "
+          "JSON file, rewritten at each of them (NULL: no file)", NULL,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
@@ -627,6 +643,11 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_STATS_FORMAT:
       s.stats_format = (GstSsim2CompareStatsFormat) g_value_get_enum (value);
       break;
+    case PROP_SUMMARY_FILE:{
+      const gchar *str = g_value_get_string (value);
+      s.summary_file = str ? str : "";
+      break;
+    }
     case PROP_THRESHOLD:
       s.threshold = g_value_get_double (value);
       break;
@@ -682,6 +703,10 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STATS_FORMAT:
       g_value_set_enum (value, s.stats_format);
+      break;
+    case PROP_SUMMARY_FILE:
+      g_value_set_string (value,
+          s.summary_file.empty () ? NULL : s.summary_file.c_str ());
       break;
     case PROP_THRESHOLD:
       g_value_set_double (value, s.threshold);
@@ -771,7 +796,9 @@ gst_ssim2_compare_start (GstAggregator * agg)
 
   if (!gst_ssim2_compare_open_backend (self))
     return FALSE;
-  if (!gst_ssim2_compare_open_stats (self)) {
+  if (!gst_ssim2_compare_open_stats (self) ||
+      !gst_ssim2_compare_open_summary_file (self)) {
+    gst_ssim2_compare_close_stats (self);
     gst_ssim2_compare_close_backend (self);
     return FALSE;
   }

@@ -255,6 +255,12 @@ gboolean OnPlot(const gchar* name, const gchar* value, gpointer data, GError** e
   return TRUE;
 }
 
+gboolean OnSummary(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a file name");
+  StateOf(data)->options->summary_path = value;
+  return TRUE;
+}
+
 gboolean OnOutput(const gchar* name, const gchar* value, gpointer data, GError** error) {
   ParseState* state = StateOf(data);
   if (state->output_given) {
@@ -391,7 +397,9 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
        "JSON on stdout instead of the score line or summary; =FILE: into FILE",
        "[FILE]"},
       {"csv", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnCsv),
-       "video: per-frame scores and summary as CSV", "FILE"},
+       "video: per-frame scores as CSV (rows only)", "FILE"},
+      {"summary", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnSummary),
+       "video: the summary (of each distorted video) as JSON", "FILE"},
       {"plot", 0, kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnPlot),
        "video: score-over-time plot (SVG)", "FILE"},
       {"output", 'o', kRawValue, G_OPTION_ARG_CALLBACK, CallbackData(OnOutput),

@@ -562,16 +562,18 @@ GST_START_TEST (test_ladder_wrong_size_rendition)
 GST_END_TEST;
 
 /* With rendition pads, one stats file holds every rendition's rows, each
- * naming its pad in the source column. */
+ * naming its pad in the source column, and the summary file one summary
+ * per pad. */
 GST_START_TEST (test_ladder_stats_file_source_column)
 {
   const gchar *paths[RENDITIONS];
   for (guint i = 0; i < RENDITIONS; i++)
     paths[i] = rendition_paths[i];
   gchar *csv = g_build_filename (tmp_dir, "ladder.csv", NULL);
+  gchar *summary = g_build_filename (tmp_dir, "ladder-summary.json", NULL);
   GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
   GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
-  g_object_set (c, "stats-file", csv, NULL);
+  g_object_set (c, "stats-file", csv, "summary-file", summary, NULL);
   gst_object_unref (c);
   Run ladder;
   run_pipeline (pipe, &ladder);
@@ -583,7 +585,7 @@ GST_START_TEST (test_ladder_stats_file_source_column)
   fail_unless (g_str_has_suffix (lines[0], ",score,ref_frame,source"), "%s",
       lines[0]);
   guint rows[RENDITIONS] = { 0 };
-  for (guint k = 1; lines[k] && lines[k][0] && lines[k][0] != '#'; k++) {
+  for (guint k = 1; lines[k] && lines[k][0]; k++) {
     const gchar *source = strrchr (lines[k], ',') + 1;
     guint i = 0;
     while (i < RENDITIONS && strcmp (source, pad_names[i]) != 0)
@@ -605,6 +607,17 @@ GST_START_TEST (test_ladder_stats_file_source_column)
   g_free (text);
   g_unlink (csv);
   g_free (csv);
+
+  fail_unless (g_file_get_contents (summary, &text, NULL, NULL));
+  for (guint i = 0; i < RENDITIONS; i++) {
+    gchar *entry = g_strdup_printf ("{\"source\": \"%s\", \"summary\": {\n"
+        "      \"frames\": %u,\n", pad_names[i], CLIP_FRAMES);
+    fail_unless (strstr (text, entry) != NULL, "no %s in\n%s", entry, text);
+    g_free (entry);
+  }
+  g_free (text);
+  g_unlink (summary);
+  g_free (summary);
   run_clear (&ladder);
 }
 

@@ -104,9 +104,16 @@ using RenditionPtr = std::shared_ptr < Rendition >;
 #define SSIM2_FORMATS \
   "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE, " \
   "GRAY8, GRAY16_LE }"
+/* The metric's minimum frame size (the reference refuses smaller images),
+ * stated in the pad templates so that negotiation knows it. */
+#define SSIM2_MIN_SIZE 8
+#define SSIM2_SIZE_RANGE "(int) [ " G_STRINGIFY (SSIM2_MIN_SIZE) ", max ]"
+#define SSIM2_VIDEO_CAPS(media) \
+  media ", format = (string) " SSIM2_FORMATS ", width = " SSIM2_SIZE_RANGE \
+  ", height = " SSIM2_SIZE_RANGE ", framerate = " GST_VIDEO_FPS_RANGE
 #define SSIM2_CAPS \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", SSIM2_FORMATS) "; " \
-  GST_VIDEO_CAPS_MAKE (SSIM2_FORMATS)
+  SSIM2_VIDEO_CAPS ("video/x-raw(memory:CUDAMemory)") "; " \
+  SSIM2_VIDEO_CAPS ("video/x-raw")
 
 static GstStaticPadTemplate ref_template = GST_STATIC_PAD_TEMPLATE ("ref",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
@@ -868,7 +875,9 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
                 (&info))),
         ("Deinterlace first (e.g. ... ! deinterlace ! ssim2compare)."));
   }
-  if (GST_VIDEO_INFO_WIDTH (&info) < 8 || GST_VIDEO_INFO_HEIGHT (&info) < 8) {
+  /* The templates refuse such caps already (accept-caps). */
+  if (GST_VIDEO_INFO_WIDTH (&info) < SSIM2_MIN_SIZE
+      || GST_VIDEO_INFO_HEIGHT (&info) < SSIM2_MIN_SIZE) {
     REFUSE_CAPS (("Frames of the %s pad are %dx%d; SSIMULACRA 2 needs at "
             "least 8x8 pixels.", name, GST_VIDEO_INFO_WIDTH (&info),
             GST_VIDEO_INFO_HEIGHT (&info)),

@@ -12,6 +12,7 @@
 #endif
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -34,7 +35,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_STATS_FORMAT GST_SSIM2_COMPARE_STATS_FORMAT_AUTO
-#define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
+/* Off: no score is below it. */
+#define DEFAULT_THRESHOLD (-INFINITY)
 #define DEFAULT_FRAME_STEP 1
 #define DEFAULT_THREADS 0
 #define MAX_THREADS 1024

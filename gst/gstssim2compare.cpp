@@ -332,10 +332,18 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:threshold:
+   *
+   * A STREAM/FAILED warning is posted for every frame that scores below
+   * this. The default, -inf, is off: no score is below it.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
           "Post a warning message for every frame that scores below this "
-          "(-1.79769e+308, the default: never)", -G_MAXDOUBLE, G_MAXDOUBLE,
+          "(-inf, the default: off)", -INFINITY, G_MAXDOUBLE,
           DEFAULT_THRESHOLD,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));

@@ -458,9 +458,17 @@ GST_START_TEST (test_threshold)
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 
-  /* Default threshold: no warning. */
+  /* Default threshold: off, which gst-inspect shows as -inf (no score is
+   * below it), not as a huge negative number. */
   msgs = run_noisy (&f, make_element (NULL), 3);
   fail_unless (pop_type (f.bus, GST_MESSAGE_WARNING) == NULL);
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (f.element), "threshold");
+  fail_unless (spec != NULL);
+  const GValue *def = g_param_spec_get_default_value (spec);
+  fail_unless (isinf (g_value_get_double (def))
+      && g_value_get_double (def) < 0);
+  fail_unless (isinf (G_PARAM_SPEC_DOUBLE (spec)->minimum));
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 }

@@ -48,7 +48,7 @@
  * gst-launch-1.0 ssim2compare name=c stats-file=vmaf.json stats-format=vmaf-json ! fakesink \
  *     filesrc location=reference.mkv ! decodebin ! c.ref \
  *     filesrc location=distorted.mkv ! decodebin ! c.dist
- * ]| The same, with the scores in the JSON layout of libvmaf's log.
+ * ]| The same, with the scores in libvmaf's JSON log.
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 ! \
  *     tee name=t ! queue ! c.ref \
@@ -68,6 +68,16 @@
  *     filesrc location=ladder_720p.mp4 ! decodebin ! videoscale method=bilinear ! video/x-raw,width=1920,height=1080 ! c.dist_1
  * ]| Two renditions of a 1080p source, the 720p one upscaled to the source's
  * size, each with its own messages and summary.
+ *
+ * ## Messages
+ *
+ * Element messages, each with a `pad` field naming its rendition (fields in
+ * docs/ELEMENT.md, "Messages"), all since 0.1: `ssim2` (a scored frame),
+ * `ssim2-summary` (the end of a measurement), `ssim2-interval` (a window of
+ * #GstSsim2Compare:interval) and `ssim2-sync` (alignment=content locked,
+ * lost or locked again).
+ *
+ * Since: 0.1
  */
 
 #ifdef HAVE_CONFIG_H
@@ -196,7 +206,7 @@ gst_ssim2_compare_stats_format_get_type (void)
     {GST_SSIM2_COMPARE_STATS_FORMAT_CSV, "CSV", "csv"},
     {GST_SSIM2_COMPARE_STATS_FORMAT_JSON, "JSON", "json"},
     {GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON,
-        "JSON in the layout of libvmaf's log", "vmaf-json"},
+        "libvmaf's JSON log", "vmaf-json"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
@@ -257,6 +267,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * frame, the ref frame that shows the same picture (offsets, dropped and
    * repeated frames, unrelated timestamps) and passes frames it cannot be
    * sure of unscored; see #GstSsim2Compare:sync-window.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_ALIGNMENT,
       g_param_spec_enum ("alignment", "Alignment",
@@ -273,6 +285,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    *
    * Where the metric runs. auto: CUDA when a device works, else the CPU with
    * a warning message; cuda: an error when there is no usable device.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -286,6 +300,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    *
    * CUDA device to use; -1 takes the context of the neighbouring elements,
    * or device 0.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
@@ -294,6 +310,15 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:post-messages:
+   *
+   * Whether an element message `ssim2` is posted for every scored frame
+   * (docs/ELEMENT.md, "Messages"). The `ssim2-summary` message is always
+   * posted.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post an element message named ssim2 for every scored frame "
@@ -302,6 +327,15 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:stats-file:
+   *
+   * A file that receives one row per scored pair as it is scored, in the
+   * format of #GstSsim2Compare:stats-format (docs/LOGS.md gives the
+   * schema); the JSON formats end with the summary.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_STATS_FILE,
       g_param_spec_string ("stats-file", "Stats file",
           "Write per-frame scores to this file as they come, in the format of "
@@ -310,10 +344,18 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:stats-format:
+   *
+   * The format of #GstSsim2Compare:stats-file: CSV (rows only), JSON, or
+   * libvmaf's JSON log; auto picks JSON for a name ending in .json.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_STATS_FORMAT,
       g_param_spec_enum ("stats-format", "Stats format",
           "Format of the stats-file: csv, json, vmaf-json (libvmaf's JSON "
-          "layout), or auto: json if the file name ends in .json, else csv",
+          "log), or auto: json if the file name ends in .json, else csv",
           GST_TYPE_SSIM2_COMPARE_STATS_FORMAT, DEFAULT_STATS_FORMAT,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
@@ -324,6 +366,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * A JSON file that holds what the `ssim2-summary` messages hold, one
    * summary per rendition pad (its latest), rewritten at each of them;
    * docs/LOGS.md gives its schema.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_SUMMARY_FILE,
       g_param_spec_string ("summary-file", "Summary file",
@@ -348,6 +392,14 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
+  /**
+   * GstSsim2Compare:frame-step:
+   *
+   * Only every Nth pair is scored (pairs 0, N, 2N, ...); the others pass
+   * through unscored.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_FRAME_STEP,
       g_param_spec_uint ("frame-step", "Frame step",
           "Score every Nth pair of frames and pass the others through "
@@ -361,6 +413,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * Threads of the CPU path (backend=cpu, or auto without a usable CUDA
    * device); 0 uses every core. The CUDA path ignores it. Scores do not
    * depend on it.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads",
@@ -374,6 +428,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    *
    * Length of the windows of the `ssim2-interval` messages, in running time;
    * 0: no such messages.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
@@ -390,6 +446,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * element's latency included) is not scored: its frame is still passed
    * on, and the pair is counted as `skipped`. -1: 1 s in a live pipeline,
    * no skipping in any other.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_MAX_LATENESS,
       g_param_spec_int64 ("max-lateness", "Max lateness",
@@ -409,6 +467,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * started. It grows as soon as scoring starts, while the `ssim2` messages
    * come only as the scores are collected (several passes later in a
    * non-live pipeline): a watchdog can tell a slow scorer from a stall.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_SCORING_PASSES,
       g_param_spec_uint64 ("scoring-passes", "Scoring passes",
@@ -434,6 +494,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
       "the ref pad with SSIMULACRA 2.1 (CPU or NVIDIA CUDA) and passes the "
       "dist frames on",
       "gst-ssim2 developers");
+  gst_element_class_add_metadata (element_class, GST_ELEMENT_METADATA_DOC_URI,
+      GST_PACKAGE_ORIGIN "/blob/main/docs/ELEMENT.md");
 
   agg_class->start = GST_DEBUG_FUNCPTR (gst_ssim2_compare_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_ssim2_compare_stop);

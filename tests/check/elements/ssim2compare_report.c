@@ -174,31 +174,38 @@ stats_path_free (gchar * path)
   g_free (path);
 }
 
-/* Runs a Python snippet with the stats file as sys.argv[1] and the scores
- * of @msgs ("%.8f", comma-separated) as sys.argv[2]; fails the test unless
- * it exits 0. */
+/* Runs a Python snippet with @path as sys.argv[1] and @arg as sys.argv[2];
+ * fails the test unless it exits 0. */
 static void
-check_with_python (const gchar * script, const gchar * path, GList * msgs)
+run_python (const gchar * script, const gchar * path, const gchar * arg)
 {
   gchar *python = g_find_program_in_path ("python3");
   fail_unless (python != NULL, "python3 not found");
+  const gchar *argv[] = { python, "-c", script, path, arg, NULL };
+  gchar *out = NULL, *err = NULL;
+  gint status = 0;
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_DEFAULT,
+          NULL, NULL, &out, &err, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL),
+      "python check of %s failed:\n%s%s\nsys.argv[2]: %s", path, out, err, arg);
+  g_free (out);
+  g_free (err);
+  g_free (python);
+}
+
+/* Runs a Python snippet with the stats file as sys.argv[1] and the scores
+ * of @msgs ("%.8f", comma-separated) as sys.argv[2]. */
+static void
+check_with_python (const gchar * script, const gchar * path, GList * msgs)
+{
   GString *scores = g_string_new (NULL);
   for (GList * l = msgs; l; l = l->next) {
     gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
     g_ascii_formatd (buf, sizeof buf, "%.8f", score_message (GST_MESSAGE (l->data)).score);
     g_string_append_printf (scores, "%s%s", l == msgs ? "" : ",", buf);
   }
-  const gchar *argv[] = { python, "-c", script, path, scores->str, NULL };
-  gchar *out = NULL, *err = NULL;
-  gint status = 0;
-  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_DEFAULT,
-          NULL, NULL, &out, &err, &status, NULL));
-  fail_unless (g_spawn_check_wait_status (status, NULL),
-      "python check of %s failed:\n%s%s", path, out, err);
-  g_free (out);
-  g_free (err);
+  run_python (script, path, scores->str);
   g_string_free (scores, TRUE);
-  g_free (python);
 }
 
 /* The documented CSV schema (docs/LOGS.md), read with Python's csv module:
@@ -388,8 +395,23 @@ summary_message_as_json (GstMessage * m)
   return g_string_free (json, FALSE);
 }
 
-/* The summary file holds what the ssim2-summary message holds: every field
- * of the message (its pad as `source`), in the file's JSON schema. */
+/* The summary file (sys.argv[1]) holds what the ssim2-summary message
+ * (sys.argv[2], from summary_message_as_json) holds: every field, its pad as
+ * `source`, in the file's JSON schema. */
+static const gchar *summary_file_check =
+    "import json, sys\n"
+    "doc = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+    "message = json.loads(sys.argv[2])\n"
+    "assert list(doc) == ['metric', 'summaries'], doc\n"
+    "assert doc['metric'] == 'SSIMULACRA 2.1', doc\n"
+    "assert len(doc['summaries']) == 1, doc\n"
+    "entry = doc['summaries'][0]\n"
+    "assert entry['source'] == message.pop('pad') == 'dist', entry\n"
+    "summary = entry['summary']\n"
+    "assert message['frames'] == 4 and message['backend'], message\n"
+    "for key, value in message.items():\n"
+    "    assert key in summary and summary[key] == value, (key, value, summary)\n";
+
 GST_START_TEST (test_summary_file)
 {
   Fixture f;
@@ -400,31 +422,7 @@ GST_START_TEST (test_summary_file)
   GList *sum = pop_element_messages (f.bus, "ssim2-summary");
   fail_unless_equals_int (g_list_length (sum), 1);
   gchar *message = summary_message_as_json (GST_MESSAGE (sum->data));
-  gchar *python = g_find_program_in_path ("python3");
-  fail_unless (python != NULL, "python3 not found");
-  const gchar *script =
-      "import json, sys\n"
-      "doc = json.load(open(sys.argv[1], encoding='utf-8'))\n"
-      "message = json.loads(sys.argv[2])\n"
-      "assert list(doc) == ['metric', 'summaries'], doc\n"
-      "assert doc['metric'] == 'SSIMULACRA 2.1', doc\n"
-      "assert len(doc['summaries']) == 1, doc\n"
-      "entry = doc['summaries'][0]\n"
-      "assert entry['source'] == message.pop('pad') == 'dist', entry\n"
-      "summary = entry['summary']\n"
-      "assert message['frames'] == 4 and message['backend'], message\n"
-      "for key, value in message.items():\n"
-      "    assert key in summary and summary[key] == value, (key, value, summary)\n";
-  const gchar *argv[] = { python, "-c", script, path, message, NULL };
-  gchar *out = NULL, *err = NULL;
-  gint status = 0;
-  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_DEFAULT,
-          NULL, NULL, &out, &err, &status, NULL));
-  fail_unless (g_spawn_check_wait_status (status, NULL),
-      "summary file check failed:\n%s%s\nmessage: %s", out, err, message);
-  g_free (out);
-  g_free (err);
-  g_free (python);
+  run_python (summary_file_check, path, message);
   g_free (message);
   g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);

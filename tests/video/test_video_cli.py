@@ -442,9 +442,16 @@ def case_files(exe, data, tmp):
     require(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
             "unwritable CSV")
     # A full disk: the failed writes are reported, not lost silently.
-    for option in ("--csv", "--json"):
+    for option in ("--csv", "--json", "--summary"):
         rc, out, err = run_tool(exe, option, "/dev/full", p["ref"], p["good"])
         require(rc == 1 and "cannot write /dev/full" in err, f"{option} /dev/full: exit {rc}")
+    # An unwritable summary file costs the other files nothing.
+    os.remove(c)
+    rc, out, err = run_tool(exe, "--summary", os.path.join(tmp, "no", "such", "s.json"),
+                            "--csv", c, p["ref"], p["good"])
+    require(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
+            f"unwritable summary file: exit {rc}, stderr {err!r}")
+    require(len(read_csv(c)[0]) == 12, "the CSV beside an unwritable summary file")
 
 
 def de_locale_env(tmp):

@@ -194,28 +194,6 @@ gst_ssim2_compare_backend_get_type (void)
   return type;
 }
 
-#define GST_TYPE_SSIM2_COMPARE_STATS_FORMAT \
-  (gst_ssim2_compare_stats_format_get_type ())
-static GType
-gst_ssim2_compare_stats_format_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_SSIM2_COMPARE_STATS_FORMAT_AUTO,
-        "JSON if the file name ends in .json, else CSV", "auto"},
-    {GST_SSIM2_COMPARE_STATS_FORMAT_CSV, "CSV", "csv"},
-    {GST_SSIM2_COMPARE_STATS_FORMAT_JSON, "JSON", "json"},
-    {GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON,
-        "libvmaf's JSON log", "vmaf-json"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstSsim2CompareStatsFormat", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 #define gst_ssim2_compare_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstSsim2Compare, gst_ssim2_compare,
     GST_TYPE_AGGREGATOR,
@@ -310,87 +288,9 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
-  /**
-   * GstSsim2Compare:post-messages:
-   *
-   * Whether an element message `ssim2` is posted for every scored frame
-   * (docs/ELEMENT.md, "Messages"). The `ssim2-summary` message is always
-   * posted.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (object_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post an element message named ssim2 for every scored frame "
-          "(the ssim2-summary message at the end is always posted)",
-          DEFAULT_POST_MESSAGES,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
-              G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:stats-file:
-   *
-   * A file that receives one row per scored pair as it is scored, in the
-   * format of #GstSsim2Compare:stats-format (docs/LOGS.md gives the
-   * schema); the JSON formats end with the summary.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (object_class, PROP_STATS_FILE,
-      g_param_spec_string ("stats-file", "Stats file",
-          "Write per-frame scores to this file as they come, in the format of "
-          "stats-format (the JSON ones end with the summary; NULL: no file)",
-          NULL,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:stats-format:
-   *
-   * The format of #GstSsim2Compare:stats-file: CSV (rows only), JSON, or
-   * libvmaf's JSON log; auto picks JSON for a name ending in .json.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (object_class, PROP_STATS_FORMAT,
-      g_param_spec_enum ("stats-format", "Stats format",
-          "Format of the stats-file: csv, json, vmaf-json (libvmaf's JSON "
-          "log), or auto: json if the file name ends in .json, else csv",
-          GST_TYPE_SSIM2_COMPARE_STATS_FORMAT, DEFAULT_STATS_FORMAT,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:summary-file:
-   *
-   * A JSON file that holds what the `ssim2-summary` messages hold, one
-   * summary per rendition pad (its latest), rewritten at each of them;
-   * docs/LOGS.md gives its schema.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (object_class, PROP_SUMMARY_FILE,
-      g_param_spec_string ("summary-file", "Summary file",
-          "Write the summaries (what the ssim2-summary messages hold) to this "
-          "JSON file, rewritten at each of them (NULL: no file)", NULL,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:threshold:
-   *
-   * A STREAM/FAILED warning is posted for every frame that scores below
-   * this. The default, -inf, is off: no score is below it.
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (object_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
-          "Post a warning message for every frame that scores below this "
-          "(-inf, the default: off)", -INFINITY, G_MAXDOUBLE,
-          DEFAULT_THRESHOLD,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
-              G_PARAM_STATIC_STRINGS)));
+  gst_ssim2_compare_install_report_properties (object_class,
+      PROP_POST_MESSAGES, PROP_STATS_FILE, PROP_STATS_FORMAT, PROP_SUMMARY_FILE,
+      PROP_THRESHOLD);
 
   /**
    * GstSsim2Compare:frame-step:

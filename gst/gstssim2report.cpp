@@ -1,9 +1,9 @@
-/* gst-ssim2: what ssim2compare reports about its measurements: the meta
- * and the `ssim2` message of each scored pair, the stats file, the
- * `ssim2-interval` windows, the `ssim2-summary` message, the summary file,
- * and the warnings
- * about scores below the threshold and about an input that ended first.
- * docs/ELEMENT.md gives the messages' schema, docs/LOGS.md the file's.
+/* gst-ssim2: what ssim2compare reports about its measurements, and the
+ * properties that set it: the meta and the `ssim2` message of each scored
+ * pair, the stats file, the `ssim2-interval` windows, the `ssim2-summary`
+ * message, the summary file, and the warnings about scores below the
+ * threshold and about an input that ended first. docs/ELEMENT.md gives the
+ * messages' schema, docs/LOGS.md the files'.
  * SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -25,6 +25,117 @@
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
 
 using ssim2gst::Rendition;
+
+/* ------------------------------------------------------------------------ */
+/* The properties */
+
+GType
+gst_ssim2_compare_stats_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_SSIM2_COMPARE_STATS_FORMAT_AUTO,
+        "JSON if the file name ends in .json, else CSV", "auto"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_CSV, "CSV", "csv"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_JSON, "JSON", "json"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON,
+        "libvmaf's JSON log", "vmaf-json"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstSsim2CompareStatsFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+void
+gst_ssim2_compare_install_report_properties (GObjectClass * object_class,
+    guint post_messages_id, guint stats_file_id, guint stats_format_id,
+    guint summary_file_id, guint threshold_id)
+{
+  /**
+   * GstSsim2Compare:post-messages:
+   *
+   * Whether an element message `ssim2` is posted for every scored frame
+   * (docs/ELEMENT.md, "Messages"). The `ssim2-summary` message is always
+   * posted.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, post_messages_id,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message named ssim2 for every scored frame "
+          "(the ssim2-summary message at the end is always posted)",
+          DEFAULT_POST_MESSAGES,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:stats-file:
+   *
+   * A file that receives one row per scored pair as it is scored, in the
+   * format of #GstSsim2Compare:stats-format (docs/LOGS.md gives the
+   * schema); the JSON formats end with the summary.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, stats_file_id,
+      g_param_spec_string ("stats-file", "Stats file",
+          "Write per-frame scores to this file as they come, in the format of "
+          "stats-format (the JSON ones end with the summary; NULL: no file)",
+          NULL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:stats-format:
+   *
+   * The format of #GstSsim2Compare:stats-file: CSV (rows only), JSON, or
+   * libvmaf's JSON log; auto picks JSON for a name ending in .json.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, stats_format_id,
+      g_param_spec_enum ("stats-format", "Stats format",
+          "Format of the stats-file: csv, json, vmaf-json (libvmaf's JSON "
+          "log), or auto: json if the file name ends in .json, else csv",
+          GST_TYPE_SSIM2_COMPARE_STATS_FORMAT, DEFAULT_STATS_FORMAT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:summary-file:
+   *
+   * A JSON file that holds what the `ssim2-summary` messages hold, one
+   * summary per rendition pad (its latest), rewritten at each of them;
+   * docs/LOGS.md gives its schema.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, summary_file_id,
+      g_param_spec_string ("summary-file", "Summary file",
+          "Write the summaries (what the ssim2-summary messages hold) to this "
+          "JSON file, rewritten at each of them (NULL: no file)", NULL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:threshold:
+   *
+   * A STREAM/FAILED warning is posted for every frame that scores below
+   * this. The default, -inf, is off: no score is below it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, threshold_id,
+      g_param_spec_double ("threshold", "Threshold",
+          "Post a warning message for every frame that scores below this "
+          "(-inf, the default: off)", -INFINITY, G_MAXDOUBLE,
+          DEFAULT_THRESHOLD,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+}
 
 /* ------------------------------------------------------------------------ */
 /* The stats file */

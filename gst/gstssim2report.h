@@ -23,6 +23,18 @@ struct FrameTimes {
 
 }  // namespace ssim2gst
 
+/* The stats-format property's enum (GstSsim2CompareStatsFormat). */
+GType gst_ssim2_compare_stats_format_get_type (void);
+#define GST_TYPE_SSIM2_COMPARE_STATS_FORMAT \
+  (gst_ssim2_compare_stats_format_get_type ())
+
+/* The properties of what the element reports, post-messages, stats-file,
+ * stats-format, summary-file and threshold, with the ids the element gives
+ * them (class_init). */
+void gst_ssim2_compare_install_report_properties (GObjectClass *
+    object_class, guint post_messages_id, guint stats_file_id,
+    guint stats_format_id, guint summary_file_id, guint threshold_id);
+
 /* Opens (truncates) the stats-file of the run's settings for a new
  * measurement, unless none is set or one is open; posts an error and
  * returns false when it cannot be created. */

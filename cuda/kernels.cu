@@ -41,15 +41,21 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t stream) {
-  const LaunchShape shape = SignatureRowsShape(params);
-  SignatureRowsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t stream) {
+  const LaunchShape shape = SignatureRowsShape(batch);
+  SignatureRowsKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t stream) {
-  const LaunchShape shape = SignatureCellsShape(params);
-  SignatureCellsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t stream) {
+  const LaunchShape shape = SignatureCellsShape(batch);
+  SignatureCellsKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t stream) {
+  const LaunchShape shape = SignatureNormaliseShape(batch);
+  SignatureNormaliseKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
   return cudaGetLastError();
 }
 

@@ -160,9 +160,10 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
                          cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
-// Frame signatures (cuda/signature.cpp): the luma summed over the cells of a
-// grid in two launches, (image row, cell column) and then cell, each sum in
-// the CPU's order (core/src/frame_signature.h).
+// Frame signatures (cuda/signature.cpp), a batch of frames per launch: the
+// luma summed over the cells of a grid in two launches, (image row, cell
+// column) and then cell, each sum in the CPU's order, then normalised in a
+// third (a block per frame) as the CPU does (core/src/frame_signature.h).
 
 enum SignatureLuma : int {
   kLumaPlane8 = 0,     // Y'CbCr 8-bit luma plane
@@ -175,6 +176,7 @@ enum SignatureLuma : int {
 // Every sum is 8 bytes: std::uint64_t, or double for kLumaLinearF32.
 constexpr int kSignatureSumBytes = 8;
 
+// One frame of a batch (in device memory, read by every kernel).
 struct SignatureParams {
   const unsigned char* plane[3];
   long long stride[3];  // bytes
@@ -184,12 +186,30 @@ struct SignatureParams {
   unsigned mask;
   int width, height;
   int grid_width, grid_height;
+  double full_scale;  // signature::LumaFullScale (1 for kLumaLinearF32)
   void* rows;   // grid_width sums per image row: the row's run of each cell
   void* cells;  // grid_width x grid_height sums: each cell's rows in order
+  double* stats;      // out: the mean and the contrast
+  float* signature;   // out: the normalised cells
 };
 
-cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t stream);
-cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t stream);
+// A batch: `count` frames at `frames` (device memory), and the largest
+// extents among them (the launch geometry).
+struct SignatureBatch {
+  const SignatureParams* frames;
+  int count;
+  int max_grid_width, max_grid_height, max_height;
+};
+
+// The normalisation's block: its threads turn sums into means and means into
+// cells; one of them adds the means in order (the CPU's sums). Means of up to
+// kSignatureSharedMeans cells go through shared memory, more in place.
+constexpr int kSignatureNormaliseThreads = 128;
+constexpr int kSignatureSharedMeans = 4608;
+
+cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t stream);
+cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t stream);
+cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
 // Launch geometry of each kernel, for the launchers of kernels.cu and of the
@@ -218,17 +238,22 @@ inline LaunchShape ReduceShape(const ReduceParams& params) {
   return {dim3((threads + 127) / 128), dim3(128)};
 }
 
-// A thread per (cell column, image row), then a thread per cell.
-inline LaunchShape SignatureRowsShape(const SignatureParams& params) {
+// A thread per (cell column, image row), then a thread per cell, then a block
+// per frame; blockIdx.z (blockIdx.x for the last) picks the frame.
+inline LaunchShape SignatureRowsShape(const SignatureBatch& batch) {
   const dim3 block(32, 4);
-  return {dim3((params.grid_width + block.x - 1) / block.x, (params.height + block.y - 1) / block.y),
+  return {dim3((batch.max_grid_width + block.x - 1) / block.x,
+               (batch.max_height + block.y - 1) / block.y, batch.count),
           block};
 }
-inline LaunchShape SignatureCellsShape(const SignatureParams& params) {
+inline LaunchShape SignatureCellsShape(const SignatureBatch& batch) {
   const dim3 block(32, 4);
-  return {dim3((params.grid_width + block.x - 1) / block.x,
-               (params.grid_height + block.y - 1) / block.y),
+  return {dim3((batch.max_grid_width + block.x - 1) / block.x,
+               (batch.max_grid_height + block.y - 1) / block.y, batch.count),
           block};
+}
+inline LaunchShape SignatureNormaliseShape(const SignatureBatch& batch) {
+  return {dim3(batch.count), dim3(kSignatureNormaliseThreads)};
 }
 
 }  // namespace cuda

@@ -646,7 +646,8 @@ __device__ std::uint64_t IntegerRun(const SignatureParams& p, const unsigned cha
   return s;
 }
 
-__global__ void SignatureRowsKernel(const SignatureParams p) {
+__global__ void SignatureRowsKernel(const SignatureParams* __restrict__ frames) {
+  const SignatureParams& p = frames[blockIdx.z];
   const int gx = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (gx >= p.grid_width || y >= p.height) return;
@@ -675,7 +676,8 @@ __device__ void SumCellRows(const SignatureParams& p, int gx, int gy) {
   static_cast<Sum*>(p.cells)[static_cast<long long>(gy) * p.grid_width + gx] = total;
 }
 
-__global__ void SignatureCellsKernel(const SignatureParams p) {
+__global__ void SignatureCellsKernel(const SignatureParams* __restrict__ frames) {
+  const SignatureParams& p = frames[blockIdx.z];
   const int gx = blockIdx.x * blockDim.x + threadIdx.x;
   const int gy = blockIdx.y * blockDim.y + threadIdx.y;
   if (gx >= p.grid_width || gy >= p.grid_height) return;
@@ -683,6 +685,47 @@ __global__ void SignatureCellsKernel(const SignatureParams p) {
     SumCellRows<double>(p, gx, gy);
   } else {
     SumCellRows<std::uint64_t>(p, gx, gy);
+  }
+}
+
+// Cell i's mean from its sum (read before `means[i]` is written: means may
+// be the sums' own memory).
+__device__ double CellMeanOf(const SignatureParams& p, int i) {
+  const int gx = i % p.grid_width;
+  const int gy = i / p.grid_width;
+  const int rows = signature::CellEdge(gy + 1, p.height, p.grid_height) -
+                   signature::CellEdge(gy, p.height, p.grid_height);
+  const int cols = signature::CellEdge(gx + 1, p.width, p.grid_width) -
+                   signature::CellEdge(gx, p.width, p.grid_width);
+  if (p.kind == kLumaLinearF32) {
+    return signature::CellMean(static_cast<const double*>(p.cells)[i], rows, cols, p.full_scale);
+  }
+  return signature::CellMean(static_cast<const std::uint64_t*>(p.cells)[i], rows, cols,
+                             p.full_scale);
+}
+
+// A block per frame: the means in parallel, their mean and deviation in one
+// thread (in index order, as the CPU), then the cells in parallel.
+__global__ void __launch_bounds__(kSignatureNormaliseThreads)
+    SignatureNormaliseKernel(const SignatureParams* __restrict__ frames) {
+  __shared__ double shared_means[kSignatureSharedMeans];
+  __shared__ double stats[2];
+  const SignatureParams& p = frames[blockIdx.x];
+  const int n = p.grid_width * p.grid_height;
+  double* means = n <= kSignatureSharedMeans ? shared_means : static_cast<double*>(p.cells);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const double mean = CellMeanOf(p, i);
+    means[i] = mean;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    signature::CellStatistics(means, n, &stats[0], &stats[1]);
+    p.stats[0] = stats[0];
+    p.stats[1] = stats[1];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    p.signature[i] = signature::NormalisedCell(means[i], stats[0], stats[1]);
   }
 }
 

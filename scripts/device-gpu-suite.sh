@@ -84,6 +84,9 @@ else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi
 step bench 150 "$BUILD/tools/ssim2-bench" --seconds 1
+# Content alignment's cost against the scoring time, CPU path and GPU path
+# (the <= 3 % target; docs/PERFORMANCE.md).
+step align-bench 60 "$BUILD/tools/ssim2-align-bench" --repeats 10
 if [ -n "$TESTDATA" ]; then
   # ssim2 --pairs on the GPU: every row against the single-pair command, then
   # its rate against the decode-only rate (and --device all with two GPUs).
@@ -110,6 +113,12 @@ if [ -f "$LOG/bench.log" ]; then
   echo "Frame signatures of device-resident frames (content alignment, docs/ALIGNMENT.md):"
   echo
   grep '^SIGNATURE' "$LOG/bench.log" || true
+fi
+if [ -f "$LOG/align-bench.log" ]; then
+  echo
+  echo "Content alignment per frame pair against scoring (target <= 3 %; docs/PERFORMANCE.md):"
+  echo
+  grep '^ALIGNMENT' "$LOG/align-bench.log" || true
 fi
 if [ -f "$LOG/pairs-rate.log" ]; then
   echo

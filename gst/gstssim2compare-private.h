@@ -12,6 +12,7 @@
 #endif
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -34,7 +35,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_STATS_FORMAT GST_SSIM2_COMPARE_STATS_FORMAT_AUTO
-#define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
+/* Off: no score is below it. */
+#define DEFAULT_THRESHOLD (-INFINITY)
 #define DEFAULT_FRAME_STEP 1
 #define DEFAULT_THREADS 0
 #define MAX_THREADS 1024
@@ -206,6 +208,7 @@ struct Settings {
   bool post_messages = DEFAULT_POST_MESSAGES;
   std::string stats_file;
   GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
+  std::string summary_file;
   gdouble threshold = DEFAULT_THRESHOLD;
   guint every = DEFAULT_FRAME_STEP;
   guint threads = DEFAULT_THREADS;
@@ -288,6 +291,10 @@ struct GstSsim2ComparePrivate {
 
   std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
   bool stats_with_source = false;  /* its rows carry the pad's name */
+  /* The summary-file's content: each pad's latest summary, in the order
+   * they were first posted; summary_file_ok: one is set and writable. */
+  std::vector<ssim2::SourceSummary> summaries;
+  bool summary_file_ok = false;
 
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context = nullptr;

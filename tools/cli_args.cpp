@@ -255,6 +255,12 @@ gboolean OnPlot(const gchar* name, const gchar* value, gpointer data, GError** e
   return TRUE;
 }
 
+gboolean OnSummary(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a file name");
+  StateOf(data)->options->summary_path = value;
+  return TRUE;
+}
+
 gboolean OnOutput(const gchar* name, const gchar* value, gpointer data, GError** error) {
   ParseState* state = StateOf(data);
   if (state->output_given) {
@@ -396,7 +402,9 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       ValueOption("json", OnJson,
                   "JSON on stdout instead of the score line or summary; =FILE: into FILE",
                   "[FILE]", 0, G_OPTION_FLAG_OPTIONAL_ARG),
-      ValueOption("csv", OnCsv, "video: per-frame scores and summary as CSV", "FILE"),
+      ValueOption("csv", OnCsv, "video: per-frame scores as CSV (rows only)", "FILE"),
+      ValueOption("summary", OnSummary, "video: the summary (of each distorted video) as JSON",
+                  "FILE"),
       ValueOption("plot", OnPlot, "video: score-over-time plot (SVG)", "FILE"),
       ValueOption("output", OnOutput,
                   "write the scores to FILE, as --csv or --json=FILE by its extension", "FILE",

@@ -32,6 +32,7 @@ struct Options {
   std::string json_path;  // --json=FILE, -o FILE.json (images: the JSON above; video:
                           // per-frame scores + summary)
   std::string vmaf_json_path;  // -o FILE --format vmaf-json: libvmaf's log layout (video)
+  std::string summary_path;  // --summary FILE: the summary file, JSON (video)
   std::string plot_path;  // --plot FILE.svg
   Alignment alignment = Alignment::kRunningTime;
   std::uint64_t offset = 0;  // --offset N: skip the first N distorted frames

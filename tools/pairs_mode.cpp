@@ -495,8 +495,9 @@ PairsSummary RunPairs(PairsConfig config, std::function<void(const PairRow&)> on
 int RunPairsMode(const Options& o) {
   // The rows are CSV or JSON (pairs_rows.cpp); the video logs have no
   // counterpart here.
-  if (!o.vmaf_json_path.empty() || !o.plot_path.empty())
-    return Fail("vmaf-json and --plot output are for videos; with --pairs use --csv or --json");
+  if (!o.vmaf_json_path.empty() || !o.summary_path.empty() || !o.plot_path.empty())
+    return Fail("vmaf-json, --summary and --plot output are for videos; with --pairs use --csv "
+                "or --json");
   const bool from_stdin = o.pairs_path == "-";
   const std::string list_name = from_stdin ? "stdin" : o.pairs_path;
   std::string text;

@@ -122,9 +122,10 @@ int LoadInput(const char* which, const std::string& path, io::Image* image) {
 int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
   // Score files of the video mode have no image counterpart: refuse them
   // rather than write nothing.
-  if (!o.csv_path.empty() || !o.vmaf_json_path.empty() || !o.plot_path.empty())
-    return Fail("ssim2: CSV, vmaf-json and plot output (--csv, -o FILE.csv, --format vmaf-json, "
-                "--plot) are for videos; "
+  if (!o.csv_path.empty() || !o.vmaf_json_path.empty() || !o.summary_path.empty() ||
+      !o.plot_path.empty())
+    return Fail("ssim2: CSV, vmaf-json, summary and plot output (--csv, -o FILE.csv, --format "
+                "vmaf-json, --summary, --plot) are for videos; "
                 "for images use --json=FILE or -o FILE.json");
   ScorerOptions so;
   so.backend = o.backend;

@@ -213,6 +213,11 @@ GST_START_TEST (test_caps_refused)
     CAPS64 ("ARGB64"),
     CAPS64 ("I420") ",interlace-mode=interleaved",
     CAPS64 ("NV12") ",interlace-mode=mixed",
+    /* Under the metric's minimum, 8x8, which the pad templates state. */
+    "video/x-raw,format=I420,width=6,height=48,framerate=30/1",
+    "video/x-raw,format=RGB,width=64,height=7,framerate=30/1",
+    "video/x-raw(memory:CUDAMemory),format=NV12,width=7,height=7,"
+        "framerate=30/1",
     "video/x-bayer,format=rggb,width=64,height=48",
     "image/jpeg,width=64,height=48",
   };
@@ -252,12 +257,51 @@ GST_START_TEST (test_grey_limited_range_refused)
 
 GST_END_TEST;
 
-GST_START_TEST (test_error_too_small)
+/* Width and height in @caps are [ 8, max ] in every structure. */
+static void
+check_minimum_size (GstCaps * caps, const gchar * what)
 {
-  expect_caps_error ("video/x-raw,format=I420,width=6,height=48,"
-      "framerate=30/1", "at least 8x8");
-  expect_caps_error ("video/x-raw,format=RGB,width=64,height=7,"
-      "framerate=30/1", "at least 8x8");
+  fail_unless (gst_caps_get_size (caps) > 0, "%s: no caps", what);
+  for (guint k = 0; k < gst_caps_get_size (caps); k++) {
+    const GstStructure *s = gst_caps_get_structure (caps, k);
+    const gchar *fields[] = { "width", "height" };
+    for (guint j = 0; j < 2; j++) {
+      const GValue *v = gst_structure_get_value (s, fields[j]);
+      fail_unless (v != NULL && GST_VALUE_HOLDS_INT_RANGE (v), "%s: %s",
+          what, fields[j]);
+      fail_unless_equals_int (gst_value_get_int_range_min (v), 8);
+      fail_unless_equals_int (gst_value_get_int_range_max (v), G_MAXINT);
+    }
+  }
+}
+
+/* The pad templates state the metric's minimum size, 8x8: upstream sees it
+ * in the caps query (so a scaler can pick a size that fits), and 8x8 is
+ * accepted (test_caps_refused: smaller is not). */
+GST_START_TEST (test_caps_minimum_size)
+{
+  GstElement *e = make_element (NULL);
+  const gchar *templates[] = { "ref", "dist", "dist_%u", "src" };
+  for (guint i = 0; i < G_N_ELEMENTS (templates); i++) {
+    GstPadTemplate *t =
+        gst_element_get_pad_template (e, templates[i]);
+    fail_unless (t != NULL, "no template %s", templates[i]);
+    GstCaps *caps = gst_pad_template_get_caps (t);
+    check_minimum_size (caps, templates[i]);
+    gst_caps_unref (caps);
+  }
+  GstPad *ref = gst_element_get_static_pad (e, "ref");
+  GstCaps *queried = gst_pad_query_caps (ref, NULL);
+  check_minimum_size (queried, "ref caps query");
+  gst_caps_unref (queried);
+  gst_object_unref (ref);
+  GstPad *dist = gst_element_get_static_pad (e, "dist");
+  GstCaps *c = gst_caps_from_string ("video/x-raw,format=I420,width=8,"
+      "height=8,framerate=30/1");
+  fail_unless (gst_pad_query_accept_caps (dist, c));
+  gst_caps_unref (c);
+  gst_object_unref (dist);
+  gst_object_unref (e);
 }
 
 GST_END_TEST;
@@ -1100,7 +1144,7 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_grey_scores_as_grey_png);
   tcase_add_test (tc, test_grey_limited_range_refused);
   tcase_add_test (tc, test_caps_refused);
-  tcase_add_test (tc, test_error_too_small);
+  tcase_add_test (tc, test_caps_minimum_size);
   tcase_add_test (tc, test_error_unsupported_matrix);
   tcase_add_test (tc, test_error_size_mismatch);
   tcase_add_test (tc, test_error_no_cuda);

@@ -403,64 +403,87 @@ TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
   }
 }
 
+// Three reference frames and a batch of two distorted images (16x16 noise),
+// with what a CUDA scorer that has all the memory it wants gives for each
+// frame's batch, and that scorer's memory afterwards.
+struct FramesOfTwo {
+  std::vector<std::vector<unsigned char>> refs, dists;
+  std::vector<ImageView> batch;
+  std::vector<std::vector<Result>> expected;
+  std::size_t memory = 0;
+  ImageView View(const std::vector<unsigned char>& rgb) const {
+    return ImageView::Packed(PixelFormat::kRGB8, kNoiseSide, kNoiseSide, rgb.data(),
+                             3 * kNoiseSide);
+  }
+};
+
+void ScoreFramesOfTwo(unsigned seed, FramesOfTwo* f) {
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 3; ++t) f->refs.push_back(NoiseImage(rng));
+  for (int i = 0; i < 2; ++i) f->dists.push_back(NoiseImage(rng));
+  for (const auto& d : f->dists) f->batch.push_back(f->View(d));
+  ScorerOptions options;
+  options.backend = Backend::kCuda;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
+  f->expected.resize(f->refs.size());
+  for (std::size_t t = 0; t < f->refs.size(); ++t) {
+    ASSERT_TRUE(scorer->SetReference(f->View(f->refs[t])).ok());
+    ASSERT_TRUE(scorer->ComputeWithReference(f->batch, &f->expected[t]).ok());
+  }
+  f->memory = scorer->memory_bytes();
+  EXPECT_EQ(scorer->limits(), "");
+}
+
+// Collects the batches of the first handles.size() frames, submitted in
+// order, and expects what the unlimited scorer gave.
+void ExpectCollected(Scorer* scorer, const std::vector<Scorer::BatchHandle>& handles,
+                     const FramesOfTwo& f, const char* what) {
+  for (std::size_t t = 0; t < handles.size(); ++t) {
+    std::vector<Result> got;
+    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
+    ASSERT_EQ(got.size(), f.batch.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &f.expected[t][i], sizeof(Result)), 0)
+          << what << ", frame " << t << ", image " << i;
+    }
+  }
+}
+
 // The CUDA scorer prepares a reference set while a batch is in flight on a
 // second engine. When that engine cannot get its memory, the first engine
 // does everything, in order, with the same results and no error.
 TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
-  constexpr int kW = kNoiseSide, kH = kNoiseSide;
-  std::mt19937 rng(6);
-  auto image = [&]() { return NoiseImage(rng); };
-  auto view = [&](const std::vector<unsigned char>& rgb) {
-    return ImageView::Packed(PixelFormat::kRGB8, kW, kH, rgb.data(), 3 * kW);
-  };
-  const std::vector<std::vector<unsigned char>> refs = {image(), image(), image()};
-  const std::vector<std::vector<unsigned char>> dists = {image(), image()};
-  const std::vector<ImageView> batch = {view(dists[0]), view(dists[1])};
-
+  FramesOfTwo f;
+  ASSERT_NO_FATAL_FAILURE(ScoreFramesOfTwo(6, &f));
   ScorerOptions options;
   options.backend = Backend::kCuda;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::Create(kW, kH, options, &scorer).ok());
-  std::vector<std::vector<Result>> expected(refs.size());
-  for (std::size_t t = 0; t < refs.size(); ++t) {
-    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
-    ASSERT_TRUE(scorer->ComputeWithReference(batch, &expected[t]).ok());
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
+  std::vector<Result> warm;
+  for (std::size_t t = 0; t < f.refs.size(); ++t) {  // the cache and lanes made
+    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE(scorer->ComputeWithReference(f.batch, &warm).ok());
   }
-  const std::size_t memory = scorer->memory_bytes();
   emu::SetDeviceMemoryHeadroom(0);
-  std::vector<Scorer::BatchHandle> handles(refs.size());
+  std::vector<Scorer::BatchHandle> handles(f.refs.size());
   Status s;
-  for (std::size_t t = 0; t < refs.size() && s.ok(); ++t) {
-    s = scorer->SetReference(view(refs[t]));
-    if (s.ok()) s = scorer->SubmitWithReference(batch, &handles[t]);
+  for (std::size_t t = 0; t < f.refs.size() && s.ok(); ++t) {
+    s = scorer->SetReference(f.View(f.refs[t]));
+    if (s.ok()) s = scorer->SubmitWithReference(f.batch, &handles[t]);
   }
   emu::SetDeviceMemoryHeadroom(~std::size_t(0));
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(scorer->memory_bytes(), memory) << "no second engine";
-  for (std::size_t t = 0; t < refs.size(); ++t) {
-    std::vector<Result> got;
-    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
-    ASSERT_EQ(got.size(), batch.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
-          << "frame " << t << ", image " << i;
-    }
-  }
+  EXPECT_EQ(scorer->memory_bytes(), f.memory) << "no second engine";
+  ExpectCollected(scorer.get(), handles, f, "one engine");
   // Memory back: the next reference set with a batch in flight gets its engine.
   handles.assign(2, 0);
   for (std::size_t t = 0; t < 2; ++t) {
-    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
-    ASSERT_TRUE(scorer->SubmitWithReference(batch, &handles[t]).ok());
+    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
   }
-  EXPECT_GT(scorer->memory_bytes(), memory);
-  for (std::size_t t = 0; t < 2; ++t) {
-    std::vector<Result> got;
-    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
-          << "second engine, frame " << t << ", image " << i;
-    }
-  }
+  EXPECT_GT(scorer->memory_bytes(), f.memory);
+  ExpectCollected(scorer.get(), handles, f, "second engine");
 }
 
 // Under EngineOptions::memory_limit the engine gives up speed, never a score:
@@ -576,4 +599,37 @@ TEST(GpuEmulation, MemoryLimitGivesUpSpeedNotScores) {
       EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
     }
   }
+}
+
+// Under ScorerOptions::memory_limit the CUDA scorer makes no second engine
+// when the first leaves no room for it: a reference set while a batch is in
+// flight is prepared after it, with the same results, within the limit, and
+// limits() says so. A limit below one pass fails Scorer::Create clearly.
+TEST(GpuEmulation, ScorerMemoryLimitLeavesOutTheSecondEngine) {
+  FramesOfTwo f;
+  ASSERT_NO_FATAL_FAILURE(ScoreFramesOfTwo(8, &f));
+  // One engine with its cache and the lane of a batch of two, and half a
+  // lane more: no room for a second engine.
+  const std::size_t lane = EngineLayout(kNoiseSide, kNoiseSide, Executor::kLane).total_bytes;
+  ScorerOptions options;
+  options.backend = Backend::kCuda;
+  options.memory_limit = f.memory + lane / 2;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
+  std::vector<Scorer::BatchHandle> handles(f.refs.size());
+  for (std::size_t t = 0; t < f.refs.size(); ++t) {
+    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
+  }
+  EXPECT_LE(scorer->memory_bytes(), options.memory_limit);
+  EXPECT_EQ(scorer->memory_bytes(), f.memory) << "no second engine";
+  EXPECT_NE(scorer->limits().find("No second engine"), std::string::npos) << scorer->limits();
+  ExpectCollected(scorer.get(), handles, f, "under the limit");
+
+  options.memory_limit =
+      EngineLayout(kNoiseSide, kNoiseSide, Executor::kReference, kMaxGroups).total_bytes - 1;
+  std::unique_ptr<Scorer> none;
+  const Status s = Scorer::Create(kNoiseSide, kNoiseSide, options, &none);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(s.message().find("below the"), std::string::npos) << s.message();
 }

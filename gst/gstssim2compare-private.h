@@ -251,7 +251,7 @@ struct GstSsim2ComparePrivate {
    * scoring-passes, read from any thread). */
   std::atomic<guint64> scoring_passes { 0 };
   guint64 seeks = 0;  /* flushing seeks since start */
-  /* Live deadlines (gst_ssim2_compare_get_next_time; aggregator thread):
+  /* Live deadlines (gstssim2deadline.cpp; aggregator thread):
    * the running time since which the element, behind its deadlines, waits
    * for a pad's data (GST_CLOCK_TIME_NONE: not waiting), and whether the
    * last pass came from a deadline that passed with a pad empty. */
@@ -283,8 +283,8 @@ struct GstSsim2ComparePrivate {
   std::vector<std::shared_ptr<ssim2gst::Rendition>> renditions;
   guint next_serial = 0;  /* of the next dist_%u pad */
 
-  /* The wait for pads that are not linked (gstssim2compare.cpp,
-   * watch_unlinked_pads), on the system clock; under the object lock. */
+  /* The wait for pads that are not linked (gstssim2unlinked.cpp), on the
+   * system clock; under the object lock. */
   GstClockID unlinked_wait = nullptr;
 
   std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
@@ -309,6 +309,38 @@ struct _GstSsim2Compare
 /* The renditions now (a copy of the list, taken under its lock). */
 std::vector < std::shared_ptr < ssim2gst::Rendition > >
 gst_ssim2_compare_renditions (GstSsim2Compare * self);
+/* The rendition of @pad; null for ref and for a released pad. */
+std::shared_ptr < ssim2gst::Rendition >
+gst_ssim2_compare_find_rendition (GstSsim2Compare * self,
+    GstAggregatorPad * pad);
+
+/* Which frames enter (gstssim2clip.cpp). */
+
+/* GstAggregator's clip: drops the frames not shown inside the segment, and
+ * records where the pad's stream ends (Rendition::end, ref_end). */
+GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
+    GstAggregatorPad * pad, GstBuffer * buf);
+
+/* Live deadlines (gstssim2deadline.cpp). */
+
+/* GstAggregator's get_next_time: when a live pipeline stops waiting for a
+ * pad without data. */
+GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
+/* At the start of each aggregate pass (@timeout: a deadline passed). */
+void gst_ssim2_compare_deadlines_pass (GstSsim2Compare * self,
+    gboolean timeout);
+/* At start: no deadline passed, not behind. */
+void gst_ssim2_compare_reset_deadlines (GstSsim2Compare * self);
+
+/* Sink pads left unlinked (gstssim2unlinked.cpp). */
+
+/* A stream has started on a pad: when a sink pad is not linked, waits
+ * kUnlinkedPadGrace (on the system clock) for it to be linked, then leaves
+ * a rendition pad still unlinked out (Rendition::unlinked) while another
+ * rendition is linked, else posts an error naming the pads. */
+void gst_ssim2_compare_watch_unlinked_pads (GstSsim2Compare * self);
+/* Cancels that wait (the element stops). */
+void gst_ssim2_compare_stop_unlinked_wait (GstSsim2Compare * self);
 
 /* Rendition @r cannot be scored (@text says why, @debug what to do). While
  * another rendition still measures, a STREAM/FORMAT warning naming its pad

@@ -224,16 +224,12 @@ static gboolean gst_ssim2_compare_src_query (GstAggregator * agg,
     GstQuery * query);
 static GstFlowReturn gst_ssim2_compare_update_src_caps (GstAggregator * agg,
     GstCaps * caps, GstCaps ** ret);
-static GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
 static GstFlowReturn gst_ssim2_compare_aggregate (GstAggregator * agg,
     gboolean timeout);
-static GstBuffer *gst_ssim2_compare_clip (GstAggregator * agg,
-    GstAggregatorPad * pad, GstBuffer * buf);
 static GstAggregatorPad *gst_ssim2_compare_create_new_pad (GstAggregator *
     agg, GstPadTemplate * templ, const gchar * req_name,
     const GstCaps * caps);
 static void gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad);
-static GstClockTime gst_ssim2_compare_get_next_time (GstAggregator * agg);
 
 static void
 gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
@@ -373,39 +369,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
               G_PARAM_STATIC_STRINGS)));
 
-  /**
-   * GstSsim2Compare:sync-window:
-   *
-   * alignment=content: the offsets searched, in running time each way,
-   * converted to frames with the ref caps' frame rate (30 fps when they
-   * give none). While acquiring a lock a dist frame waits for the ref
-   * frames up to this far after it: the element adds this (plus 10 frames)
-   * to its latency.
-   */
-  g_object_class_install_property (object_class, PROP_SYNC_WINDOW,
-      g_param_spec_uint64 ("sync-window", "Sync window",
-          "alignment=content: offsets searched each way, in running time "
-          "(ns), at the ref frame rate (30 fps when unknown)",
-          GST_MSECOND, 3600 * GST_SECOND, DEFAULT_SYNC_WINDOW,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:sync-max-bytes:
-   *
-   * alignment=content: the most bytes of full ref frames held for pairs
-   * still to be decided. Acquiring holds up to 2 x sync-window + 10 frames
-   * (about 920 MiB at 1080p I420 for 5 s at 30 fps), plus what the
-   * reference runs ahead of the dist stream. Beyond it the oldest are
-   * dropped, with a warning, and pairs naming them are unaligned.
-   */
-  g_object_class_install_property (object_class, PROP_SYNC_MAX_BYTES,
-      g_param_spec_uint64 ("sync-max-bytes", "Sync max bytes",
-          "alignment=content: most bytes of ref frames held for pairing "
-          "(beyond: the oldest are dropped and their pairs unscored)",
-          0, G_MAXUINT64, DEFAULT_SYNC_MAX_BYTES,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
+  gst_ssim2_compare_install_content_properties (object_class,
+      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES);
 
   /**
    * GstSsim2Compare:scoring-passes:
@@ -512,9 +477,9 @@ gst_ssim2_compare_init (GstSsim2Compare * self)
   self->priv->renditions.push_back (first);
 }
 
-/* The rendition of @pad; null for ref and for a released pad. */
-static RenditionPtr
-find_rendition (GstSsim2Compare * self, GstAggregatorPad * pad)
+RenditionPtr
+gst_ssim2_compare_find_rendition (GstSsim2Compare * self,
+    GstAggregatorPad * pad)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   RenditionPtr found;
@@ -597,7 +562,8 @@ static void
 gst_ssim2_compare_release_pad (GstElement * element, GstPad * pad)
 {
   GstSsim2Compare *self = GST_SSIM2_COMPARE (element);
-  RenditionPtr r = find_rendition (self, GST_AGGREGATOR_PAD (pad));
+  RenditionPtr r = gst_ssim2_compare_find_rendition (self,
+      GST_AGGREGATOR_PAD (pad));
   if (r) {
     GST_INFO_OBJECT (self, "rendition pad %s released", r->name.c_str ());
     r->released = true;
@@ -752,16 +718,6 @@ gst_ssim2_compare_set_context (GstElement * element, GstContext * context)
 /* ------------------------------------------------------------------------ */
 /* start / stop */
 
-/* alignment=content adds the wait of acquiring a lock to the latency (at
- * start, and again once the ref caps give the frame rate). */
-static void
-update_content_latency (GstSsim2Compare * self)
-{
-  const GstClockTime latency = gst_ssim2_compare_content_latency (self);
-  if (latency > 0)
-    gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
-}
-
 static gboolean
 gst_ssim2_compare_start (GstAggregator * agg)
 {
@@ -789,9 +745,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
   gst_ssim2_compare_reset_measurement (self);
   priv->seeks = 0;
   priv->scoring_passes = 0;
-  priv->behind_since = GST_CLOCK_TIME_NONE;
-  priv->deadline_grace_spent = false;
-  priv->pass_latency = GST_CLOCK_TIME_NONE;
+  gst_ssim2_compare_reset_deadlines (self);
   priv->timing = {};
   priv->ref_end = GST_CLOCK_TIME_NONE;
 
@@ -801,7 +755,7 @@ gst_ssim2_compare_start (GstAggregator * agg)
     gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
-  update_content_latency (self);
+  gst_ssim2_compare_update_content_latency (self);
   return TRUE;
 }
 
@@ -811,13 +765,7 @@ gst_ssim2_compare_stop (GstAggregator * agg)
   GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
   GstSsim2ComparePrivate *priv = self->priv;
 
-  GST_OBJECT_LOCK (self);
-  if (priv->unlinked_wait) {
-    gst_clock_id_unschedule (priv->unlinked_wait);
-    gst_clock_id_unref (priv->unlinked_wait);
-    priv->unlinked_wait = nullptr;
-  }
-  GST_OBJECT_UNLOCK (self);
+  gst_ssim2_compare_stop_unlinked_wait (self);
   /* Pairs in flight are dropped, not pushed: the element stops. */
   gst_ssim2_compare_drop_pairs (self);
   /* Stopped before EOS: still leave a well-formed file. */
@@ -900,7 +848,8 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const bool is_ref = pad == self->ref_pad;
-  RenditionPtr rendition = is_ref ? nullptr : find_rendition (self, pad);
+  RenditionPtr rendition = is_ref ? nullptr :
+      gst_ssim2_compare_find_rendition (self, pad);
   if (!is_ref && !rendition)
     return FALSE;               /* released */
   const char *name = is_ref ? "ref" : rendition->name.c_str ();
@@ -954,7 +903,7 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
   st.fmt.yuv = yuv;
   st.have_info = true;
   if (is_ref)
-    update_content_latency (self);
+    gst_ssim2_compare_update_content_latency (self);
 
   if (!is_ref && rendition->to_src)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
@@ -981,145 +930,6 @@ gst_ssim2_compare_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   }
   *ret = dist_caps;
   return GST_FLOW_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Sink pads that are not linked */
-
-/* How long the element waits, once a stream has started on a pad (its
- * segment event), for a sink pad
- * that is not linked to be linked (a decodebin links its pads as it finds
- * the streams). A non-live GstAggregator waits for every sink pad; one that
- * is never linked would hold the pipeline in PAUSED forever. */
-static const GstClockTime kUnlinkedPadGrace = 5 * GST_SECOND;
-
-/* The sink pads that are not linked and not at EOS, and not ended by the
- * element already (references). */
-static std::vector < GstPad * >
-unlinked_sink_pads (GstSsim2Compare * self)
-{
-  std::vector < GstPad * >pads;
-  GST_OBJECT_LOCK (self);
-  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
-    GstPad *pad = GST_PAD (l->data);
-    if (!gst_pad_is_linked (pad) && !GST_PAD_IS_EOS (pad))
-      pads.push_back (GST_PAD (gst_object_ref (pad)));
-  }
-  GST_OBJECT_UNLOCK (self);
-  return pads;
-}
-
-/* Ends a sink pad that nothing feeds: it gets the events of a stream that
- * ended before its first frame, so that the aggregator stops waiting for
- * it. */
-static void
-end_pad (GstPad * pad)
-{
-  g_autofree gchar *id = g_strdup_printf ("ssim2compare-unlinked-%s",
-      GST_PAD_NAME (pad));
-  gst_pad_send_event (pad, gst_event_new_stream_start (id));
-  gst_pad_send_event (pad, gst_event_new_eos ());
-}
-
-/* The grace has passed: a rendition pad still not linked is left out (INFO
- * line, ended with no frame, no summary) while another rendition is
- * linked; an unlinked ref pad, or no rendition linked, is an error naming
- * the pads. */
-static gboolean
-unlinked_pads_timeout (GstClock * clock, GstClockTime time, GstClockID id,
-    gpointer user_data)
-{
-  GstSsim2Compare *self = GST_SSIM2_COMPARE (user_data);
-  GstSsim2ComparePrivate *priv = self->priv;
-  (void) clock;
-  (void) time;
-  GST_OBJECT_LOCK (self);
-  const bool current = priv->unlinked_wait == id;
-  if (current) {
-    gst_clock_id_unref (priv->unlinked_wait);
-    priv->unlinked_wait = nullptr;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (!current)
-    return TRUE;                /* unscheduled: the element stopped */
-
-  std::vector < GstPad * >pads = unlinked_sink_pads (self);
-  std::vector < RenditionPtr > list = gst_ssim2_compare_renditions (self);
-  std::string names;
-  bool ref_unlinked = false;
-  size_t renditions_left = 0;
-  for (GstPad * pad:pads) {
-    names += std::string (names.empty ()? "" : ", ") + GST_PAD_NAME (pad);
-    ref_unlinked = ref_unlinked || pad == GST_PAD (self->ref_pad);
-  }
-  for (const RenditionPtr & r:list) {
-    const bool unlinked = r->unlinked || std::find (pads.begin (),
-        pads.end (), GST_PAD (r->pad)) != pads.end ();
-    if (!unlinked && !r->released)
-      renditions_left++;
-  }
-  if (!pads.empty () && (ref_unlinked || renditions_left == 0)) {
-    GST_ELEMENT_ERROR (self, CORE, PAD, ("Nothing is linked to the %s pad "
-            "of %s, and it cannot score without %s.", names.c_str (),
-            GST_OBJECT_NAME (self), ref_unlinked ? "the reference" :
-            "a rendition"), ("Link a source to each of these pads, or "
-            "release the request pads that stay unused."));
-  } else {
-    for (GstPad * pad:pads) {
-      for (const RenditionPtr & r:list) {
-        if (GST_PAD (r->pad) != pad)
-          continue;
-        GST_INFO_OBJECT (self, "pad %s is still not linked %" GST_TIME_FORMAT
-            " after the first stream started: left out", GST_PAD_NAME (pad),
-            GST_TIME_ARGS (kUnlinkedPadGrace));
-        r->unlinked = true;
-        end_pad (pad);
-      }
-    }
-  }
-  for (GstPad * pad:pads)
-    gst_object_unref (pad);
-  return TRUE;
-}
-
-/* A stream has started on a pad: when a sink pad is not linked, waits
- * kUnlinkedPadGrace (on the system clock) for it to be linked. */
-static void
-watch_unlinked_pads (GstSsim2Compare * self)
-{
-  GstSsim2ComparePrivate *priv = self->priv;
-  GST_OBJECT_LOCK (self);
-  const bool waiting = priv->unlinked_wait != nullptr;
-  GST_OBJECT_UNLOCK (self);
-  if (waiting)
-    return;
-  std::vector < GstPad * >pads = unlinked_sink_pads (self);
-  bool any = false;
-  for (GstPad * pad:pads) {
-    RenditionPtr r = pad == GST_PAD (self->ref_pad) ? nullptr :
-        find_rendition (self, GST_AGGREGATOR_PAD (pad));
-    any = any || !r || !r->unlinked;
-    gst_object_unref (pad);
-  }
-  if (!any)
-    return;
-  GstClock *clock = gst_system_clock_obtain ();
-  GstClockID id = gst_clock_new_single_shot_id (clock,
-      gst_clock_get_time (clock) + kUnlinkedPadGrace);
-  gst_object_unref (clock);
-  GST_OBJECT_LOCK (self);
-  if (priv->unlinked_wait) {
-    GST_OBJECT_UNLOCK (self);
-    gst_clock_id_unref (id);
-    return;
-  }
-  priv->unlinked_wait = gst_clock_id_ref (id);
-  GST_OBJECT_UNLOCK (self);
-  GST_DEBUG_OBJECT (self, "a sink pad is not linked: waiting %"
-      GST_TIME_FORMAT " for it", GST_TIME_ARGS (kUnlinkedPadGrace));
-  gst_clock_id_wait_async (id, unlinked_pads_timeout, gst_object_ref (self),
-      gst_object_unref);
-  gst_clock_id_unref (id);
 }
 
 static gboolean
@@ -1151,7 +961,7 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     case GST_EVENT_SEGMENT:
       /* A stream starts on @pad: the other pads have some time to be
        * linked. */
-      watch_unlinked_pads (self);
+      gst_ssim2_compare_watch_unlinked_pads (self);
       if (pad == self->dist_pad) {
         const GstSegment *segment;
         gst_event_parse_segment (event, &segment);
@@ -1164,102 +974,6 @@ gst_ssim2_compare_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       break;
   }
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
-}
-
-/* Frame period of the caps on @pad, GST_CLOCK_TIME_NONE when the caps give
- * no frame rate. */
-static GstClockTime
-caps_frame_period (GstPad * pad)
-{
-  GstClockTime period = GST_CLOCK_TIME_NONE;
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  gint n = 0, d = 0;
-  if (caps && gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
-          "framerate", &n, &d) && n > 0 && d > 0)
-    period = gst_util_uint64_scale_int (GST_SECOND, d, n);
-  if (caps)
-    gst_caps_unref (caps);
-  return period;
-}
-
-/* Runs in the pad's streaming thread as each buffer arrives, before it is
- * queued. Only frames shown inside the segment are paired:
- * - a buffer entirely outside the segment is dropped;
- * - a buffer cut by the segment start or stop that keeps less than half a
- *   frame period inside it is dropped too: decoders clip the frame that began before the segment
- *   start of an accurate seek to that start, with what is left of its
- *   duration, and the next frame follows at the same running time. The
- *   clipped one would be paired in its place (running-time alignment) or
- *   shift every later pair by one (sequence alignment);
- * - a buffer of zero duration is shown for no time and is dropped.
- * Gap buffers (made from GAP events) are kept: aggregate handles them. */
-static GstBuffer *
-gst_ssim2_compare_clip (GstAggregator * agg, GstAggregatorPad * pad,
-    GstBuffer * buf)
-{
-  GstSsim2Compare *self = GST_SSIM2_COMPARE (agg);
-  const GstClockTime pts = GST_BUFFER_PTS (buf);
-  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP) ||
-      !GST_CLOCK_TIME_IS_VALID (pts))
-    return buf;
-
-  /* The segment of this buffer: the pad's sticky event, stored as it
-   * arrived (the pad's own segment follows the queue head instead). */
-  GstEvent *ev = gst_pad_get_sticky_event (GST_PAD (pad), GST_EVENT_SEGMENT,
-      0);
-  if (!ev)
-    return buf;
-  GstSegment segment;
-  gst_event_copy_segment (ev, &segment);
-  gst_event_unref (ev);
-  if (segment.format != GST_FORMAT_TIME)
-    return buf;
-
-  const GstClockTime duration = GST_BUFFER_DURATION (buf);
-  const GstClockTime period = caps_frame_period (GST_PAD (pad));
-  const char *why = nullptr;
-  guint64 start = pts, stop = GST_CLOCK_TIME_NONE;
-  const GstClockTime span = GST_CLOCK_TIME_IS_VALID (duration) ? duration :
-      period;
-  const GstClockTime end = GST_CLOCK_TIME_IS_VALID (span) ? pts + span :
-      GST_CLOCK_TIME_NONE;
-  if (GST_CLOCK_TIME_IS_VALID (duration) && duration == 0) {
-    why = "it lasts no time";
-  } else {
-    if (!gst_segment_clip (&segment, GST_FORMAT_TIME, pts, end, &start,
-            &stop)) {
-      why = "it lies outside the segment";
-    } else if (GST_CLOCK_TIME_IS_VALID (period) &&
-        GST_CLOCK_TIME_IS_VALID (end) && (start > pts || stop < end ||
-            pts == segment.start) && (stop - start) * 2 < period) {
-      /* Only a buffer cut by the segment (here or upstream, where it was
-       * restamped to the segment start) is judged by its remaining part. */
-      why = "less than half a frame of it lies inside the segment";
-    }
-  }
-  if (why) {
-    GST_DEBUG_OBJECT (self, "%s: dropping the buffer at %" GST_TIME_FORMAT
-        " (duration %" GST_TIME_FORMAT "): %s", GST_PAD_NAME (pad),
-        GST_TIME_ARGS (pts), GST_TIME_ARGS (duration), why);
-    gst_buffer_unref (buf);
-    return nullptr;
-  }
-
-  /* Where the pad's stream ends once it is at EOS: the end of its last
-   * buffer, in the time domain the pairing uses. */
-  const GstClockTime last = GST_CLOCK_TIME_IS_VALID (stop) ? stop : start;
-  const GstClockTime end_time =
-      self->priv->run.alignment == ssim2gst::Alignment::kStreamTime ?
-      gst_segment_to_stream_time (&segment, GST_FORMAT_TIME, last) :
-      gst_segment_to_running_time (&segment, GST_FORMAT_TIME, last);
-  if (pad == self->ref_pad) {
-    self->priv->ref_end = end_time;
-  } else {
-    RenditionPtr r = find_rendition (self, pad);
-    if (r)
-      r->end = end_time;
-  }
-  return buf;
 }
 
 static gboolean
@@ -1389,7 +1103,7 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
       continue;
     }
     if (r->unlinked && !r->finished) {
-      /* Left out (see watch_unlinked_pads): no frame, no summary. */
+      /* Left out (gstssim2unlinked.cpp): no frame, no summary. */
       r->finished = true;
       progressed = true;
       continue;
@@ -1441,45 +1155,6 @@ aggregate_pass (GstAggregator * agg, gboolean timeout)
   return progressed ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
 }
 
-/* The running time of the next output (the src position), whose deadline
- * (plus the latency) ends a live pipeline's wait for a pad without data.
- * GstAggregator counts the deadline from the frame's timestamp. When the
- * element has fallen behind (a scorer that cannot keep up), that deadline
- * has long passed when it gets to the frame, and a pad whose upstream is
- * just pushing the partner, blocked until the element took the previous
- * frame, looked late: frames that each had a partner were counted
- * unmatched. So once behind, the element gives the partners the latency
- * from the moment it waits for them; after a wait that timed out (a source
- * that really stopped) the deadlines are GstAggregator's again until every
- * pad has data. */
-static GstClockTime
-gst_ssim2_compare_get_next_time (GstAggregator * agg)
-{
-  GstSsim2ComparePrivate *priv = GST_SSIM2_COMPARE (agg)->priv;
-  /* alignment=content: the next ref frame's and the held frames'
-   * deadlines (gstssim2sync.cpp). */
-  if (priv->run.alignment == ssim2gst::Alignment::kContent)
-    return gst_ssim2_compare_content_next_time (GST_SSIM2_COMPARE (agg));
-  const GstClockTime next = gst_aggregator_simple_get_next_time (agg);
-  /* The latency of the last pass: the aggregator calls this with its lock
-   * held, which gst_aggregator_get_latency() takes. */
-  const GstClockTime latency = priv->pass_latency;
-  if (!GST_CLOCK_TIME_IS_VALID (next) || !GST_CLOCK_TIME_IS_VALID (latency) ||
-      priv->deadline_grace_spent)
-    return next;
-  GstClock *clock = gst_element_get_clock (GST_ELEMENT (agg));
-  if (!clock)
-    return next;
-  const GstClockTime now = gst_clock_get_time (clock);
-  const GstClockTime base = gst_element_get_base_time (GST_ELEMENT (agg));
-  gst_object_unref (clock);
-  if (now < base || now - base <= next + latency)
-    return next;                /* not behind */
-  if (!GST_CLOCK_TIME_IS_VALID (priv->behind_since))
-    priv->behind_since = now - base;
-  return priv->behind_since;
-}
-
 /* One pass, timed: at the end the INFO log says how much of the
  * aggregator thread's time went to handing pairs to the scorer and to
  * waiting for scores (most of it when the scorer is the bottleneck, little
@@ -1492,11 +1167,7 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
 
   if (priv->finished)
     return GST_FLOW_EOS;
-  /* A deadline passed with a pad empty: deadlines as GstAggregator counts
-   * them until every pad has data again (gst_ssim2_compare_get_next_time). */
-  priv->deadline_grace_spent = timeout;
-  priv->behind_since = GST_CLOCK_TIME_NONE;
-  priv->pass_latency = gst_aggregator_get_latency (agg);
+  gst_ssim2_compare_deadlines_pass (self, timeout);
   const gint64 start = g_get_monotonic_time ();
   const GstFlowReturn ret = aggregate_pass (agg, timeout);
   priv->timing.aggregate_us += g_get_monotonic_time () - start;

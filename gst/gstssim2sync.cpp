@@ -94,16 +94,57 @@ window_frames (GstSsim2Compare * self)
   return (int) CLAMP (frames, 1, 108000);
 }
 
-GstClockTime
-gst_ssim2_compare_content_latency (GstSsim2Compare * self)
+void
+gst_ssim2_compare_update_content_latency (GstSsim2Compare * self)
 {
   if (self->priv->run.alignment != ssim2gst::Alignment::kContent)
-    return 0;
+    return;
   gint n, d;
   ref_frame_rate (self, &n, &d);
   const guint64 frames = (guint64) window_frames (self) +
       ssim2::AlignerOptions ().block;
-  return gst_util_uint64_scale (frames, (guint64) d * GST_SECOND, n);
+  const GstClockTime latency = gst_util_uint64_scale (frames,
+      (guint64) d * GST_SECOND, n);
+  gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
+}
+
+void
+gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
+    guint sync_window_id, guint sync_max_bytes_id)
+{
+  /**
+   * GstSsim2Compare:sync-window:
+   *
+   * alignment=content: the offsets searched, in running time each way,
+   * converted to frames with the ref caps' frame rate (30 fps when they
+   * give none). While acquiring a lock a dist frame waits for the ref
+   * frames up to this far after it: the element adds this (plus 10 frames)
+   * to its latency.
+   */
+  g_object_class_install_property (object_class, sync_window_id,
+      g_param_spec_uint64 ("sync-window", "Sync window",
+          "alignment=content: offsets searched each way, in running time "
+          "(ns), at the ref frame rate (30 fps when unknown)",
+          GST_MSECOND, 3600 * GST_SECOND, DEFAULT_SYNC_WINDOW,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:sync-max-bytes:
+   *
+   * alignment=content: the most bytes of full ref frames held for pairs
+   * still to be decided. Acquiring holds up to 2 x sync-window + 10 frames
+   * (about 920 MiB at 1080p I420 for 5 s at 30 fps), plus what the
+   * reference runs ahead of the dist stream. Beyond it the oldest are
+   * dropped, with a warning, and pairs naming them are unaligned.
+   */
+  g_object_class_install_property (object_class, sync_max_bytes_id,
+      g_param_spec_uint64 ("sync-max-bytes", "Sync max bytes",
+          "alignment=content: most bytes of ref frames held for pairing "
+          "(beyond: the oldest are dropped and their pairs unscored)",
+          0, G_MAXUINT64, DEFAULT_SYNC_MAX_BYTES,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
 }
 
 GstSsim2ContentCounts

@@ -35,10 +35,16 @@ GstClockTime gst_ssim2_compare_content_next_time (GstSsim2Compare * self);
 GstFlowReturn gst_ssim2_compare_content_release_held (GstSsim2Compare * self,
     ssim2gst::Rendition & r);
 
-/* The latency content pairing adds: while acquiring, a dist frame waits
- * for the ref frames up to sync-window + block frames after it (at the ref
- * caps' frame rate, 30 fps while unknown). 0 in the other modes. */
-GstClockTime gst_ssim2_compare_content_latency (GstSsim2Compare * self);
+/* The properties of content pairing, sync-window and sync-max-bytes, with
+ * the ids the element gives them (class_init). */
+void gst_ssim2_compare_install_content_properties (GObjectClass *
+    object_class, guint sync_window_id, guint sync_max_bytes_id);
+
+/* Sets the latency content pairing adds (at start, and again once the ref
+ * caps give the frame rate): while acquiring, a dist frame waits for the
+ * ref frames up to sync-window + block frames after it (at the ref caps'
+ * frame rate, 30 fps while unknown). Nothing in the other modes. */
+void gst_ssim2_compare_update_content_latency (GstSsim2Compare * self);
 
 /* @r's counts of content pairing for its summary (0 in the other modes). */
 struct GstSsim2ContentCounts

@@ -143,11 +143,12 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   l.partials = take(static_cast<std::size_t>(partials) * kNumSums * sizeof(double));
   l.num_result_slots = options.result_slots;
   l.sums = take(static_cast<std::size_t>(options.result_slots) * kSumsPerResult * sizeof(double));
-  // Upper bound of the job tables: every (mode, group) with all jobs.
+  // Upper bound of the job tables: every mode with all jobs, split over the
+  // groups (each group's tables 64-byte aligned).
   const std::size_t h_max = kMaxScales * kNumChannels * kNumMapSlots;
   const std::size_t v_max = kMaxScales * kNumChannels;
-  l.jobs_bytes = kNumPassModes * kMaxGroups *
-                     (AlignUp(h_max * sizeof(HJob), 64) + AlignUp(v_max * sizeof(VJob), 64)) +
+  l.jobs_bytes = kNumPassModes * (AlignUp(h_max * sizeof(HJob), 64) +
+                                  AlignUp(v_max * sizeof(VJob), 64) + 2 * 64 * (kMaxGroups - 1)) +
                  kSrgb8Entries * sizeof(float);
   l.jobs = take(l.jobs_bytes);
   l.total_bytes = off;

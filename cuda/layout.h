@@ -11,13 +11,16 @@
 //   xyb[0]    XYB of the reference of a pair pass (kFull)      3 x A floats  16 B
 //             (only from an engine's first pair on: before it, and
 //             in a lane, passes read the reference from the cache)
-//   temp      horizontal-pass output of every needed map of a  9 + ~4 planes 53 B
+//   temp      horizontal-pass output of every needed map of a  9 + ~5 planes 56 B
 //             scale group (one group: all scales, so that one
 //             launch covers them; two groups: scale 0, then the
 //             rest, reusing the same bytes: 36 B). Before the
 //             horizontal pass it holds the upload areas of host
 //             inputs and after them lin[i], the linear RGB of
-//             scales >= 1, dead once the prepares have run.
+//             scales >= 1, dead once the prepares have run (of
+//             one image outside pair passes: kRef's and kCached's
+//             take turns). Outside pair passes kRef's rows (mu1,
+//             sigma11) are kCached's (mu2, sigma22).
 //   partials, sums, job tables: a few KB
 //   = 88 B/px (two scale groups: 68) once the engine has scored a pair;
 //   before, and for a batch lane, 48 (36): xyb[1] and the planes of the

@@ -101,8 +101,8 @@ using ssim2gst::PendingPair;
 using RenditionPtr = std::shared_ptr < Rendition >;
 
 #define SSIM2_FORMATS \
-  "{ RGB, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444, P010_10LE, I420_10LE, " \
-  "GRAY8, GRAY16_LE }"
+  "{ RGB, RGBA, BGRA, RGBx, BGRx, RGBA64_LE, I420, NV12, Y444, P010_10LE, " \
+  "I420_10LE, GRAY8, GRAY16_LE }"
 #define SSIM2_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", SSIM2_FORMATS) "; " \
   GST_VIDEO_CAPS_MAKE (SSIM2_FORMATS)
@@ -895,12 +895,26 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
             GST_STR_NULL (cstr)),
         ("Convert with videoconvert to RGB or to a BT.709 format first."));
   }
+  ssim2::ColorDescription color;
+  std::string color_refusal, color_warning;
+  if (!ssim2gst::ColorDescriptionOf (info, caps, fmt, &color, &color_refusal,
+          &color_warning)) {
+    REFUSE_CAPS (("Frames of the %s pad: %s.", name, color_refusal.c_str ()),
+        ("%" GST_PTR_FORMAT, caps));
+  }
+  if (!color_warning.empty ())
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Frames of the %s pad: %s.",
+            name, color_warning.c_str ()), ("%" GST_PTR_FORMAT, caps));
+  GST_INFO_OBJECT (self, "%s pad: %s, %s primaries, intensity target %g cd/m2",
+      name, ssim2::TransferName (color.transfer),
+      ssim2::PrimariesName (color.primaries), ssim2::IntensityTarget (color));
 
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, name, caps);
   gst_caps_replace (&st.caps, caps);
   st.fmt.info = info;
   st.fmt.format = fmt;
   st.fmt.yuv = yuv;
+  st.fmt.color = color;
   st.have_info = true;
   if (is_ref)
     gst_ssim2_compare_update_content_latency (self);

@@ -35,6 +35,16 @@ void MakeView(const FrameFormat& format, GstVideoFrame* frame, bool device,
     *view = ssim2::ImageView::Packed(format.format, w, h, GST_VIDEO_FRAME_PLANE_DATA(frame, 0),
                                      GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0), loc);
   }
+  view->color = format.color;
+}
+
+// The caps' name of an enumeration value ("bt2020", "smpte2084").
+std::string EnumNick(GType type, int value) {
+  GEnumClass* klass = static_cast<GEnumClass*>(g_type_class_ref(type));
+  const GEnumValue* v = g_enum_get_value(klass, value);
+  std::string nick = v ? v->value_nick : "unknown";
+  g_type_class_unref(klass);
+  return nick;
 }
 
 }  // namespace
@@ -46,6 +56,10 @@ bool PixelFormatOf(GstVideoFormat f, ssim2::PixelFormat* out) {
     case GST_VIDEO_FORMAT_BGRA: *out = ssim2::PixelFormat::kBGRA8; return true;
     case GST_VIDEO_FORMAT_RGBx: *out = ssim2::PixelFormat::kRGBX8; return true;
     case GST_VIDEO_FORMAT_BGRx: *out = ssim2::PixelFormat::kBGRX8; return true;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+    // 16 bits per sample (PQ and HLG RGB), in host byte order as the library's.
+    case GST_VIDEO_FORMAT_RGBA64_LE: *out = ssim2::PixelFormat::kRGBA16; return true;
+#endif
     case GST_VIDEO_FORMAT_I420: *out = ssim2::PixelFormat::kI420; return true;
     case GST_VIDEO_FORMAT_NV12: *out = ssim2::PixelFormat::kNV12; return true;
     case GST_VIDEO_FORMAT_Y444: *out = ssim2::PixelFormat::kY444; return true;
@@ -60,6 +74,56 @@ bool PixelFormatOf(GstVideoFormat f, ssim2::PixelFormat* out) {
 #endif
     default: return false;
   }
+}
+
+bool ColorDescriptionOf(const GstVideoInfo& info, GstCaps* caps, ssim2::PixelFormat format,
+                        ssim2::ColorDescription* out, std::string* why, std::string* warning) {
+  const GstVideoColorimetry& c = info.colorimetry;
+  const GstVideoFormatInfo* finfo = info.finfo;
+  const bool rgb = GST_VIDEO_FORMAT_INFO_IS_RGB(finfo);
+  const bool yuv10 = ssim2::IsYuvFormat(format) && GST_VIDEO_FORMAT_INFO_DEPTH(finfo, 0) == 10;
+  const std::string primaries = EnumNick(GST_TYPE_VIDEO_COLOR_PRIMARIES, c.primaries);
+  *out = ssim2::ColorDescription{};
+  switch (c.transfer) {
+    case GST_VIDEO_TRANSFER_SMPTE2084: out->transfer = ssim2::Transfer::kPq; break;
+    case GST_VIDEO_TRANSFER_ARIB_STD_B67: out->transfer = ssim2::Transfer::kHlg; break;
+    case GST_VIDEO_TRANSFER_GAMMA10: out->transfer = ssim2::Transfer::kLinear; break;
+    default:
+      if (c.primaries == GST_VIDEO_COLOR_PRIMARIES_BT2020) {
+        *warning = "BT.2020 primaries with the " +
+                   EnumNick(GST_TYPE_VIDEO_TRANSFER_FUNCTION, c.transfer) +
+                   " transfer are scored as sRGB with BT.709 primaries (the gamut is not "
+                   "converted), as the reference scores a PNG without cICP";
+      }
+      return true;
+  }
+  const char* name = ssim2::TransferName(out->transfer);
+  if (out->is_hdr()) {
+    if (c.primaries != GST_VIDEO_COLOR_PRIMARIES_BT2020) {
+      *why = std::string(name) + " with " + primaries +
+             " primaries cannot be scored: PQ and HLG are scored with BT.2020 primaries";
+      return false;
+    }
+    if (!(rgb || yuv10)) {
+      *why = std::string(name) + " frames in " + GST_VIDEO_FORMAT_INFO_NAME(finfo) +
+             " cannot be scored: PQ and HLG need RGB or a 10-bit Y'CbCr format (P010_10LE, "
+             "I420_10LE)";
+      return false;
+    }
+    out->primaries = ssim2::Primaries::kBT2020;
+  } else if (!rgb || GST_VIDEO_FORMAT_INFO_IS_GRAY(finfo) ||
+             (c.primaries != GST_VIDEO_COLOR_PRIMARIES_BT709 &&
+              c.primaries != GST_VIDEO_COLOR_PRIMARIES_UNKNOWN)) {
+    *why = std::string("linear (gamma10) frames in ") + GST_VIDEO_FORMAT_INFO_NAME(finfo) +
+           " with " + primaries +
+           " primaries cannot be scored: linear light needs RGB with BT.709 primaries";
+    return false;
+  }
+  GstVideoContentLightLevel cll;
+  if (gst_video_content_light_level_from_caps(&cll, caps)) {
+    out->max_cll = ssim2::MaxCllFromClli(cll.max_content_light_level * 10000u);
+  }
+  return true;
 }
 
 bool YuvColorimetryOf(const GstVideoColorimetry& colorimetry, ssim2::YuvColorimetry* out) {

@@ -22,6 +22,7 @@ struct FrameFormat {
   GstVideoInfo info;
   ssim2::PixelFormat format = ssim2::PixelFormat::kRGB8;
   ssim2::YuvColorimetry yuv;
+  ssim2::ColorDescription color;
 };
 
 /* The core library's pixel format for a GStreamer video format; false when
@@ -32,6 +33,19 @@ bool PixelFormatOf(GstVideoFormat format, ssim2::PixelFormat* out);
  * is BT.709); false when the matrix cannot be compared (FCC, SMPTE 240M,
  * "RGB"). */
 bool YuvColorimetryOf(const GstVideoColorimetry& colorimetry, ssim2::YuvColorimetry* out);
+
+/* What the samples of frames with these caps mean (ssim2::ColorDescription),
+ * read the way the HDR reference reads the same cICP and cLLi chunks:
+ * transfer smpte2084 is PQ and arib-std-b67 HLG (both need BT.2020
+ * primaries, and packed RGB or a 10-bit Y'CbCr format), gamma10 is linear
+ * light (BT.709 primaries, packed RGB), any other transfer is scored with the
+ * sRGB curve as before; content-light-level's MaxCLL N cd/m2 is a cLLi chunk
+ * of N * 10000. Returns false with *why set when the frames cannot be scored
+ * as the caps describe them; sets *warning to what is scored otherwise than
+ * described (BT.2020 primaries with an SDR transfer: the gamut is not
+ * converted). */
+bool ColorDescriptionOf(const GstVideoInfo& info, GstCaps* caps, ssim2::PixelFormat format,
+                        ssim2::ColorDescription* out, std::string* why, std::string* warning);
 
 /* A mapped frame and the view the core library reads. Unmaps the frame
  * when it goes. */

@@ -67,6 +67,9 @@ if [ -n "$TESTDATA" ]; then
 else
   step parity 240 "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 fi
+# HDR: the CPU path's parity on the PQ/HLG pairs, and the CUDA engine's
+# refusal of them (it converts sRGB inputs only so far).
+step hdr 240 "$BUILD/tests/test_hdr_parity"
 if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_stages" --quick
   step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_formats" --quick

@@ -81,6 +81,7 @@ struct PngChunks {
   bool gama = false;
   bool chrm = false;
   bool actl = false;
+  bool cicp = false;  // wins over iCCP, sRGB, gAMA and cHRM (read by ReadColorChunks)
   std::uint64_t idat_bytes = 0;  // compressed image data present in the file
 };
 
@@ -108,6 +109,7 @@ PngChunks ScanPngChunks(const std::uint8_t* data, std::size_t size) {
       if (std::memcmp(type, "gAMA", 4) == 0) chunks.gama = true;
       if (std::memcmp(type, "cHRM", 4) == 0) chunks.chrm = true;
       if (std::memcmp(type, "acTL", 4) == 0) chunks.actl = true;
+      if (std::memcmp(type, "cICP", 4) == 0) chunks.cicp = true;
     }
     if (length > size - pos - 12) break;  // truncated: libpng reports it
     pos += 12 + static_cast<std::size_t>(length);
@@ -145,6 +147,7 @@ constexpr const char* kStripHint =
 
 Status CheckPngChunks(const PngChunks& chunks) {
   if (chunks.actl) return IoError("PNG: animated PNG (APNG) is not supported");
+  if (chunks.cicp) return Status::Ok();  // the reference then ignores the others
   if (chunks.iccp)
     return IoError(std::string("PNG: has an ICC profile (iCCP chunk); the reference "
                                "colour-manages it but ssim2 reads every image as sRGB, "
@@ -226,6 +229,71 @@ std::string PngDescription(int channels, int depth, bool interlaced, bool palett
   return d;
 }
 
+// The chunks libpng 1.6.39 does not know, kept as unknown chunks.
+constexpr png_byte kColorChunkNames[] = {'c', 'I', 'C', 'P', 0, 'c', 'L', 'L', 'i', 0};
+
+// cICP (code points of ITU-T H.273) and cLLi, read as libjxl's PNG decoder
+// (lib/extras/dec/apng.cc) reads them: a cICP chunk is 4 bytes, RGB (matrix
+// 0) and full range; cLLi is 8 bytes, MaxCLL first. Only the descriptions the
+// core library replays are accepted; everything else is refused by name.
+// Returns an empty string, or why the file is refused.
+std::string ReadColorChunks(png_structp png, png_infop info, ColorDescription* color,
+                            std::string* summary) {
+  png_unknown_chunkp chunks = nullptr;
+  const int count = png_get_unknown_chunks(png, info, &chunks);
+  const png_unknown_chunk* cicp = nullptr;
+  const png_unknown_chunk* clli = nullptr;
+  for (int i = 0; i < count; ++i) {
+    const png_unknown_chunk& c = chunks[i];
+    const bool is_cicp = std::memcmp(c.name, "cICP", 4) == 0;
+    const bool is_clli = std::memcmp(c.name, "cLLi", 4) == 0;
+    if (!is_cicp && !is_clli) continue;
+    const png_unknown_chunk*& seen = is_cicp ? cicp : clli;
+    if (seen) return std::string("PNG: more than one ") + (is_cicp ? "cICP" : "cLLi") + " chunk";
+    seen = &c;
+  }
+  if (clli) {
+    if (clli->size != 8) {
+      return "PNG: cLLi chunk of " + std::to_string(clli->size) + " bytes (must be 8)";
+    }
+    color->max_cll = MaxCllFromClli(LoadBe32(clli->data));
+  }
+  if (!cicp) return {};
+  if (cicp->size != 4) {
+    return "PNG: cICP chunk of " + std::to_string(cicp->size) + " bytes (must be 4)";
+  }
+  const int primaries = cicp->data[0], transfer = cicp->data[1];
+  const int matrix = cicp->data[2], full_range = cicp->data[3];
+  const std::string codes = std::to_string(primaries) + "/" + std::to_string(transfer) + "/" +
+                            std::to_string(matrix) + "/" + std::to_string(full_range);
+  const std::string prefix = "PNG: cICP " + codes + " (primaries/transfer/matrix/range): ";
+  if (matrix != 0) return prefix + "only matrix 0 (RGB) is valid in a PNG";
+  if (full_range != 1) return prefix + "only full range (1) is valid in a PNG";
+  struct Supported {
+    int primaries, transfer;
+    Primaries p;
+    Transfer t;
+  };
+  static constexpr Supported kSupported[] = {
+      {1, 13, Primaries::kBT709, Transfer::kSrgb},
+      {1, 8, Primaries::kBT709, Transfer::kLinear},
+      {9, 16, Primaries::kBT2020, Transfer::kPq},
+      {9, 18, Primaries::kBT2020, Transfer::kHlg},
+  };
+  for (const Supported& s : kSupported) {
+    if (s.primaries == primaries && s.transfer == transfer) {
+      color->primaries = s.p;
+      color->transfer = s.t;
+      *summary = std::string(TransferName(s.t)) + " " + PrimariesName(s.p) + " (cICP " + codes +
+                 ")";
+      return {};
+    }
+  }
+  return prefix +
+         "not supported; ssim2 scores BT.709 sRGB (1/13), BT.709 linear (1/8), BT.2020 PQ (9/16) "
+         "and BT.2020 HLG (9/18)";
+}
+
 // Everything that may longjmp. `rows`, `out` and `refusal` belong to the
 // caller so that a jump leaves no live object behind. Returns false with
 // *refusal set when the file is refused; libpng errors return through the
@@ -238,6 +306,7 @@ bool RunPngDecode(png_structp png, png_infop info, std::uint64_t idat_bytes,
     return false;
   }
   png_set_crc_action(png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);  // as the reference
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, kColorChunkNames, 2);
   png_read_info(png, info);
   const std::uint64_t width = png_get_image_width(png, info);
   const std::uint64_t height = png_get_image_height(png, info);
@@ -271,8 +340,19 @@ bool RunPngDecode(png_structp png, png_infop info, std::uint64_t idat_bytes,
     *refusal = "PNG: unexpected sample layout after expansion";
     return false;
   }
-  out->Start(format, static_cast<int>(width), static_cast<int>(height),
-             PngDescription(channels, depth, interlaced, palette));
+  ColorDescription color;
+  std::string color_summary;
+  *refusal = ReadColorChunks(png, info, &color, &color_summary);
+  if (!refusal->empty()) return false;
+  std::string description = PngDescription(channels, depth, interlaced, palette);
+  if (!color_summary.empty()) description += ", " + color_summary;
+  if (color.max_cll != 0.0f) {
+    char peak[64];
+    std::snprintf(peak, sizeof peak, ", MaxCLL %g cd/m2 (cLLi)", color.max_cll);
+    description += peak;
+  }
+  out->Start(format, static_cast<int>(width), static_cast<int>(height), std::move(description));
+  out->set_color(color);
   if (png_get_rowbytes(png, info) != out->stride()) {
     *refusal = "PNG: unexpected row size";
     return false;
@@ -441,8 +521,10 @@ Status SniffFile(const std::string& path, FileKind* kind) {
 }
 
 ImageView Image::view() const {
-  return ImageView::Packed(format_, width_, height_, pixels_.data(),
-                           static_cast<std::ptrdiff_t>(stride_));
+  ImageView v = ImageView::Packed(format_, width_, height_, pixels_.data(),
+                                  static_cast<std::ptrdiff_t>(stride_));
+  v.color = color_;
+  return v;
 }
 
 void Image::Start(PixelFormat format, int width, int height, std::string description) {
@@ -465,6 +547,7 @@ void Image::Start(PixelFormat format, int width, int height, std::string descrip
   pixels_.clear();
   pixels_.shrink_to_fit();
   description_ = std::move(description);
+  color_ = ColorDescription{};
 }
 
 std::uint8_t* Image::AppendRow() {

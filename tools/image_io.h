@@ -1,10 +1,14 @@
 // PNG and JPEG files to ssim2::ImageView, decoded the way the reference tool
 // (cloudinary/ssimulacra2) decodes them, so that scores match it.
 //
-// Colour chunks: the reference colour-manages PNGs that carry an iCCP chunk,
-// or gAMA/cHRM without sRGB, and JPEGs with an ICC profile; the core library
-// treats every input as sRGB. Rather than print a score that silently differs
-// from the reference, such files are refused with a message that says so.
+// Colour chunks: a PNG's cICP chunk (and cLLi) gives the image's colour
+// description (ImageView::color) as libjxl's ssimulacra2 reads it: BT.709 sRGB
+// or linear, BT.2020 PQ or HLG; other code points, and chunks of the wrong
+// size, are refused by name. Without cICP the reference colour-manages PNGs
+// that carry an iCCP chunk, or gAMA/cHRM without sRGB, and JPEGs with an ICC
+// profile, while the core library reads them as sRGB. Rather than print a
+// score that silently differs from the reference, such files are refused with
+// a message that says so.
 // The same goes for the few sample layouts whose scaling the reference does
 // differently from 1/255 or 1/65535 (PNG sBIT, grey PNG under 8 bits).
 #pragma once
@@ -50,9 +54,12 @@ class Image {
   int height() const { return height_; }
   std::size_t stride() const { return stride_; }
   const std::vector<std::uint8_t>& bytes() const { return pixels_; }
-  // A view of the pixels; valid while this Image lives and is not modified.
+  // A view of the pixels, with the file's colour description; valid while
+  // this Image lives and is not modified.
   ImageView view() const;
-  // Short description such as "PNG, 8-bit RGB".
+  const ColorDescription& color() const { return color_; }
+  // Short description such as "PNG, 8-bit RGB" or "PNG, 16-bit RGB, PQ
+  // BT.2020 (cICP 9/16/0/1), MaxCLL 1501 cd/m2 (cLLi)".
   const std::string& description() const { return description_; }
 
   // For the decoders: Start() sets the layout, then the pixels arrive row by
@@ -61,6 +68,8 @@ class Image {
   void Start(PixelFormat format, int width, int height, std::string description);
   std::uint8_t* AppendRow();
   void AllocateAll();
+  // After Start(), which resets it to sRGB.
+  void set_color(const ColorDescription& color) { color_ = color; }
   std::uint8_t* row(int y) { return pixels_.data() + stride_ * static_cast<std::size_t>(y); }
 
  private:
@@ -70,6 +79,7 @@ class Image {
   std::size_t stride_ = 0;
   std::vector<std::uint8_t> pixels_;
   std::string description_;
+  ColorDescription color_;
 };
 
 // The largest image the decoders accept, in pixels (32768 x 32768). Scoring

@@ -64,8 +64,16 @@ std::string JsonFeatures(const Result& r) {
   return out + "\n  }";
 }
 
-std::string JsonReport(const Options& o, const io::Image& ref, const Scorer& scorer,
-                       const Result& r) {
+// What the scorer took an input for: transfer, primaries and the intensity
+// target the reference gives it (docs/HDR.md).
+std::string JsonColor(const ColorDescription& c) {
+  return std::string("{\"transfer\": ") + JsonString(TransferName(c.transfer)) +
+         ", \"primaries\": " + JsonString(PrimariesName(c.primaries)) +
+         ", \"intensity_target\": " + JsonNumber(IntensityTarget(c)) + "}";
+}
+
+std::string JsonReport(const Options& o, const io::Image& ref, const io::Image& dist,
+                       const Scorer& scorer, const Result& r) {
   std::string out = "{\n";
   out += "  \"metric\": \"SSIMULACRA 2.1\",\n";
   out += "  \"score\": " + FormatScore(r.score) + ",\n";
@@ -74,6 +82,8 @@ std::string JsonReport(const Options& o, const io::Image& ref, const Scorer& sco
   out += "  \"distorted\": " + JsonString(o.distorted_path) + ",\n";
   out += "  \"width\": " + std::to_string(ref.width()) + ",\n";
   out += "  \"height\": " + std::to_string(ref.height()) + ",\n";
+  out += "  \"reference_color\": " + JsonColor(ref.color()) + ",\n";
+  out += "  \"distorted_color\": " + JsonColor(dist.color()) + ",\n";
   out += "  \"scales\": " + std::to_string(r.num_scales) + ",\n";
   out += "  \"backend\": " + JsonString(BackendName(scorer.backend())) + ",\n";
   out += "  \"backend_description\": " + JsonString(scorer.description()) + ",\n";
@@ -117,6 +127,12 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
                 "for images use --json=FILE or -o FILE.json");
   ScorerOptions so;
   so.backend = o.backend;
+  // The CUDA engine converts sRGB inputs only: other transfers go to the CPU
+  // path unless the CUDA backend was asked for (which then says why not).
+  if (so.backend == Backend::kAuto &&
+      (ref.color().transfer != Transfer::kSrgb || dist.color().transfer != Transfer::kSrgb)) {
+    so.backend = Backend::kCpu;
+  }
   so.cuda_device = o.cuda_device;
   so.cpu_threads = o.cpu_threads;
   so.memory_limit = o.memory_limit;
@@ -131,7 +147,7 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
     std::fprintf(stderr, "ssim2: warning: --memory-limit: %s\n", scorer->limits().c_str());
   }
   if (want_json) {
-    const std::string json = JsonReport(o, ref, *scorer, result);
+    const std::string json = JsonReport(o, ref, dist, *scorer, result);
     if (!o.json_path.empty()) {
       if (Status w = WriteFile(o.json_path, json); !w.ok()) return Fail("ssim2: " + w.message());
     }

@@ -99,11 +99,14 @@ struct Xyb {
 };
 
 // Linear RGB to the reference's "positive XYB" (ToXYB + MakePositiveXYB).
+// `opsin` is the opsin absorbance matrix (row-major) as the image's intensity
+// target scales it (hdr::PremultipliedOpsin; kOpsin itself for SDR);
 // `neg_cbrt_bias` is -cbrtf(kOpsinBias).
-SSIM2_HD Xyb LinearToPositiveXyb(float r, float g, float b, float neg_cbrt_bias) {
-  float m0 = Fma(kOpsinM00, r, Fma(kOpsinM01, g, Fma(kOpsinM02, b, kOpsinBias)));
-  float m1 = Fma(kOpsinM10, r, Fma(kOpsinM11, g, Fma(kOpsinM12, b, kOpsinBias)));
-  float m2 = Fma(kOpsinM20, r, Fma(kOpsinM21, g, Fma(kOpsinM22, b, kOpsinBias)));
+SSIM2_HD Xyb LinearToPositiveXyb(float r, float g, float b, const float* opsin,
+                                 float neg_cbrt_bias) {
+  float m0 = Fma(opsin[0], r, Fma(opsin[1], g, Fma(opsin[2], b, kOpsinBias)));
+  float m1 = Fma(opsin[3], r, Fma(opsin[4], g, Fma(opsin[5], b, kOpsinBias)));
+  float m2 = Fma(opsin[6], r, Fma(opsin[7], g, Fma(opsin[8], b, kOpsinBias)));
   // ZeroIfNegative: the sign bit decides, so -0 becomes +0 as well.
   if (FloatBits(m0) & 0x80000000u) m0 = 0.0f;
   if (FloatBits(m1) & 0x80000000u) m1 = 0.0f;
@@ -118,6 +121,13 @@ SSIM2_HD Xyb LinearToPositiveXyb(float r, float g, float b, float neg_cbrt_bias)
   out.x = x * 14.0f + 0.42f;
   out.y = y + 0.01f;
   return out;
+}
+
+// The same with the unscaled matrix (SDR inputs).
+SSIM2_HD Xyb LinearToPositiveXyb(float r, float g, float b, float neg_cbrt_bias) {
+  const float opsin[9] = {kOpsinM00, kOpsinM01, kOpsinM02, kOpsinM10, kOpsinM11,
+                          kOpsinM12, kOpsinM20, kOpsinM21, kOpsinM22};
+  return LinearToPositiveXyb(r, g, b, opsin, neg_cbrt_bias);
 }
 
 // The reference's AlphaBlend, on sRGB-encoded samples (before linearising).

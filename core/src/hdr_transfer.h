@@ -2,8 +2,9 @@
 // enters XYB (libjxl aea3a06e tools/ssimulacra2 with its default CMS, skcms),
 // replayed in float32 operation for operation. docs/HDR.md "The reference"
 // says what each step is and where libjxl does it; the names below follow it.
-// Not wired into the scorer yet (issue 22): pure functions, checked bit for
-// bit against the reference's own values in tests/core/test_hdr_transfer.cpp.
+// Pure functions, checked bit for bit against the reference's own values in
+// tests/core/test_hdr_transfer.cpp; the CPU path converts with them
+// (cpu/convert.cpp).
 #pragma once
 
 #include <cmath>
@@ -17,6 +18,7 @@ namespace hdr {
 // Intensity targets (cd/m²) the reference assumes without a cLLi chunk.
 constexpr float kPqDefaultPeak = 10000.0f;
 constexpr float kHlgPeak = 1000.0f;
+constexpr float kSdrPeak = 255.0f;  // everything else: the opsin matrix is unscaled
 
 // TF_PQ::DisplayFromEncoded: 4/4 rational polynomial in t = x + x², Horner
 // with fused multiply-adds (the reference runs it as AVX2/AVX-512 code), IEEE
@@ -139,23 +141,32 @@ SSIM2_HD Rgb Bt2020ToLinearSrgb(float r, float g, float b) {
   return out;
 }
 
-// One pixel of 16-bit PQ or HLG BT.2020 samples to the linear sRGB that enters
-// XYB, as the reference computes it for an image with this intensity target.
+// One pixel of PQ or HLG BT.2020 samples (encoded, 0..1) to the linear sRGB
+// that enters XYB, as the reference computes it for an image whose intensity
+// target gave `pq_scale` (PqScale) or `ootf` (MakeHlgOotf).
+inline Rgb PqToLinearSrgb(float r, float g, float b, float pq_scale) {
+  return Bt2020ToLinearSrgb(SkcmsLinearCurve(PqToDisplay(r, pq_scale)),
+                            SkcmsLinearCurve(PqToDisplay(g, pq_scale)),
+                            SkcmsLinearCurve(PqToDisplay(b, pq_scale)));
+}
+
+inline Rgb HlgToLinearSrgb(float r, float g, float b, const HlgOotf& ootf) {
+  float lr = HlgInverseOetf(r);
+  float lg = HlgInverseOetf(g);
+  float lb = HlgInverseOetf(b);
+  ApplyHlgOotf(ootf, lr, lg, lb);
+  return Bt2020ToLinearSrgb(SkcmsLinearCurve(lr), SkcmsLinearCurve(lg), SkcmsLinearCurve(lb));
+}
+
+// The same for 16-bit samples (the reference's 1/65535 scaling).
 inline float SampleFromU16(std::uint16_t u) { return static_cast<float>(u) * (1.0f / 65535.0f); }
 
 inline Rgb PqBt2020ToLinearSrgb(std::uint16_t r, std::uint16_t g, std::uint16_t b, float peak) {
-  const float scale = PqScale(peak);
-  return Bt2020ToLinearSrgb(SkcmsLinearCurve(PqToDisplay(SampleFromU16(r), scale)),
-                            SkcmsLinearCurve(PqToDisplay(SampleFromU16(g), scale)),
-                            SkcmsLinearCurve(PqToDisplay(SampleFromU16(b), scale)));
+  return PqToLinearSrgb(SampleFromU16(r), SampleFromU16(g), SampleFromU16(b), PqScale(peak));
 }
 
 inline Rgb HlgBt2020ToLinearSrgb(std::uint16_t r, std::uint16_t g, std::uint16_t b, float peak) {
-  float lr = HlgInverseOetf(SampleFromU16(r));
-  float lg = HlgInverseOetf(SampleFromU16(g));
-  float lb = HlgInverseOetf(SampleFromU16(b));
-  ApplyHlgOotf(MakeHlgOotf(peak), lr, lg, lb);
-  return Bt2020ToLinearSrgb(SkcmsLinearCurve(lr), SkcmsLinearCurve(lg), SkcmsLinearCurve(lb));
+  return HlgToLinearSrgb(SampleFromU16(r), SampleFromU16(g), SampleFromU16(b), MakeHlgOotf(peak));
 }
 
 // ComputePremulAbsorb: the opsin absorbance matrix times peak / 255 (float),

@@ -1,7 +1,10 @@
 // Status names, image views and their validation.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
+#include "hdr_transfer.h"
 #include "image_checks.h"
 #include "pixel_format.h"
 #include "ssim2/ssim2.h"
@@ -48,6 +51,40 @@ bool HasAlpha(PixelFormat format) {
   return f && f->has_alpha();
 }
 
+const char* TransferName(Transfer transfer) {
+  switch (transfer) {
+    case Transfer::kSrgb: return "sRGB";
+    case Transfer::kLinear: return "linear";
+    case Transfer::kPq: return "PQ";
+    case Transfer::kHlg: return "HLG";
+  }
+  return "unknown";
+}
+
+const char* PrimariesName(Primaries primaries) {
+  switch (primaries) {
+    case Primaries::kBT709: return "BT.709";
+    case Primaries::kBT2020: return "BT.2020";
+  }
+  return "unknown";
+}
+
+// lib/jxl/luminance.cc SetIntensityTarget and apng.cc's "Reset intensity
+// target": a cLLi peak counts for PQ only.
+float IntensityTarget(const ColorDescription& color) {
+  switch (color.transfer) {
+    case Transfer::kPq: return color.max_cll != 0.0f ? color.max_cll : hdr::kPqDefaultPeak;
+    case Transfer::kHlg: return hdr::kHlgPeak;
+    default: return hdr::kSdrPeak;
+  }
+}
+
+// lib/extras/dec/apng.cc DecodeClliChunk.
+float MaxCllFromClli(std::uint32_t units) {
+  constexpr std::uint32_t kMaxUnits = 100000000;  // 10^4 cd/m² in 0.0001 units
+  return static_cast<float>(std::min(units, kMaxUnits)) / 10000.0f;
+}
+
 namespace {
 
 // The reference tool's message, with both sizes.
@@ -86,6 +123,52 @@ ImageView ImageView::Planar(PixelFormat format, int width, int height,
   return v;
 }
 
+namespace {
+
+// The colour descriptions the conversions replay (ssim2.h ColorDescription).
+// Linear planar float is linear light whatever the transfer says (sRGB, the
+// default, or linear).
+Status ValidateColor(const ImageView& image, const FormatTraits& format) {
+  const ColorDescription& c = image.color;
+  if (std::string(TransferName(c.transfer)) == "unknown") {
+    return Status(StatusCode::kUnsupportedFormat,
+                  "unknown transfer function " + std::to_string(static_cast<int>(c.transfer)));
+  }
+  if (std::string(PrimariesName(c.primaries)) == "unknown") {
+    return Status(StatusCode::kUnsupportedFormat,
+                  "unknown primaries " + std::to_string(static_cast<int>(c.primaries)));
+  }
+  const std::string what = std::string(TransferName(c.transfer)) + " with " +
+                           PrimariesName(c.primaries) + " primaries";
+  const bool sdr = c.transfer == Transfer::kSrgb || c.transfer == Transfer::kLinear;
+  if (sdr != (c.primaries == Primaries::kBT709)) {
+    return Status(StatusCode::kUnsupportedFormat,
+                  what + " is not supported: sRGB and linear inputs need BT.709 primaries, "
+                         "PQ and HLG inputs BT.2020 primaries");
+  }
+  if (!(c.max_cll >= 0.0f) || !std::isfinite(c.max_cll)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "MaxCLL " + std::to_string(c.max_cll) + " cd/m2 is not a finite value >= 0");
+  }
+  if (c.transfer == Transfer::kSrgb) return Status::Ok();
+  const bool linear_planar = format.family == FormatFamily::kLinearPlanar;
+  const bool rgb_packed = format.family == FormatFamily::kPacked && format.r != format.g;
+  const bool yuv10 = format.family == FormatFamily::kYuv && format.bit_depth == 10;
+  if (c.transfer == Transfer::kLinear && !(rgb_packed || linear_planar)) {
+    return Status(StatusCode::kUnsupportedFormat,
+                  std::string(format.name) + " image: " + what +
+                      " is supported on packed RGB formats only");
+  }
+  if (c.is_hdr() && !(rgb_packed || yuv10)) {
+    return Status(StatusCode::kUnsupportedFormat,
+                  std::string(format.name) + " image: " + what +
+                      " is supported on packed RGB and 10-bit Y'CbCr formats only");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ValidateImage(const ImageView& image) {
   if (image.width <= 0 || image.height <= 0) {
     return Status(StatusCode::kInvalidArgument,
@@ -110,7 +193,7 @@ Status ValidateImage(const ImageView& image) {
                         " is smaller than a row (" + std::to_string(need) + " bytes)");
     }
   }
-  return Status::Ok();
+  return ValidateColor(image, *format);
 }
 
 Status ValidatePair(const ImageView& reference, const ImageView& distorted) {

@@ -15,7 +15,9 @@
 //   BT.601 Kr .299 Kb .114; BT.709 .2126 .0722; BT.2020 .2627 .0593
 //   8-bit:  u = clamp(floor(255 v + 0.5), 0, 255), then the 8-bit sRGB curve
 //           (SrgbToLinear((float)(1.0 / 255) * u), i.e. the 8-bit table);
-//   10-bit: v clamped to [0, 1] in double, then float, then SrgbToLinear.
+//   10-bit: v clamped to [0, 1] in double, then float, then SrgbToLinear;
+//   10-bit PQ or HLG: u = clamp(floor(65535 v + 0.5), 0, 65535), then the
+//           image's transfer of (float)(1.0 / 65535) * u (CPU path only).
 //
 // Sample access: I420_10LE keeps the value in the low 10 bits of each 16-bit
 // little-endian word, P010 in the high 10 bits (value = word >> 6).
@@ -86,6 +88,15 @@ SSIM2_HD int Quantize8(double v) {
   double q = floor(255.0 * v + 0.5);
   if (q < 0.0) q = 0.0;
   if (q > 255.0) q = 255.0;
+  return static_cast<int>(q);
+}
+
+// PQ and HLG (10-bit): the rounded, clamped 16-bit R'G'B' value of one
+// channel, as a 16-bit PNG export of the frame holds it.
+SSIM2_HD int Quantize16(double v) {
+  double q = floor(65535.0 * v + 0.5);
+  if (q < 0.0) q = 0.0;
+  if (q > 65535.0) q = 65535.0;
   return static_cast<int>(q);
 }
 

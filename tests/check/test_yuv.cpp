@@ -57,12 +57,13 @@ std::string Md5(const std::vector<std::uint8_t>& data) {
   return r;
 }
 
-// Decodes a clip to I420 frames; returns false when the decoder is missing.
-bool DecodeClip(const std::string& path, std::vector<GstSample*>* frames) {
+// Decodes a clip to frames of `format`; returns false when the decoder is
+// missing.
+bool DecodeClip(const std::string& path, std::vector<GstSample*>* frames,
+                const char* decoder = "avdec_h264", const char* format = "I420") {
   GError* err = nullptr;
-  std::string desc = "filesrc location=\"" + path +
-                     "\" ! matroskademux ! avdec_h264 ! video/x-raw,format=I420 ! "
-                     "appsink name=s sync=false";
+  std::string desc = "filesrc location=\"" + path + "\" ! matroskademux ! " + decoder +
+                     " ! video/x-raw,format=" + format + " ! appsink name=s sync=false";
   GstElement* pipe = gst_parse_launch(desc.c_str(), &err);
   if (!pipe) {
     g_printerr("cannot build '%s': %s\n", desc.c_str(), err ? err->message : "?");
@@ -169,6 +170,94 @@ TEST(Yuv, TestClipMatchesTheReferenceMd5s) {
   }
   EXPECT_EQ(totals[0], 0);
   EXPECT_EQ(totals[1], 4);
+}
+
+// The HDR clips (tests/data/hdr/video, HEVC Main10): decoded by GStreamer
+// (avdec_h265, I420_10LE), their 16-bit R'G'B' is the frames whose MD5s
+// video_scores.csv lists, and each pair of frames, described as the caps say
+// (colorimetry bt2100-pq with content-light-level, bt2100-hlg), scores on the
+// CPU path with the digits the HDR reference printed for those frames.
+TEST(Yuv, HdrClipsGiveTheReferenceFramesAndScores) {
+  gst_init(nullptr, nullptr);
+  if (!gst_element_factory_find("avdec_h265") || !gst_element_factory_find("matroskademux")) {
+    GTEST_SKIP() << "avdec_h265 (gstreamer1.0-libav) or matroskademux (gstreamer1.0-plugins-good) missing";
+  }
+  const auto rows = ssim2::testing::ReadCsvFile(ssim2::testing::HdrTestDataPath("video_scores.csv"));
+  ASSERT_EQ(rows.size(), 20u);
+  int same_md5 = 0, same_score = 0;
+  for (const std::string clip : {"hdr10", "hlg"}) {
+    std::vector<GstSample*> frames[2];
+    std::vector<ImageView> views[2];
+    std::vector<GstVideoFrame> mapped[2];
+    for (int i = 0; i < 2; ++i) {
+      const std::string path = ssim2::testing::HdrTestDataPath(
+          "video/" + clip + (i == 0 ? "-reference.mkv" : "-distorted.mkv"));
+      ASSERT_TRUE(DecodeClip(path, &frames[i], "avdec_h265", "I420_10LE")) << path;
+      ASSERT_EQ(frames[i].size(), 10u) << path;
+      mapped[i].resize(10);
+      for (int n = 0; n < 10; ++n) {
+        GstCaps* caps = gst_sample_get_caps(frames[i][n]);
+        GstVideoInfo info;
+        ASSERT_TRUE(gst_video_info_from_caps(&info, caps));
+        EXPECT_EQ(info.colorimetry.matrix, GST_VIDEO_COLOR_MATRIX_BT2020);
+        EXPECT_EQ(info.colorimetry.range, GST_VIDEO_COLOR_RANGE_16_235);
+        EXPECT_EQ(info.colorimetry.primaries, GST_VIDEO_COLOR_PRIMARIES_BT2020);
+        EXPECT_EQ(info.colorimetry.transfer, clip == "hdr10" ? GST_VIDEO_TRANSFER_SMPTE2084
+                                                             : GST_VIDEO_TRANSFER_ARIB_STD_B67);
+        ASSERT_TRUE(gst_video_frame_map(&mapped[i][n], &info, gst_sample_get_buffer(frames[i][n]),
+                                        GST_MAP_READ));
+        GstVideoFrame& vf = mapped[i][n];
+        ImageView view = ImageView::Planar(
+            PixelFormat::kI420_10LE, info.width, info.height,
+            {GST_VIDEO_FRAME_PLANE_DATA(&vf, 0), GST_VIDEO_FRAME_PLANE_DATA(&vf, 1),
+             GST_VIDEO_FRAME_PLANE_DATA(&vf, 2)},
+            {GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0), GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 1),
+             GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 2)});
+        view.yuv.matrix = YuvMatrix::kBT2020;
+        view.yuv.range = YuvRange::kLimited;
+        view.color.primaries = Primaries::kBT2020;
+        view.color.transfer = clip == "hdr10" ? Transfer::kPq : Transfer::kHlg;
+        GstVideoContentLightLevel cll;
+        if (gst_video_content_light_level_from_caps(&cll, caps)) {
+          view.color.max_cll = MaxCllFromClli(cll.max_content_light_level * 10000u);
+        }
+        EXPECT_EQ(view.color.max_cll, clip == "hdr10" ? 1569.0f : 0.0f);
+        // The 16-bit R'G'B' against the MD5 of the exported frame.
+        std::vector<std::uint16_t> rgb(static_cast<size_t>(info.width) * info.height * 3);
+        ASSERT_TRUE(cpu::YuvToRgb16(view, rgb.data(), info.width * 3).ok());
+        std::vector<std::uint8_t> be(rgb.size() * 2);
+        for (size_t k = 0; k < rgb.size(); ++k) {
+          be[2 * k] = static_cast<std::uint8_t>(rgb[k] >> 8);
+          be[2 * k + 1] = static_cast<std::uint8_t>(rgb[k] & 0xff);
+        }
+        const auto& row = rows[(clip == "hdr10" ? 0 : 10) + n];
+        ASSERT_EQ(row[0], clip);
+        EXPECT_EQ(Md5(be), row[3 + i]) << clip << " " << (i ? "distorted" : "reference")
+                                       << " frame " << n;
+        same_md5 += Md5(be) == row[3 + i];
+        views[i].push_back(view);
+      }
+    }
+    ScorerOptions options;
+    options.backend = Backend::kCpu;
+    for (int n = 0; n < 10; ++n) {
+      Result r;
+      ASSERT_TRUE(ComputeSsimulacra2(views[0][n], views[1][n], options, &r).ok());
+      char printed[64];
+      std::snprintf(printed, sizeof printed, "%.8f", r.score);
+      const auto& row = rows[(clip == "hdr10" ? 0 : 10) + n];
+      EXPECT_EQ(printed, row[2]) << clip << " frame " << n;
+      same_score += row[2] == printed;
+    }
+    for (int i = 0; i < 2; ++i) {
+      for (int n = 0; n < 10; ++n) {
+        gst_video_frame_unmap(&mapped[i][n]);
+        gst_sample_unref(frames[i][n]);
+      }
+    }
+  }
+  g_print("HDR clips: %d of 40 frames equal the exported frames, %d of 20 scores print the "
+          "reference's digits\n", same_md5, same_score);
 }
 
 // A synthetic 4:2:0 frame stored as I420, NV12, Y444 and their 10-bit forms.

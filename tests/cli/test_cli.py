@@ -14,9 +14,11 @@ import csv
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 from ssim2_test import check, finish, run_tool  # noqa: E402
@@ -171,6 +173,66 @@ def test_scores(exe, data):
         check(out == row["score"] + "\n", f"{row['distorted']}: printed {out!r}, reference {row['score']}")
         checked += 1
     check(checked >= 40, f"only {checked} pairs scored")
+
+
+HDR_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hdr")
+
+
+def test_hdr_scores(exe):
+    """PQ and HLG PNG pairs (cICP, cLLi): the printed line equals the HDR reference's, and
+    --json says how each input was read."""
+    with open(os.path.join(HDR_DATA, "scores.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    same = 0
+    for row in rows:
+        rc, out, err = run_tool(exe, row["reference"], row["distorted"], cwd=HDR_DATA)
+        check(rc == 0 and err == "", f"{row['distorted']}: rc {rc}, stderr {err!r}")
+        check(out == row["score"] + "\n", f"{row['distorted']}: printed {out!r}, reference {row['score']}")
+        same += out == row["score"] + "\n"
+    check(same == len(rows) == 58, f"{same} of {len(rows)} HDR pairs print the reference's score")
+    rc, out, err = run_tool(exe, "--json", "astronaut_256x256-pq/reference.png",
+                            "astronaut_256x256-pq/identical-clli1501.png", cwd=HDR_DATA)
+    doc = json.loads(out)
+    check(doc["reference_color"] == {"transfer": "PQ", "primaries": "BT.2020", "intensity_target": 10000},
+          f"reference_color {doc['reference_color']}")
+    check(doc["distorted_color"]["intensity_target"] == 1501, f"distorted_color {doc['distorted_color']}")
+    check(doc["backend"] == "cpu", f"HDR inputs scored on {doc['backend']}")
+
+
+def retag_cicp(src, dst, primaries, transfer):
+    """Copies a cICP PNG with other cICP code points (and no cLLi)."""
+    with open(src, "rb") as f:
+        data = f.read()
+    out, pos = data[:8], 8
+    while pos < len(data):
+        length = struct.unpack(">I", data[pos:pos + 4])[0]
+        kind = data[pos + 4:pos + 8]
+        chunk = data[pos:pos + 12 + length]
+        if kind == b"cICP":
+            body = b"cICP" + bytes([primaries, transfer, 0, 1])
+            chunk = struct.pack(">I", 4) + body + struct.pack(">I", zlib.crc32(body))
+        elif kind == b"cLLi":
+            chunk = b""
+        out += chunk
+        pos += 12 + length
+    with open(dst, "wb") as f:
+        f.write(out)
+
+
+def test_cicp_sdr_codes(exe, tmp):
+    """The same 16-bit samples tagged BT.709 linear (cICP 1/8) and sRGB (1/13): the digits libjxl's
+    ssimulacra2 (aea3a06e, skcms) printed for these files."""
+    reference = {(8, "quant10"): "97.68847219", (8, "blur_s1.5"): "58.79748609",
+                 (8, "noise"): "95.11400885", (13, "quant10"): "98.50745339",
+                 (13, "blur_s1.5"): "54.22240662", (13, "noise"): "94.50594398"}
+    src = os.path.join(HDR_DATA, "chelsea_127x255-pq")
+    for (transfer, dist), want in reference.items():
+        ref_png = os.path.join(tmp, f"cicp{transfer}-reference.png")
+        dist_png = os.path.join(tmp, f"cicp{transfer}-{dist}.png")
+        retag_cicp(os.path.join(src, "reference.png"), ref_png, 1, transfer)
+        retag_cicp(os.path.join(src, dist + ".png"), dist_png, 1, transfer)
+        rc, out, err = run_tool(exe, ref_png, dist_png, cwd=tmp)
+        check(rc == 0 and out == want + "\n", f"cICP 1/{transfer} {dist}: {out!r} {err!r}, reference {want}")
 
 
 def test_json(exe, data, tmp):
@@ -364,6 +426,8 @@ def main():
         test_decompression_bomb(exe, data, tmp)
         test_out_of_memory(exe, data, tmp)
         test_scores(exe, data)
+        test_hdr_scores(exe)
+        test_cicp_sdr_codes(exe, tmp)
         test_json(exe, data, tmp)
 
     with tempfile.TemporaryDirectory() as tmp:

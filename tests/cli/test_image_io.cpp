@@ -271,6 +271,92 @@ TEST(Png, ColourChunkPolicy) {
   }
 }
 
+// 16-bit RGB with a cICP chunk of these bytes (primaries, transfer, matrix,
+// range; none when empty) and, when max_cll_units is not negative, a cLLi
+// chunk with that MaxCLL.
+Bytes ColourPng(const Bytes& cicp, long long max_cll_units = -1) {
+  PngSpec spec;
+  spec.bit_depth = 16;
+  spec.rows.assign(spec.height, Bytes(spec.width * 6, 0x40));
+  Bytes file = WritePng(spec);
+  if (max_cll_units >= 0) {
+    Bytes clli(8, 0);
+    for (int i = 0; i < 4; ++i) clli[i] = static_cast<std::uint8_t>(max_cll_units >> (24 - 8 * i));
+    clli[6] = 0x2e;  // MaxFALL 1.2 cd/m2, ignored
+    InsertChunkAfterIhdr(&file, "cLLi", clli);
+  }
+  if (!cicp.empty()) InsertChunkAfterIhdr(&file, "cICP", cicp);
+  return file;
+}
+
+TEST(Png, CicpAndClliGiveTheColourDescription) {
+  io::Image image;
+  ASSERT_TRUE(Decode(ColourPng({9, 16, 0, 1}, 15010000), &image).ok());
+  EXPECT_EQ(image.color().transfer, Transfer::kPq);
+  EXPECT_EQ(image.color().primaries, Primaries::kBT2020);
+  EXPECT_EQ(image.color().max_cll, 1501.0f);
+  EXPECT_EQ(image.view().color.max_cll, 1501.0f);
+  EXPECT_EQ(image.description(),
+            "PNG, 16-bit RGB, PQ BT.2020 (cICP 9/16/0/1), MaxCLL 1501 cd/m2 (cLLi)");
+  ASSERT_TRUE(Decode(ColourPng({9, 18, 0, 1}), &image).ok());
+  EXPECT_EQ(image.color().transfer, Transfer::kHlg);
+  EXPECT_EQ(image.color().max_cll, 0.0f);
+  ASSERT_TRUE(Decode(ColourPng({1, 8, 0, 1}), &image).ok());
+  EXPECT_EQ(image.color().transfer, Transfer::kLinear);
+  EXPECT_EQ(image.color().primaries, Primaries::kBT709);
+  ASSERT_TRUE(Decode(ColourPng({1, 13, 0, 1}), &image).ok());
+  EXPECT_EQ(image.color().transfer, Transfer::kSrgb);
+  // cLLi alone: kept (it counts for PQ only), the pixels stay sRGB.
+  ASSERT_TRUE(Decode(ColourPng({}, 4000000), &image).ok());
+  EXPECT_EQ(image.color().transfer, Transfer::kSrgb);
+  EXPECT_EQ(image.color().max_cll, 400.0f);
+  // A file decoded after an HDR one starts from sRGB again.
+  ASSERT_TRUE(Decode(ColourPng({9, 16, 0, 1}), &image).ok());
+  PngSpec plain;
+  plain.rows = Rgb8Rows(plain.width, plain.height);
+  ASSERT_TRUE(Decode(WritePng(plain), &image).ok());
+  EXPECT_EQ(image.color().transfer, Transfer::kSrgb);
+  EXPECT_EQ(image.description(), "PNG, 8-bit RGB");
+  // cICP wins over an ICC profile, as in the reference.
+  Bytes with_icc = ColourPng({9, 16, 0, 1});
+  InsertChunkAfterIhdr(&with_icc, "iCCP", Bytes{'t', 0, 0, 0x78, 0x9c, 3, 0});
+  EXPECT_TRUE(Decode(with_icc, &image).ok());
+  EXPECT_EQ(image.color().transfer, Transfer::kPq);
+}
+
+TEST(Png, HostileColourChunksAreRefusedByName) {
+  struct Case {
+    Bytes file;
+    const char* message;
+  };
+  Bytes two_cicp = ColourPng({9, 16, 0, 1});
+  InsertChunkAfterIhdr(&two_cicp, "cICP", Bytes{9, 18, 0, 1});
+  Bytes short_clli = ColourPng({9, 16, 0, 1});
+  InsertChunkAfterIhdr(&short_clli, "cLLi", Bytes{0, 0, 1});
+  const Case cases[] = {
+      {ColourPng({9, 16, 0}), "PNG: cICP chunk of 3 bytes (must be 4)"},
+      {ColourPng({9, 16, 0, 1, 0}), "PNG: cICP chunk of 5 bytes (must be 4)"},
+      {ColourPng({9, 16, 1, 1}),
+       "PNG: cICP 9/16/1/1 (primaries/transfer/matrix/range): only matrix 0 (RGB) is valid in a "
+       "PNG"},
+      {ColourPng({9, 16, 0, 0}),
+       "PNG: cICP 9/16/0/0 (primaries/transfer/matrix/range): only full range (1) is valid in a "
+       "PNG"},
+      {ColourPng({1, 1, 0, 1}), "PNG: cICP 1/1/0/1 (primaries/transfer/matrix/range): not supported"},
+      {ColourPng({12, 16, 0, 1}), "PNG: cICP 12/16/0/1 (primaries/transfer/matrix/range): not supported"},
+      {ColourPng({9, 13, 0, 1}), "PNG: cICP 9/13/0/1 (primaries/transfer/matrix/range): not supported"},
+      {ColourPng({255, 255, 0, 1}), "PNG: cICP 255/255/0/1 (primaries/transfer/matrix/range): not supported"},
+      {two_cicp, "PNG: more than one cICP chunk"},
+      {short_clli, "PNG: cLLi chunk of 3 bytes (must be 8)"},
+  };
+  for (const Case& c : cases) {
+    io::Image image;
+    const Status s = Decode(c.file, &image);
+    EXPECT_EQ(s.code(), StatusCode::kIoError) << c.message;
+    EXPECT_EQ(s.message().rfind(c.message, 0), 0u) << "got: " << s.message();
+  }
+}
+
 TEST(Png, SbitPolicy) {
   PngSpec spec;
   spec.rows = Rgb8Rows(spec.width, spec.height);
@@ -526,6 +612,27 @@ TEST(TestImages, DecodeLikeLibpngSimplifiedApi) {
     ++checked;
   }
   EXPECT_GE(checked, 60);
+}
+
+// Every HDR test PNG: its cICP and cLLi chunks (colorimetry.csv) arrive as
+// the image's colour description.
+TEST(TestImages, HdrFilesCarryTheirColourChunks) {
+  int checked = 0;
+  for (const auto& row : testing::ReadCsvFile(testing::HdrTestDataPath("colorimetry.csv"))) {
+    ASSERT_GE(row.size(), 5u);
+    io::Image image;
+    const Status s = io::LoadImage(testing::HdrTestDataPath(row[0]), &image);
+    ASSERT_TRUE(s.ok()) << row[0] << ": " << s.message();
+    EXPECT_EQ(image.format(), PixelFormat::kRGB16) << row[0];
+    EXPECT_EQ(image.color().primaries, Primaries::kBT2020) << row[0];
+    EXPECT_EQ(image.color().transfer, row[2] == "16" ? Transfer::kPq : Transfer::kHlg) << row[0];
+    const float max_cll = row.size() > 5 && !row[5].empty()
+                              ? MaxCllFromClli(static_cast<std::uint32_t>(std::stoul(row[5]) * 10000))
+                              : 0.0f;
+    EXPECT_EQ(image.color().max_cll, max_cll) << row[0];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 59);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
 #include "cpu/thread_pool.h"
+#include "hdr_transfer.h"
 #include "plan.h"
 #include "ssim2/ssim2.h"
 
@@ -268,9 +269,19 @@ void CompareTables(const cpu::KernelTable& a, const cpu::KernelTable& b) {
     for (int ch = 0; ch < 3; ++ch) FillPlane(&linear.plane[ch], w, h, 5 * ch + w, 0.0f, 1.0f);
     xyb_a.Resize(w, h);
     xyb_b.Resize(w, h);
-    a.to_xyb_rows(linear, 0, h, neg_cbrt_bias, &xyb_a);
-    b.to_xyb_rows(linear, 0, h, neg_cbrt_bias, &xyb_b);
+    a.to_xyb_rows(linear, 0, h, kOpsin, neg_cbrt_bias, &xyb_a);
+    b.to_xyb_rows(linear, 0, h, kOpsin, neg_cbrt_bias, &xyb_b);
     for (int ch = 0; ch < 3; ++ch) ExpectSamePlane(xyb_a.plane[ch], xyb_b.plane[ch], "to_xyb_rows");
+    // An HDR image's matrix (PQ with a MaxCLL of 1234.5 cd/m2) on linear
+    // light beyond 1 and below 0, as BT.2020 content gives.
+    float hdr_opsin[9];
+    hdr::PremultipliedOpsin(1234.5f, hdr_opsin);
+    for (int ch = 0; ch < 3; ++ch) FillPlane(&linear.plane[ch], w, h, 3 * ch + h, -0.2f, 40.0f);
+    a.to_xyb_rows(linear, 0, h, hdr_opsin, neg_cbrt_bias, &xyb_a);
+    b.to_xyb_rows(linear, 0, h, hdr_opsin, neg_cbrt_bias, &xyb_b);
+    for (int ch = 0; ch < 3; ++ch) {
+      ExpectSamePlane(xyb_a.plane[ch], xyb_b.plane[ch], "to_xyb_rows, HDR matrix");
+    }
 
     // Error maps of one row from plausible blurred statistics.
     cpu::Plane mu1, mu2, s11, s22, s12;
@@ -394,7 +405,7 @@ TEST(Kernels, XybRowEqualsTheRowsForm) {
     replay::ToPositiveXyb(linear, &want);
     for (int y = 0; y < h; ++y) {
       k->to_xyb_row(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y), w,
-                    neg_cbrt_bias, got.plane[0].Row(y), got.plane[1].Row(y), got.plane[2].Row(y));
+                    kOpsin, neg_cbrt_bias, got.plane[0].Row(y), got.plane[1].Row(y), got.plane[2].Row(y));
     }
     for (int ch = 0; ch < 3; ++ch) ExpectSamePlane(got.plane[ch], want.plane[ch], k->isa);
   }
@@ -498,6 +509,56 @@ TEST(Pipeline, BandsThreadsAndCacheKeepEverySubScore) {
             ExpectSameResult(cached, want, "cached reference");
           }
         }
+      }
+    }
+  }
+}
+
+// PQ and HLG inputs, each image with its own intensity target (a PQ
+// reference with MaxCLL, a PQ distorted image without; an HLG pair), with and
+// without alpha: the pipeline, one-shot and cached, gives the replay's
+// sub-scores, so each image's opsin matrix reaches every scale.
+TEST(Pipeline, HdrImagesKeepTheirOwnIntensityTarget) {
+  const int w = 97, h = 70;
+  for (const Transfer transfer : {Transfer::kPq, Transfer::kHlg}) {
+    for (const int channels : {3, 4}) {
+      const PixelFormat format = channels == 4 ? PixelFormat::kRGBA16 : PixelFormat::kRGB16;
+      auto wide = [&](unsigned seed) {
+        const std::vector<std::uint8_t> px = SyntheticImage(w, h, channels, seed);
+        std::vector<std::uint16_t> out(px.size());
+        for (std::size_t i = 0; i < px.size(); ++i) {
+          out[i] = static_cast<std::uint16_t>(px[i] * 257 + i % 200);
+        }
+        return out;
+      };
+      const std::vector<std::uint16_t> ref = wide(3), dist = wide(4);
+      ImageView a = ImageView::Packed(format, w, h, ref.data(), 2 * w * channels);
+      ImageView b = ImageView::Packed(format, w, h, dist.data(), 2 * w * channels);
+      a.color.transfer = b.color.transfer = transfer;
+      a.color.primaries = b.color.primaries = Primaries::kBT2020;
+      a.color.max_cll = 1501.0f;
+      SCOPED_TRACE(::testing::Message() << TransferName(transfer) << " " << PixelFormatName(format));
+      Result want, no_cll;
+      ASSERT_TRUE(replay::Compute(a, b, true, &want).ok());
+      ScorerOptions options;
+      options.backend = Backend::kCpu;
+      options.all_features = true;
+      options.cpu_threads = 2;
+      std::unique_ptr<Scorer> scorer;
+      ASSERT_TRUE(Scorer::Create(w, h, options, &scorer).ok());
+      Result got, cached;
+      ASSERT_TRUE(scorer->Compute(a, b, &got).ok());
+      ExpectSameResult(got, want, "one-shot");
+      ASSERT_TRUE(scorer->SetReference(a).ok());
+      ASSERT_TRUE(scorer->ComputeWithReference(b, &cached).ok());
+      ExpectSameResult(cached, want, "cached reference");
+      // The reference's MaxCLL is used for PQ only.
+      a.color.max_cll = 0.0f;
+      ASSERT_TRUE(scorer->Compute(a, b, &no_cll).ok());
+      if (transfer == Transfer::kPq) {
+        EXPECT_NE(no_cll.score, want.score);
+      } else {
+        EXPECT_EQ(no_cll.score, want.score);
       }
     }
   }

@@ -72,7 +72,8 @@ enum class PixelFormat {
   kGray16,
   kGrayAlpha16,
   // Three float planes of linear-light RGB (nominal range 0..1); planes[0..2]
-  // are R, G, B. The sRGB curve is not applied.
+  // are R, G, B. The sRGB curve is not applied: `color.transfer` may be the
+  // default (sRGB) or kLinear, both mean these planes as they are.
   kLinearRGBPlanarF32,
   // Y'CbCr video formats; converted with `ImageView::yuv` (see YuvColorimetry).
   kI420,      // 8-bit planar 4:2:0: planes Y, U, V
@@ -94,12 +95,54 @@ enum class YuvRange { kLimited, kFull };
 // chroma sample, the plain matrix, then 8-bit input is rounded and clamped to
 // 8-bit R'G'B' (so scores equal scoring the exported PNGs with the reference),
 // while 10-bit input keeps its precision as float R'G'B' clamped to [0, 1].
-// The sRGB curve is applied afterwards in both cases (video transfer curves
-// are treated as sRGB, as the reference does with PNG frames).
+// The image's transfer is applied afterwards (ColorDescription: PQ and HLG
+// frames are rounded to 16-bit R'G'B' first; other video transfer curves are
+// treated as sRGB, as the reference does with PNG frames).
 struct YuvColorimetry {
   YuvMatrix matrix = YuvMatrix::kBT709;
   YuvRange range = YuvRange::kLimited;
 };
+
+// What the R'G'B' samples mean: their transfer function, primaries and the
+// content's peak. Scored as libjxl's own `ssimulacra2` scores a PNG with this
+// cICP/cLLi (docs/HDR.md): each image is converted to linear BT.709 light with
+// its own intensity target (IntensityTarget()), 1.0 = 255 cd/m² for PQ and
+// HLG, and enters XYB unclipped.
+enum class Transfer {
+  kSrgb,    // the sRGB curve (the default; also what video's BT.709 is scored as)
+  kLinear,  // linear light, no curve (cICP transfer 8)
+  kPq,      // SMPTE ST 2084 (cICP 16, caps smpte2084)
+  kHlg,     // ARIB STD-B67 / BT.2100 HLG (cICP 18, caps arib-std-b67)
+};
+enum class Primaries { kBT709, kBT2020 };
+
+const char* TransferName(Transfer transfer);    // "sRGB", "linear", "PQ", "HLG"
+const char* PrimariesName(Primaries primaries); // "BT.709", "BT.2020"
+
+// Supported: sRGB with BT.709 primaries on every format; linear with BT.709
+// primaries on the packed RGB formats (not grey) and linear planar float; PQ
+// and HLG with BT.2020 primaries on the packed RGB formats and the 10-bit
+// Y'CbCr formats (R'G'B' rounded to 16 bits first, as a 16-bit PNG export of
+// the frame holds it). Anything else is refused (kUnsupportedFormat) with a
+// message naming it, never scored as SDR. The CUDA backend converts sRGB
+// inputs only so far.
+struct ColorDescription {
+  Transfer transfer = Transfer::kSrgb;
+  Primaries primaries = Primaries::kBT709;
+  // The content's MaxCLL in cd/m² (a PNG cLLi chunk: MaxCllFromClli(); video
+  // caps' content-light-level), 0 when unknown. Only PQ uses it.
+  float max_cll = 0.0f;
+
+  bool is_hdr() const { return transfer == Transfer::kPq || transfer == Transfer::kHlg; }
+};
+
+// The intensity target (peak, cd/m²) the reference gives an image: MaxCLL
+// for PQ when it is not 0, else 10000 for PQ, 1000 for HLG, 255 otherwise.
+float IntensityTarget(const ColorDescription& color);
+
+// MaxCLL in cd/m² from a PNG cLLi chunk's first field (units of 0.0001 cd/m²),
+// as the reference reads it: clamped to 10^8, then float(units) / 10000.
+float MaxCllFromClli(std::uint32_t units);
 
 enum class MemoryLocation { kHost, kCudaDevice };
 
@@ -112,6 +155,7 @@ struct ImageView {
   std::array<const void*, 3> planes{};
   std::array<std::ptrdiff_t, 3> strides{};
   YuvColorimetry yuv;
+  ColorDescription color;
   MemoryLocation location = MemoryLocation::kHost;
 
   static ImageView Packed(PixelFormat format, int width, int height,

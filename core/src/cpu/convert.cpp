@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "arith.h"
+#include "hdr_transfer.h"
 #include "image_checks.h"
 #include "pixel_format.h"
 #include "thread_pool.h"
@@ -28,8 +29,10 @@ struct Srgb8Table {
 
 template <typename Sample>
 void ConvertPackedRow(const Sample* src, const FormatTraits& l, int width, float mul,
-                      float alpha_background, float* r, float* g, float* b) {
-  const float* table8 = sizeof(Sample) == 1 ? Srgb8ToLinearTable() : nullptr;
+                      float alpha_background, const LightConversion& light, float* r, float* g,
+                      float* b) {
+  const bool srgb8 = sizeof(Sample) == 1 && light.transfer() == Transfer::kSrgb;
+  const float* table8 = srgb8 ? Srgb8ToLinearTable() : nullptr;
   for (int x = 0; x < width; ++x) {
     const Sample* px = src + static_cast<std::ptrdiff_t>(x) * l.channels;
     if (l.a < 0 && table8) {
@@ -47,9 +50,7 @@ void ConvertPackedRow(const Sample* src, const FormatTraits& l, int width, float
       cg = arith::AlphaBlend(cg, a, alpha_background);
       cb = arith::AlphaBlend(cb, a, alpha_background);
     }
-    r[x] = arith::SrgbToLinear(cr);
-    g[x] = arith::SrgbToLinear(cg);
-    b[x] = arith::SrgbToLinear(cb);
+    light.Convert(cr, cg, cb, &r[x], &g[x], &b[x]);
   }
 }
 
@@ -88,6 +89,7 @@ void ToLinearRgbRows(const ImageView& image, float alpha_background, int y0, int
   const FormatTraits& layout = *FindFormat(image.format);  // packed: checked by ValidateImage
   const bool sixteen_bit = layout.bytes_per_sample == 2;
   const float mul = SampleScale(sixteen_bit);
+  const LightConversion light(image.color);
   const char* base = static_cast<const char*>(image.planes[0]);
   for (int y = y0; y < y1; ++y) {
     const char* row = base + image.strides[0] * y;
@@ -96,10 +98,10 @@ void ToLinearRgbRows(const ImageView& image, float alpha_background, int y0, int
     float* b = out->plane[2].Row(y - first_row);
     if (sixteen_bit) {
       ConvertPackedRow(reinterpret_cast<const std::uint16_t*>(row), layout, image.width, mul,
-                       alpha_background, r, g, b);
+                       alpha_background, light, r, g, b);
     } else {
       ConvertPackedRow(reinterpret_cast<const std::uint8_t*>(row), layout, image.width, mul,
-                       alpha_background, r, g, b);
+                       alpha_background, light, r, g, b);
     }
   }
 }

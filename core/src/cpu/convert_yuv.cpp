@@ -32,14 +32,20 @@
 //      the PNG that a point-sampling converter would export.
 //    - 10-bit input keeps its precision: v is clamped to [0, 1] in double,
 //      converted to float, and goes through arith::SrgbToLinear().
+//    - 10-bit PQ or HLG input (ImageView::color): each of R, G, B becomes
+//      clamp(floor(65535 v + 0.5), 0, 65535), the 16-bit value of a 16-bit
+//      cICP PNG export of the frame, and is converted as such a PNG's
+//      samples are (LightConversion), so a frame scores exactly like that
+//      PNG in libjxl's ssimulacra2 (tests/data/hdr/video_scores.csv).
 //
-// The video transfer curve is treated as sRGB, as the reference does with
-// PNG frames.
+// Other video transfer curves are treated as sRGB, as the reference does
+// with PNG frames.
 #include "convert_yuv.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "arith.h"
 #include "image_checks.h"
@@ -125,66 +131,90 @@ yuv::Coeffs CoefficientsFor(const YuvColorimetry& colorimetry, int bits) {
                          colorimetry.range == YuvRange::kFull, bits == 10);
 }
 
-Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t stride) {
-  Layout l;
-  if (Status s = Check(image, &l); !s.ok()) return s;
-  if (l.bits != 8) {
-    return Status(StatusCode::kUnsupportedFormat, "YuvToRgb8 takes 8-bit formats only");
-  }
-  const yuv::Coeffs k = CoefficientsFor(image.yuv, 8);
-  for (int y = 0; y < image.height; ++y) {
-    std::uint8_t* out = rgb + stride * y;
+namespace {
+
+// Calls pixel(x, y, rgb) with the double R'G'B' (yuv::ToRgbDouble) of every
+// pixel of rows [y0, y1) of an image of layout `l`.
+template <typename PixelFn>
+void ForEachRgb(const ImageView& image, const Layout& l, int y0, int y1, PixelFn pixel) {
+  const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
+  for (int y = y0; y < y1; ++y) {
     for (int x = 0; x < image.width; ++x) {
       int Y, U, V;
       double v[3];
       ReadYuv(image, l, x, y, &Y, &U, &V);
       yuv::ToRgbDouble(k, Y, U, V, v);
-      for (int c = 0; c < 3; ++c) out[3 * x + c] = static_cast<std::uint8_t>(yuv::Quantize8(v[c]));
+      pixel(x, y, v);
     }
   }
+}
+
+// Check() for the converters to integer R'G'B' of one bit depth.
+Status CheckBits(const ImageView& image, int bits, const char* name, Layout* l) {
+  if (Status s = Check(image, l); !s.ok()) return s;
+  if (l->bits != bits) {
+    return Status(StatusCode::kUnsupportedFormat,
+                  std::string(name) + " takes " + std::to_string(bits) + "-bit formats only");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t stride) {
+  Layout l;
+  if (Status s = CheckBits(image, 8, "YuvToRgb8", &l); !s.ok()) return s;
+  ForEachRgb(image, l, 0, image.height, [&](int x, int y, const double* v) {
+    for (int c = 0; c < 3; ++c) {
+      rgb[stride * y + 3 * x + c] = static_cast<std::uint8_t>(yuv::Quantize8(v[c]));
+    }
+  });
+  return Status::Ok();
+}
+
+Status YuvToRgb16(const ImageView& image, std::uint16_t* rgb, std::ptrdiff_t stride) {
+  Layout l;
+  if (Status s = CheckBits(image, 10, "YuvToRgb16", &l); !s.ok()) return s;
+  ForEachRgb(image, l, 0, image.height, [&](int x, int y, const double* v) {
+    for (int c = 0; c < 3; ++c) {
+      rgb[stride * y + 3 * x + c] = static_cast<std::uint16_t>(yuv::Quantize16(v[c]));
+    }
+  });
   return Status::Ok();
 }
 
 Status YuvToRgbFloat(const ImageView& image, float* rgb, std::ptrdiff_t stride) {
   Layout l;
   if (Status s = Check(image, &l); !s.ok()) return s;
-  const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
-  for (int y = 0; y < image.height; ++y) {
-    float* out = rgb + stride * y;
-    for (int x = 0; x < image.width; ++x) {
-      int Y, U, V;
-      double v[3];
-      ReadYuv(image, l, x, y, &Y, &U, &V);
-      yuv::ToRgbDouble(k, Y, U, V, v);
-      for (int c = 0; c < 3; ++c) {
-        out[3 * x + c] = l.bits == 8 ? static_cast<float>(yuv::Quantize8(v[c])) / 255.0f
-                                     : yuv::ToFloat01(v[c]);
-      }
+  ForEachRgb(image, l, 0, image.height, [&](int x, int y, const double* v) {
+    for (int c = 0; c < 3; ++c) {
+      rgb[stride * y + 3 * x + c] = l.bits == 8 ? static_cast<float>(yuv::Quantize8(v[c])) / 255.0f
+                                                : yuv::ToFloat01(v[c]);
     }
-  }
+  });
   return Status::Ok();
 }
 
 void YuvToLinearRgbRows(const ImageView& image, int y0, int y1, int first_row, Image3* out) {
   Layout l{};
   if (!LayoutOf(image.format, &l)) return;  // CheckConvertible rejects these
-  const yuv::Coeffs k = CoefficientsFor(image.yuv, l.bits);
   const float* table8 = Srgb8ToLinearTable();
-  for (int y = y0; y < y1; ++y) {
+  const LightConversion light(image.color);
+  ForEachRgb(image, l, y0, y1, [&](int x, int y, const double* v) {
     float* dst[3] = {out->plane[0].Row(y - first_row), out->plane[1].Row(y - first_row),
                      out->plane[2].Row(y - first_row)};
-    for (int x = 0; x < image.width; ++x) {
-      int Y, U, V;
-      double v[3];
-      ReadYuv(image, l, x, y, &Y, &U, &V);
-      yuv::ToRgbDouble(k, Y, U, V, v);
-      if (l.bits == 8) {
-        for (int c = 0; c < 3; ++c) dst[c][x] = table8[yuv::Quantize8(v[c])];
-      } else {
-        for (int c = 0; c < 3; ++c) dst[c][x] = arith::SrgbToLinear(yuv::ToFloat01(v[c]));
+    if (image.color.is_hdr()) {  // 10-bit only (ValidateImage)
+      float e[3];
+      for (int c = 0; c < 3; ++c) {
+        e[c] = hdr::SampleFromU16(static_cast<std::uint16_t>(yuv::Quantize16(v[c])));
       }
+      light.Convert(e[0], e[1], e[2], &dst[0][x], &dst[1][x], &dst[2][x]);
+    } else if (l.bits == 8) {
+      for (int c = 0; c < 3; ++c) dst[c][x] = table8[yuv::Quantize8(v[c])];
+    } else {
+      for (int c = 0; c < 3; ++c) dst[c][x] = arith::SrgbToLinear(yuv::ToFloat01(v[c]));
     }
-  }
+  });
 }
 
 Status YuvToLinearRgb(const ImageView& image, Image3* out, ThreadPool* pool) {

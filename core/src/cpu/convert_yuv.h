@@ -16,6 +16,11 @@ namespace cpu {
 // Host memory only. For tests and tools.
 Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t stride);
 
+// 10-bit Y'CbCr formats to packed 16-bit R'G'B' (3 samples per pixel, rows
+// `stride` samples apart): what the CPU path reads of a PQ or HLG frame.
+// Host memory only. For tests.
+Status YuvToRgb16(const ImageView& image, std::uint16_t* rgb, std::ptrdiff_t stride);
+
 // Any Y'CbCr format to float R'G'B' (3 floats per pixel, rows `stride` floats
 // apart), before the sRGB curve: 8-bit input gives k/255 values, 10-bit input
 // the clamped float. Host memory only. For tests.

@@ -91,20 +91,21 @@ void BlurColumnsStream(const BlurConstants& c, const ColumnStream& s, int n0, in
   }
 }
 
-void ToXybRow(const float* r, const float* g, const float* b, int width, float neg_cbrt_bias,
-              float* ox, float* oy, float* ob) {
+void ToXybRow(const float* r, const float* g, const float* b, int width, const float* opsin,
+              float neg_cbrt_bias, float* ox, float* oy, float* ob) {
   for (int x = 0; x < width; ++x) {
-    const arith::Xyb v = arith::LinearToPositiveXyb(r[x], g[x], b[x], neg_cbrt_bias);
+    const arith::Xyb v = arith::LinearToPositiveXyb(r[x], g[x], b[x], opsin, neg_cbrt_bias);
     ox[x] = v.x;
     oy[x] = v.y;
     ob[x] = v.b;
   }
 }
 
-void ToXybRows(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb) {
+void ToXybRows(const Image3& linear, int y0, int y1, const float* opsin, float neg_cbrt_bias,
+               Image3* xyb) {
   for (int y = y0; y < y1; ++y) {
     ToXybRow(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y),
-             linear.width(), neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
+             linear.width(), opsin, neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
              xyb->plane[2].Row(y));
   }
 }
@@ -387,12 +388,12 @@ inline V ZeroIfNegative(V v) {
   return _mm256_castsi256_ps(_mm256_andnot_si256(sign, _mm256_castps_si256(v)));
 }
 
-void ToXybRow(const float* pr, const float* pg, const float* pb, int w, float neg_cbrt_bias,
-              float* ox, float* oy, float* ob) {
+void ToXybRow(const float* pr, const float* pg, const float* pb, int w, const float* opsin,
+              float neg_cbrt_bias, float* ox, float* oy, float* ob) {
   const V bias = Set(kOpsinBias);
   const V add = Set(neg_cbrt_bias);
   V m[9];
-  for (int i = 0; i < 9; ++i) m[i] = Set(kOpsin[i]);
+  for (int i = 0; i < 9; ++i) m[i] = Set(opsin[i]);
   for (int x = 0; x < w; x += 8) {
     const V r = _mm256_loadu_ps(pr + x);
     const V g = _mm256_loadu_ps(pg + x);
@@ -411,10 +412,11 @@ void ToXybRow(const float* pr, const float* pg, const float* pb, int w, float ne
   }
 }
 
-void ToXybRows(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb) {
+void ToXybRows(const Image3& linear, int y0, int y1, const float* opsin, float neg_cbrt_bias,
+               Image3* xyb) {
   for (int y = y0; y < y1; ++y) {
     ToXybRow(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y),
-             linear.width(), neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
+             linear.width(), opsin, neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
              xyb->plane[2].Row(y));
   }
 }

@@ -49,11 +49,13 @@ struct KernelTable {
   // n1 + radius - 2 (those below the plane's height) and from n0 - radius - 1.
   void (*blur_columns_stream)(const BlurConstants& c, const ColumnStream& s, int n0, int n1,
                               int x0, int x1);
-  // Linear RGB -> positive XYB of one row.
+  // Linear RGB -> positive XYB of one row, with the image's opsin matrix
+  // (arith::LinearToPositiveXyb).
   void (*to_xyb_row)(const float* r, const float* g, const float* b, int width,
-                     float neg_cbrt_bias, float* x, float* y, float* b_out);
+                     const float* opsin, float neg_cbrt_bias, float* x, float* y, float* b_out);
   // Linear RGB -> positive XYB for rows [y0, y1).
-  void (*to_xyb_rows)(const Image3& linear, int y0, int y1, float neg_cbrt_bias, Image3* xyb);
+  void (*to_xyb_rows)(const Image3& linear, int y0, int y1, const float* opsin,
+                      float neg_cbrt_bias, Image3* xyb);
   // out = a * b elementwise for rows [y0, y1).
   void (*multiply_rows)(const Plane& a, const Plane& b, int y0, int y1, Plane* out);
   // Per-pixel SSIM error d (double) of one row.

@@ -10,6 +10,7 @@
 
 #include "arith.h"
 #include "cpu/convert.h"
+#include "hdr_transfer.h"
 
 namespace ssim2 {
 namespace cpu {
@@ -209,11 +210,14 @@ void Pipeline::ConvertRows(const Band& band, int i, int y0, int y1) {
   auto linear = [&](int c, int y) -> const float* {
     return s == 0 ? band_linear.plane[c].Row(y - band.y0) : scale_input.plane[c].Row(y);
   };
+  // Every scale of an image uses the opsin matrix of its intensity target.
+  float opsin[9];
+  hdr::PremultipliedOpsin(IntensityTarget(band.views[i]->color), opsin);
   for (int y = y0; y < y1; ++y) {
     float* out[3];
     for (int c = 0; c < 3; ++c) out[c] = const_cast<float*>(band.Xyb(*this, i, c, y));
-    k_.to_xyb_row(linear(0, y), linear(1, y), linear(2, y), w, neg_cbrt_bias_, out[0], out[1],
-                  out[2]);
+    k_.to_xyb_row(linear(0, y), linear(1, y), linear(2, y), w, opsin, neg_cbrt_bias_, out[0],
+                  out[1], out[2]);
   }
   if (s + 1 == plan_.num_scales) return;
   // y0 is even (bands have an even number of rows, groups 8), so the

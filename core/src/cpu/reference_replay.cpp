@@ -6,6 +6,7 @@
 #include "alpha_rule.h"
 #include "arith.h"
 #include "convert.h"
+#include "hdr_transfer.h"
 #include "image_checks.h"
 
 namespace ssim2 {
@@ -90,14 +91,14 @@ void Blur(const BlurConstants& c, const cpu::Plane& in, cpu::Plane* temp, cpu::P
   BlurColumns(c, temp->Row(0), in.width(), in.height(), temp->stride(), out->Row(0));
 }
 
-void ToPositiveXyb(const cpu::Image3& linear, cpu::Image3* xyb) {
+void ToPositiveXyb(const cpu::Image3& linear, cpu::Image3* xyb, const float* opsin) {
   const float neg_cbrt_bias = -std::cbrt(kOpsinBias);
   xyb->Resize(linear.width(), linear.height());
   for (int y = 0; y < linear.height(); ++y) {
     for (int x = 0; x < linear.width(); ++x) {
       const arith::Xyb v =
           arith::LinearToPositiveXyb(linear.plane[0].Row(y)[x], linear.plane[1].Row(y)[x],
-                                     linear.plane[2].Row(y)[x], neg_cbrt_bias);
+                                     linear.plane[2].Row(y)[x], opsin, neg_cbrt_bias);
       xyb->plane[0].Row(y)[x] = v.x;
       xyb->plane[1].Row(y)[x] = v.y;
       xyb->plane[2].Row(y)[x] = v.b;
@@ -166,7 +167,7 @@ void ChannelFeatures(const cpu::Plane& img1, const cpu::Plane& img2, const BlurC
 }
 
 Result ComputeLinear(const cpu::Image3& ref_linear, const cpu::Image3& dist_linear,
-                     const MetricPlan& plan) {
+                     const MetricPlan& plan, const float* ref_opsin, const float* dist_opsin) {
   const BlurConstants& c = GetBlurConstants();
   Result result;
   result.num_scales = plan.num_scales;
@@ -178,8 +179,8 @@ Result ComputeLinear(const cpu::Image3& ref_linear, const cpu::Image3& dist_line
       Downsample(lin2, &next);
       std::swap(lin2, next);
     }
-    ToPositiveXyb(lin1, &xyb1);
-    ToPositiveXyb(lin2, &xyb2);
+    ToPositiveXyb(lin1, &xyb1, ref_opsin);
+    ToPositiveXyb(lin2, &xyb2, dist_opsin);
     for (int ch = 0; ch < kNumChannels; ++ch) {
       const ChannelNeeds& needs = plan.needs[s][ch];
       if (!needs.any()) continue;
@@ -198,11 +199,14 @@ Status Compute(const ImageView& reference, const ImageView& distorted, bool all_
                Result* result) {
   if (Status s = ValidatePair(reference, distorted); !s.ok()) return s;
   const MetricPlan plan = MakePlan(reference.width, reference.height, all_features);
+  float ref_opsin[9], dist_opsin[9];
+  hdr::PremultipliedOpsin(IntensityTarget(reference.color), ref_opsin);
+  hdr::PremultipliedOpsin(IntensityTarget(distorted.color), dist_opsin);
   auto with_background = [&](float bg, Result* out) -> Status {
     cpu::Image3 lin1, lin2;
     if (Status s = cpu::ToLinearRgb(reference, bg, &lin1, nullptr); !s.ok()) return s;
     if (Status s = cpu::ToLinearRgb(distorted, bg, &lin2, nullptr); !s.ok()) return s;
-    *out = ComputeLinear(lin1, lin2, plan);
+    *out = ComputeLinear(lin1, lin2, plan, ref_opsin, dist_opsin);
     return Status::Ok();
   };
   Result best;

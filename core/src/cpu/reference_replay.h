@@ -8,6 +8,7 @@
 #pragma once
 
 #include "blur_constants.h"
+#include "constants.h"
 #include "plan.h"
 #include "planes.h"
 #include "ssim2/ssim2.h"
@@ -23,8 +24,9 @@ void BlurColumns(const BlurConstants& c, const float* in, int width, int height,
 // Horizontal then vertical, as jxl::FastGaussian.
 void Blur(const BlurConstants& c, const cpu::Plane& in, cpu::Plane* temp, cpu::Plane* out);
 
-// Linear RGB -> positive XYB, in place into `xyb`.
-void ToPositiveXyb(const cpu::Image3& linear, cpu::Image3* xyb);
+// Linear RGB -> positive XYB, in place into `xyb`, with the image's opsin
+// matrix (hdr::PremultipliedOpsin; the unscaled one for SDR).
+void ToPositiveXyb(const cpu::Image3& linear, cpu::Image3* xyb, const float* opsin = kOpsin);
 // 2x2 box downsampling with edge clamp.
 void Downsample(const cpu::Image3& in, cpu::Image3* out);
 
@@ -32,9 +34,11 @@ void Downsample(const cpu::Image3& in, cpu::Image3* out);
 void ChannelFeatures(const cpu::Plane& img1, const cpu::Plane& img2, const BlurConstants& c,
                      bool ssim, bool edge, double out[3][2]);
 
-// Whole metric for linear RGB inputs (no alpha).
+// Whole metric for linear RGB inputs (no alpha), each image with its opsin
+// matrix.
 Result ComputeLinear(const cpu::Image3& ref_linear, const cpu::Image3& dist_linear,
-                     const MetricPlan& plan);
+                     const MetricPlan& plan, const float* ref_opsin = kOpsin,
+                     const float* dist_opsin = kOpsin);
 
 // Whole metric for any host image pair, with the reference tool's alpha rule.
 Status Compute(const ImageView& reference, const ImageView& distorted, bool all_features,

@@ -12,6 +12,7 @@
 #include <gst/video/video.h>
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "gstssim2message.h"
 
@@ -311,6 +312,55 @@ video_info (GstVideoInfo * info, const gchar * caps_str)
 }
 
 #define CAPS64(fmt) "video/x-raw,format=" fmt ",width=64,height=48,framerate=30/1"
+
+/* Pushes a caps event straight to the element's dist pad (I420 on ref) and
+ * one frame on each, and expects a message of @type (an error or a warning)
+ * whose text contains @needle. */
+static inline void
+expect_caps_message (const gchar * caps_str, GstMessageType type,
+    const gchar * needle)
+{
+  Fixture f;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstVideoInfo info;
+  fixture_init (&f, make_element (NULL), CAPS64 ("I420"), NULL);
+  /* A caps event the template accepts but the element refuses. */
+  gst_pad_push_event (f.dist->srcpad,
+      caps_event (caps_str));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_pad_push_event (f.dist->srcpad, gst_event_new_segment (&seg));
+  video_info (&info, caps_str);
+  GstVideoInfo ri;
+  video_info (&ri, CAPS64 ("I420"));
+  GThread *tr = start_feed (f.ref, frames_range (&ri, 0, 1, 0, 0));
+  GThread *td = start_feed (f.dist, frames_range (&info, 0, 1, 0, 0));
+  GstMessage *m = gst_bus_timed_pop_filtered (f.bus, 20 * GST_SECOND, type);
+  fail_unless (m != NULL, "no %s for %s", gst_message_type_get_name (type),
+      caps_str);
+  if (type == GST_MESSAGE_ERROR)
+    gst_message_parse_error (m, &err, &dbg);
+  else
+    gst_message_parse_warning (m, &err, &dbg);
+  GST_INFO ("%s: %s (%s)", gst_message_type_get_name (type), err->message,
+      dbg);
+  fail_unless (strstr (err->message, needle) != NULL, "'%s' lacks '%s'",
+      err->message, needle);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_element_set_state (f.element, GST_STATE_NULL);
+  g_thread_join (tr);
+  g_thread_join (td);
+  fixture_clear (&f);
+}
+
+static inline void
+expect_caps_error (const gchar * caps_str, const gchar * needle)
+{
+  expect_caps_message (caps_str, GST_MESSAGE_ERROR, needle);
+}
 
 /* The default element with 64x48 I420 on both pads; @info describes them. */
 static inline void

@@ -48,6 +48,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
  * 920 MiB; docs/ALIGNMENT.md, "Memory"). */
 #define DEFAULT_SYNC_WINDOW (5 * GST_SECOND)
 #define DEFAULT_SYNC_MAX_BYTES (G_GUINT64_CONSTANT (1) << 30)
+#define DEFAULT_MEMORY_LIMIT 0
 /* max-lateness=-1 in a live pipeline. */
 #define AUTO_LIVE_MAX_LATENESS GST_SECOND
 
@@ -216,6 +217,9 @@ struct Settings {
   gint64 max_lateness = DEFAULT_MAX_LATENESS;
   guint64 sync_window = DEFAULT_SYNC_WINDOW;
   guint64 sync_max_bytes = DEFAULT_SYNC_MAX_BYTES;
+  /* ScorerOptions::memory_limit (property memory-limit, the tool's
+   * --memory-limit). */
+  guint64 memory_limit = DEFAULT_MEMORY_LIMIT;
 };
 
 }  // namespace ssim2gst
@@ -227,6 +231,8 @@ struct GstSsim2ComparePrivate {
   ssim2gst::Settings run;  /* snapshot taken in start() */
   ssim2gst::PadState ref;
   std::unique_ptr<ssim2::Scorer> scorer;
+  /* Scorer::limits() of the last memory-limit warning posted. */
+  std::string limits_warned;
   /* Sequence number of the ref frame the scorer holds as its reference
    * (SetReference); GST_CLOCK_TIME_NONE: none. */
   guint64 scorer_ref = GST_CLOCK_TIME_NONE;

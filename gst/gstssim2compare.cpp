@@ -153,6 +153,7 @@ enum
   PROP_SYNC_WINDOW,
   PROP_SYNC_MAX_BYTES,
   PROP_SCORING_PASSES,
+  PROP_MEMORY_LIMIT,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -375,6 +376,25 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           "Aggregate passes that handed pairs to the scorer since start "
           "(read-only: progress for watchdogs)", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:memory-limit:
+   *
+   * backend=cuda: the most device memory the scorer may hold, in bytes (0:
+   * no limit). Below what full speed needs the element scores more slowly
+   * instead (a batch of renditions on fewer streams, no second engine to
+   * prepare the next ref frame beside the batch in flight, at the tightest
+   * the small scales blurred after the full-size one) and posts a warning
+   * saying what it gave up; scores are unchanged. A limit too small for one
+   * pass is an error. The CPU path ignores it.
+   */
+  g_object_class_install_property (object_class, PROP_MEMORY_LIMIT,
+      g_param_spec_uint64 ("memory-limit", "Memory limit",
+          "backend=cuda: most device memory of the scorer in bytes (0: no "
+          "limit); below full speed's need it scores more slowly and warns",
+          0, G_MAXUINT64, DEFAULT_MEMORY_LIMIT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);
@@ -612,6 +632,9 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_SYNC_MAX_BYTES:
       s.sync_max_bytes = g_value_get_uint64 (value);
       break;
+    case PROP_MEMORY_LIMIT:
+      s.memory_limit = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -671,6 +694,9 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SYNC_MAX_BYTES:
       g_value_set_uint64 (value, s.sync_max_bytes);
+      break;
+    case PROP_MEMORY_LIMIT:
+      g_value_set_uint64 (value, s.memory_limit);
       break;
     case PROP_SCORING_PASSES:
       g_value_set_uint64 (value, self->priv->scoring_passes.load ());

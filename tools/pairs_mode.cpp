@@ -48,6 +48,7 @@ class ScorerCache {
     so.backend = worker_.backend;
     so.cuda_device = worker_.cuda_device;
     so.cpu_threads = worker_.cpu_threads;
+    so.memory_limit = worker_.memory_limit;
     std::unique_ptr<Scorer> scorer;
     if (Status s = Scorer::Create(width, height, so, &scorer); !s.ok()) return s;
     scorers_.push_front(std::move(scorer));
@@ -540,18 +541,21 @@ int RunPairsMode(const Options& o) {
     const int devices = CountCudaDevices(&why);
     if (devices == 0) return Fail("--device all: " + why);
     for (int e = 0; e < kEnginesPerGpu; ++e) {
-      for (int d = 0; d < devices; ++d) config.workers.push_back({Backend::kCuda, d, 0});
+      for (int d = 0; d < devices; ++d) {
+        config.workers.push_back({Backend::kCuda, d, 0, o.memory_limit});
+      }
     }
   } else {
     const bool gpu = o.backend == Backend::kCuda || (o.backend == Backend::kAuto && CudaAvailable());
     for (int e = 0; e < (gpu ? kEnginesPerGpu : 1); ++e) {
-      config.workers.push_back({o.backend, o.cuda_device, o.cpu_threads});
+      config.workers.push_back({o.backend, o.cuda_device, o.cpu_threads, o.memory_limit});
     }
     if (o.backend == Backend::kCuda && !o.decode_only) {
       // Fail once, up front, rather than on every row.
       ScorerOptions so;
       so.backend = Backend::kCuda;
       so.cuda_device = o.cuda_device;
+      so.memory_limit = o.memory_limit;
       std::unique_ptr<Scorer> probe;
       if (Status s = Scorer::Create(8, 8, so, &probe); !s.ok()) return Fail(s.message());
     }

@@ -137,6 +137,7 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
   }
   so.cuda_device = o.cuda_device;
   so.cpu_threads = o.cpu_threads;
+  so.memory_limit = o.memory_limit;
   const bool want_json = o.json || !o.json_path.empty();
   so.all_features = want_json;  // the skipped maps' sub-scores are wanted too
   std::unique_ptr<Scorer> scorer;
@@ -144,6 +145,9 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
   Status s = Scorer::Create(ref.width(), ref.height(), so, &scorer);
   if (s.ok()) s = scorer->Compute(ref.view(), dist.view(), &result);
   if (!s.ok()) return Fail("ssim2: " + s.message());
+  if (!scorer->limits().empty()) {
+    std::fprintf(stderr, "ssim2: warning: --memory-limit: %s\n", scorer->limits().c_str());
+  }
   if (want_json) {
     const std::string json = JsonReport(o, ref, dist, *scorer, result);
     if (!o.json_path.empty()) {

@@ -392,6 +392,21 @@ GST_START_TEST (test_error_no_cuda)
 
 GST_END_TEST;
 
+/* Pulls @n frames from @f's dist pad and checks that each was scored 100
+ * (the same frames on both pads). */
+static void
+pull_perfect_scores (Fixture * f, guint n, const gchar * what)
+{
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f->dist), n);
+  for (guint k = 0; k < n; k++) {
+    GstBuffer *out = gst_harness_pull (f->dist);
+    GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
+    fail_unless (meta != NULL, "%s: frame %u not scored", what, k);
+    fail_unless_equals_float (meta->score, 100.0);
+    gst_buffer_unref (out);
+  }
+}
+
 /* backend=auto with the CUDA path failing (@fault, through the element's
  * test hook): the frames are scored on the CPU, with one warning that says
  * why. */
@@ -404,14 +419,7 @@ check_auto_falls_back_to_cpu (const gchar * fault, const gchar * why)
   run_frames (&f, make_element ("backend", 0 /* auto */ , NULL),
       CAPS64 ("I420"), 0, 3, 3, 0);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 3);
-  for (guint k = 0; k < 3; k++) {
-    GstBuffer *out = gst_harness_pull (f.dist);
-    GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
-    fail_unless (meta != NULL, "%s: frame %u not scored", fault, k);
-    fail_unless_equals_float (meta->score, 100.0);
-    gst_buffer_unref (out);
-  }
+  pull_perfect_scores (&f, 3, fault);
   fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL, "%s: error", fault);
   GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
   fail_unless (w != NULL, "%s: no warning", fault);
@@ -489,6 +497,32 @@ GST_START_TEST (test_error_out_of_memory)
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
   const gchar *parts[] = { "Out of host memory for 64x48 frames", NULL };
   expect_out_of_memory (&f, parts, "backend=cpu");
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_memory_limit_cpu_ignores_it)
+{
+  /* memory-limit bounds the CUDA scorer's device memory; the CPU path has
+   * none to bound: a limit of one byte scores as without one, with no
+   * warning and no error. */
+  Fixture f;
+  GstVideoInfo info;
+  guint64 limit = 0;
+  GstElement *e = make_element ("backend", 2 /* cpu */ , NULL);
+  g_object_get (e, "memory-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 0);
+  g_object_set (e, "memory-limit", (guint64) 1, NULL);
+  g_object_get (e, "memory-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 1);
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, e, CAPS64 ("I420"), CAPS64 ("I420"));
+  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
+          0, 0), FALSE);
+  pull_perfect_scores (&f, 3, "memory-limit=1 on the CPU");
+  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL);
+  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL);
   fixture_clear (&f);
 }
 
@@ -1151,6 +1185,7 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_backend_auto_falls_back_to_cpu);
   tcase_add_test (tc, test_backend_cuda_error_without_device);
   tcase_add_test (tc, test_error_out_of_memory);
+  tcase_add_test (tc, test_memory_limit_cpu_ignores_it);
   tcase_add_test (tc, test_error_not_enough_host_memory);
   tcase_add_test (tc, test_pairing_running_time);
   tcase_add_test (tc, test_pairing_dist_without_ref);

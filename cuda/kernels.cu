@@ -26,30 +26,48 @@ cudaError_t LaunchHBlur(const HJob* jobs_device, int num_jobs, int num_blocks,
 }
 
 cudaError_t LaunchVBlur(const VJob* jobs_device, int num_jobs, int num_blocks,
-                        const BlurParams& blur, double* partials, cudaStream_t stream) {
+                        const BlurParams& blur, cudaStream_t stream) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
   const LaunchShape shape = VBlurShape(num_blocks);
-  VBlurKernel<<<shape.grid, shape.block, 0, stream>>>(jobs_device, num_jobs, blur, partials);
+  VBlurKernel<<<shape.grid, shape.block, 0, stream>>>(jobs_device, num_jobs, blur);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
-                         cudaStream_t stream) {
+cudaError_t LaunchSums(const SumParams& params, cudaStream_t stream) {
   if (params.num_jobs == 0) return cudaSuccess;
-  const LaunchShape shape = ReduceShape(params);
-  ReduceKernel<<<shape.grid, shape.block, 0, stream>>>(params, partials, out);
+  LaunchShape shape = ChunkSumsShape(params);
+  ChunkSumsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  shape = GroupSumsShape(params);
+  GroupSumsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  shape = ChunkSummariesShape(params);
+  ChunkSummariesKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  shape = GroupSummariesShape(params);
+  GroupSummariesKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  shape = WalkShape(params);
+  WalkKernel<<<shape.grid, shape.block, 0, stream>>>(params);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t stream) {
-  const LaunchShape shape = SignatureRowsShape(params);
-  SignatureRowsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t stream) {
+  const LaunchShape shape = SignatureRowsShape(batch);
+  SignatureRowsKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t stream) {
-  const LaunchShape shape = SignatureCellsShape(params);
-  SignatureCellsKernel<<<shape.grid, shape.block, 0, stream>>>(params);
+cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t stream) {
+  const LaunchShape shape = SignatureCellsShape(batch);
+  SignatureCellsKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t stream) {
+  const LaunchShape shape = SignatureNormaliseShape(batch);
+  SignatureNormaliseKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
   return cudaGetLastError();
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "blur_constants.h"
+#include "sequential_sum.h"
 
 #include <cuda_runtime_api.h>
 
@@ -133,10 +134,12 @@ cudaError_t LaunchHBlur(const HJob* jobs_device, int num_jobs, int num_blocks,
                         const BlurParams& blur, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
-// Vertical blur fused with the error maps and their sums. A block is 32
-// columns x (5 map slots + 5 error-map warps) of one (scale, channel); slot m either blurs the
+// Vertical blur fused with the error maps. A block is 32 columns x (5 map
+// slots + 5 error-map warps) of one (scale, channel); slot m either blurs the
 // horizontally blurred plane src[m] (kSlotBlur), reads an already blurred
-// plane (kSlotLoad, the cached mu1 / sigma11), or is unused.
+// plane (kSlotLoad, the cached mu1 / sigma11), or is unused. The error warps
+// keep what the sums need (below): the SSIM map's float quotient and the
+// blurred mu1 and mu2 of the edge maps, each in a plane of its own.
 
 enum SlotMode : int { kSlotNone = 0, kSlotBlur = 1, kSlotLoad = 2 };
 
@@ -148,7 +151,12 @@ struct VJob {
   int mode[kNumMapSlots];
   int width, height, pitch;
   int first_block;
-  int ssim, edge;              // which error maps to sum (none: only dst)
+  // Non-null: where the error warps write, per pixel, the SSIM quotient
+  // (arith::SsimQuotient) and the blurred mu1 and mu2 (edge maps). A plane
+  // may be one this job reads (src): each row is written after its last read.
+  float* quotient;
+  float* mu1;
+  float* mu2;
 };
 
 constexpr int kVColumns = 32;
@@ -156,28 +164,59 @@ constexpr int kVRows = 10;        // rows per batch between the blur and the err
 constexpr int kVWarps = 2 * kNumMapSlots;  // 5 recursion warps + 5 error-map warps
 constexpr int kNumSums = 6;       // d, d^4 (ssim); artifact, ^4; detail lost, ^4
 
-// Partial sums: kNumSums doubles per block at partials + block * kNumSums.
 cudaError_t LaunchVBlur(const VJob* jobs_device, int num_jobs, int num_blocks,
-                        const BlurParams& blur, double* partials, cudaStream_t stream);
-
-// Sums the partials of each job, in block order: out[job.out_index * 6 + k].
-struct ReduceJob {
-  int first_partial;
-  int num_partials;
-  int out_index;
-};
-constexpr int kMaxReduceJobs = 64;
-struct ReduceParams {
-  ReduceJob jobs[kMaxReduceJobs];
-  int num_jobs;
-};
-cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
-                         cudaStream_t stream);
+                        const BlurParams& blur, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
-// Frame signatures (cuda/signature.cpp): the luma summed over the cells of a
-// grid in two launches, (image row, cell column) and then cell, each sum in
-// the CPU's order (core/src/frame_signature.h).
+// The float64 sums of the error maps, each the reference's sequential sum
+// over the pixels in row-major order, bit for bit, from the per-pixel values
+// the vertical pass kept (core/src/sequential_sum.h says how). Per series
+// (job, sum) the pixels form chunks of kSumChunkTerms and groups of
+// kSumGroupChunks chunks; five launches: approximate chunk sums, group sums,
+// chunk summaries (each chunk's approximate prefix from the two), group
+// summaries, and the walk, one thread per series.
+
+constexpr int kSumChunkTerms = 1024;
+constexpr int kSumGroupChunks = 32;
+
+struct SumJob {
+  const float* quotient;  // ssim: the SSIM quotient per pixel
+  const float* mu1;       // edge: blurred reference
+  const float* mu2;       // edge: blurred distorted image
+  const float* img1;      // edge: XYB of the reference
+  const float* img2;      // edge: XYB of the distorted image
+  int width, height, pitch;
+  int ssim, edge;
+  int first_chunk, num_chunks;  // chunks from SumParams' chunk index 0
+  int first_group, num_groups;
+  int out_index;  // the sums go to out[out_index * kNumSums + k]
+};
+constexpr int kMaxSumJobs = 18;  // kMaxScales x kNumChannels
+
+struct SumParams {
+  SumJob jobs[kMaxSumJobs];
+  int num_jobs;
+  int total_chunks, total_groups;
+  // Scratch (device), sized by SumScratchBytes: kNumSums doubles per chunk
+  // and per group, then per sum k the summaries of every job's chunks, then
+  // those of its groups.
+  double* chunk_sums;
+  double* group_sums;
+  seqsum::Summary* chunk_summaries;  // [k * total_chunks + chunk]
+  seqsum::Summary* group_summaries;  // [k * total_groups + group]
+  double* out;
+};
+std::size_t SumScratchBytes(int total_chunks, int total_groups);
+// Points params' scratch at `scratch` (SumScratchBytes, 8-byte aligned).
+void PlaceSumScratch(char* scratch, SumParams* params);
+
+cudaError_t LaunchSums(const SumParams& params, cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
+// Frame signatures (cuda/signature.cpp), a batch of frames per launch: the
+// luma summed over the cells of a grid in two launches, (image row, cell
+// column) and then cell, each sum in the CPU's order, then normalised in a
+// third (a block per frame) as the CPU does (core/src/frame_signature.h).
 
 enum SignatureLuma : int {
   kLumaPlane8 = 0,     // Y'CbCr 8-bit luma plane
@@ -190,6 +229,7 @@ enum SignatureLuma : int {
 // Every sum is 8 bytes: std::uint64_t, or double for kLumaLinearF32.
 constexpr int kSignatureSumBytes = 8;
 
+// One frame of a batch (in device memory, read by every kernel).
 struct SignatureParams {
   const unsigned char* plane[3];
   long long stride[3];  // bytes
@@ -199,12 +239,30 @@ struct SignatureParams {
   unsigned mask;
   int width, height;
   int grid_width, grid_height;
+  double full_scale;  // signature::LumaFullScale (1 for kLumaLinearF32)
   void* rows;   // grid_width sums per image row: the row's run of each cell
   void* cells;  // grid_width x grid_height sums: each cell's rows in order
+  double* stats;      // out: the mean and the contrast
+  float* signature;   // out: the normalised cells
 };
 
-cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t stream);
-cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t stream);
+// A batch: `count` frames at `frames` (device memory), and the largest
+// extents among them (the launch geometry).
+struct SignatureBatch {
+  const SignatureParams* frames;
+  int count;
+  int max_grid_width, max_grid_height, max_height;
+};
+
+// The normalisation's block: its threads turn sums into means and means into
+// cells; one of them adds the means in order (the CPU's sums). Means of up to
+// kSignatureSharedMeans cells go through shared memory, more in place.
+constexpr int kSignatureNormaliseThreads = 128;
+constexpr int kSignatureSharedMeans = 4608;
+
+cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t stream);
+cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t stream);
+cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
 // Launch geometry of each kernel, for the launchers of kernels.cu and of the
@@ -227,23 +285,41 @@ inline LaunchShape HBlurShape(int num_blocks) { return {dim3(num_blocks), dim3(k
 inline LaunchShape VBlurShape(int num_blocks) {
   return {dim3(num_blocks), dim3(kVColumns, kVWarps)};
 }
-// A thread per (job, sum).
-inline LaunchShape ReduceShape(const ReduceParams& params) {
-  const int threads = params.num_jobs * kNumSums;
-  return {dim3((threads + 127) / 128), dim3(128)};
+// The sum launches: a thread per chunk, per (group, sum), per (chunk, sum),
+// per (group, sum), per (job, sum).
+inline LaunchShape SumThreads(long long threads) {
+  return {dim3(static_cast<unsigned>((threads + 127) / 128)), dim3(128)};
+}
+inline LaunchShape ChunkSumsShape(const SumParams& p) { return SumThreads(p.total_chunks); }
+inline LaunchShape GroupSumsShape(const SumParams& p) {
+  return SumThreads(static_cast<long long>(p.total_groups) * kNumSums);
+}
+inline LaunchShape ChunkSummariesShape(const SumParams& p) {
+  return SumThreads(static_cast<long long>(p.total_chunks) * kNumSums);
+}
+inline LaunchShape GroupSummariesShape(const SumParams& p) {
+  return SumThreads(static_cast<long long>(p.total_groups) * kNumSums);
+}
+inline LaunchShape WalkShape(const SumParams& p) {
+  return SumThreads(static_cast<long long>(p.num_jobs) * kNumSums);
 }
 
-// A thread per (cell column, image row), then a thread per cell.
-inline LaunchShape SignatureRowsShape(const SignatureParams& params) {
+// A thread per (cell column, image row), then a thread per cell, then a block
+// per frame; blockIdx.z (blockIdx.x for the last) picks the frame.
+inline LaunchShape SignatureRowsShape(const SignatureBatch& batch) {
   const dim3 block(32, 4);
-  return {dim3((params.grid_width + block.x - 1) / block.x, (params.height + block.y - 1) / block.y),
+  return {dim3((batch.max_grid_width + block.x - 1) / block.x,
+               (batch.max_height + block.y - 1) / block.y, batch.count),
           block};
 }
-inline LaunchShape SignatureCellsShape(const SignatureParams& params) {
+inline LaunchShape SignatureCellsShape(const SignatureBatch& batch) {
   const dim3 block(32, 4);
-  return {dim3((params.grid_width + block.x - 1) / block.x,
-               (params.grid_height + block.y - 1) / block.y),
+  return {dim3((batch.max_grid_width + block.x - 1) / block.x,
+               (batch.max_grid_height + block.y - 1) / block.y, batch.count),
           block};
+}
+inline LaunchShape SignatureNormaliseShape(const SignatureBatch& batch) {
+  return {dim3(batch.count), dim3(kSignatureNormaliseThreads)};
 }
 
 }  // namespace cuda

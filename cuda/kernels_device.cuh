@@ -394,31 +394,21 @@ __global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __rest
 }
 
 // ---------------------------------------------------------------------------
-// Vertical pass + error maps + sums.
-
-__device__ __forceinline__ double WarpSum(double v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
+// Vertical pass + error maps.
 
 // A block is 32 columns of one (scale, channel) and two groups of 5 warps:
 // warps 0..4 run the column recursions of the 5 map slots (one batch of
-// kVRows rows per iteration, into shared memory), warps 5..9 turn the
-// previous batch into SSIM / edge errors and their float64 sums. The two
-// groups work on consecutive batches at the same time (one barrier per
-// batch), so the error maps' float/double divisions no longer sit on the
-// recursion's critical path. Each error thread handles rows e and e + 5 of a
-// batch (e = warp - 5), as one thread of the former single group did, so the
-// sums (and their order) are unchanged.
+// kVRows rows per iteration, into shared memory), warps 5..9 keep what the
+// previous batch's error maps are made of (the SSIM quotient, mu1 and mu2)
+// for the sums (SumJob). The two groups work on consecutive batches at the
+// same time (one barrier per batch). Each error thread handles rows e and
+// e + 5 of a batch (e = warp - 5).
 __global__ void __launch_bounds__(kVColumns* kVWarps)
-    VBlurKernel(const VJob* __restrict__ jobs, int num_jobs, const BlurParams bp,
-                double* __restrict__ partials) {
+    VBlurKernel(const VJob* __restrict__ jobs, int num_jobs, const BlurParams bp) {
   static_assert(kVWarps == 2 * kNumMapSlots, "recursion warps + error warps");
   static_assert(kVRows == 2 * kNumMapSlots, "two error pixels per error thread and batch");
   __shared__ int s_job;
   __shared__ float buf[2][kVRows][kNumMapSlots][kVColumns];
-  __shared__ double red[kNumMapSlots][kNumSums];
   const int lane = threadIdx.x;
   const int warp = threadIdx.y;
   const int tid = warp * kVColumns + lane;
@@ -435,7 +425,7 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
   const int col0 = (blockIdx.x - job.first_block) * kVColumns;
   const int col = col0 + lane;
   const bool col_ok = col < width;
-  const bool sums = job.ssim || job.edge;
+  const bool sums = job.quotient || job.mu2;
   const int batches = (height + kVRows - 1) / kVRows;
 
   // Both roles run the same loop and meet at one __syncthreads call site per
@@ -501,26 +491,9 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
 
   // ---- error warps' state
   const int e = rec ? 0 : warp - kNumMapSlots;
-  const bool edge = job.edge != 0;
-  const bool ssim = job.ssim != 0;
-  const float* img1 = job.img1;
-  const float* img2 = job.img2;
-  // The edge map's XYB samples of this thread's pixels (rows e and e + 5 of
-  // a batch), loaded a batch ahead.
-  float next_e1[2], next_e2[2];
-  auto load_edge = [&](int n0) {
-#pragma unroll
-    for (int rep = 0; rep < 2; ++rep) {
-      const int n = n0 + e + kNumMapSlots * rep;
-      next_e1[rep] = 0.0f;
-      next_e2[rep] = 0.0f;
-      if (edge && col_ok && n < height) {
-        next_e1[rep] = img1[n * pitch + col];
-        next_e2[rep] = img2[n * pitch + col];
-      }
-    }
-  };
-  double acc[kNumSums] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  float* quotient = job.quotient;
+  float* keep_mu1 = job.mu1;
+  float* keep_mu2 = job.mu2;
 
   if (rec) {
     // Rows 0..3 enter before the first output (n = -4..-1); they leave at
@@ -537,8 +510,6 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
     load_batch(0);
 #pragma unroll
     for (int i = 0; i < kVRows; ++i) prev_bot[i] = i >= 6 ? head[i - 6] : 0.0f;
-  } else {
-    load_edge(0);
   }
 
   for (int bi = 0; bi <= batches; ++bi) {
@@ -587,70 +558,175 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
         }
       }
     } else if (bi >= 1) {
-      const int b = bi - 1;  // the batch the recursion warps finished
-      const int n0 = b * kVRows;
-      float e1[2], e2[2];
-#pragma unroll
-      for (int rep = 0; rep < 2; ++rep) {
-        e1[rep] = next_e1[rep];
-        e2[rep] = next_e2[rep];
-      }
-      if (bi < batches) load_edge(n0 + kVRows);
-      float (*out)[kNumMapSlots][kVColumns] = buf[b & 1];
+      // Rows of the batch the recursion warps finished. The recursion warps
+      // read these rows of their src planes two batches ago at the latest
+      // (one batch ahead, 4 rows below), so a src plane may take them.
+      const int n0 = (bi - 1) * kVRows;
+      float (*out)[kNumMapSlots][kVColumns] = buf[(bi - 1) & 1];
 #pragma unroll
       for (int rep = 0; rep < 2; ++rep) {
         const int r = e + kNumMapSlots * rep;
         const int n = n0 + r;
         if (n >= height || !col_ok) continue;
-        const float mu1 = out[r][kMapMu1][lane];
-        const float mu2 = out[r][kMapMu2][lane];
-        if (ssim) {
-          const double d = arith::SsimError(mu1, mu2, out[r][kMapS11][lane],
-                                            out[r][kMapS22][lane], out[r][kMapS12][lane]);
-          acc[0] += d;
-          acc[1] += arith::ToThe4th(d);
+        const long long at = n * pitch + col;
+        if (quotient) {
+          quotient[at] = arith::SsimQuotient(out[r][kMapMu1][lane], out[r][kMapMu2][lane],
+                                             out[r][kMapS11][lane], out[r][kMapS22][lane],
+                                             out[r][kMapS12][lane]);
         }
-        if (edge) {
-          const double d1 = arith::EdgeDiff(e1[rep], mu1, e2[rep], mu2);
-          const double artifact = d1 < 0.0 ? 0.0 : d1;      // std::max(d1, 0.0)
-          const double detail_lost = -d1 < 0.0 ? 0.0 : -d1;  // std::max(-d1, 0.0)
-          acc[2] += artifact;
-          acc[3] += arith::ToThe4th(artifact);
-          acc[4] += detail_lost;
-          acc[5] += arith::ToThe4th(detail_lost);
-        }
+        if (keep_mu1) keep_mu1[at] = out[r][kMapMu1][lane];
+        if (keep_mu2) keep_mu2[at] = out[r][kMapMu2][lane];
       }
     }
     if (sums) __syncthreads();
   }
-  if (!sums) return;
-  if (!rec) {
-#pragma unroll
-    for (int k = 0; k < kNumSums; ++k) {
-      const double v = WarpSum(acc[k]);
-      if (lane == 0) red[e][k] = v;
-    }
+}
+
+// ---------------------------------------------------------------------------
+// Sums (SumParams): every series is summed as the reference does, one pixel
+// after the other in row-major order; the launches below only decide how
+// much of that can be done by integer steps (core/src/sequential_sum.h).
+
+// Term k of pixel i (row-major) of a job's maps, as the CPU path forms it.
+__device__ __forceinline__ double SeriesTerm(const SumJob& job, int k, long long i) {
+  const long long y = i / job.width;
+  const long long at = y * job.pitch + (i - y * job.width);
+  if (k < 2) {
+    const double d = arith::SsimErrorOfQuotient(job.quotient[at]);
+    return k == 0 ? d : arith::ToThe4th(d);
   }
-  __syncthreads();
-  if (warp == kNumMapSlots && lane < kNumSums) {
-    double total = 0.0;
-    for (int s = 0; s < kNumMapSlots; ++s) total += red[s][lane];
-    partials[static_cast<long long>(blockIdx.x) * kNumSums + lane] = total;
+  const double d1 = arith::EdgeDiff(job.img1[at], job.mu1[at], job.img2[at], job.mu2[at]);
+  const double artifact = d1 < 0.0 ? 0.0 : d1;      // std::max(d1, 0.0)
+  const double detail_lost = -d1 < 0.0 ? 0.0 : -d1;  // std::max(-d1, 0.0)
+  switch (k) {
+    case 2: return artifact;
+    case 3: return arith::ToThe4th(artifact);
+    case 4: return detail_lost;
+    default: return arith::ToThe4th(detail_lost);
   }
 }
 
-__global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ partials,
-                             double* __restrict__ out) {
+__device__ __forceinline__ bool HasSeries(const SumJob& job, int k) {
+  return k < 2 ? job.ssim != 0 : job.edge != 0;
+}
+
+// One series' terms from `first` on, as sequential_sum.h's functions read them.
+struct SeriesTerms {
+  const SumJob* job;
+  int k;
+  long long first;
+  __device__ double operator()(long long i) const { return SeriesTerm(*job, k, first + i); }
+};
+
+// The job of global chunk (or group) `index`: the last whose first is <= it.
+__device__ __forceinline__ int SumJobOfChunk(const SumParams& p, int chunk) {
+  int j = 0;
+  while (j + 1 < p.num_jobs && p.jobs[j + 1].first_chunk <= chunk) ++j;
+  return j;
+}
+__device__ __forceinline__ int SumJobOfGroup(const SumParams& p, int group) {
+  int j = 0;
+  while (j + 1 < p.num_jobs && p.jobs[j + 1].first_group <= group) ++j;
+  return j;
+}
+
+__device__ __forceinline__ long long ChunkTerms(const SumJob& job, int c) {
+  const long long n = static_cast<long long>(job.width) * job.height;
+  const long long first = static_cast<long long>(c) * kSumChunkTerms;
+  return (first + kSumChunkTerms < n ? first + kSumChunkTerms : n) - first;
+}
+
+// Approximate sums of each chunk (any order will do: they only guess grids).
+__global__ void ChunkSumsKernel(const SumParams p) {
+  const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
+  if (chunk >= p.total_chunks) return;
+  const SumJob& job = p.jobs[SumJobOfChunk(p, chunk)];
+  const int c = chunk - job.first_chunk;
+  const long long first = static_cast<long long>(c) * kSumChunkTerms;
+  const long long count = ChunkTerms(job, c);
+  double acc[kNumSums] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  for (long long i = first; i < first + count; ++i) {
+#pragma unroll
+    for (int k = 0; k < kNumSums; ++k) {
+      if (HasSeries(job, k)) acc[k] += SeriesTerm(job, k, i);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kNumSums; ++k) p.chunk_sums[static_cast<long long>(chunk) * kNumSums + k] = acc[k];
+}
+
+// The (group, sum) of a thread of the group launches, and the group's
+// chunks [c0, c1); false past the last group.
+struct GroupThread {
+  int group, k, c0, c1;
+};
+__device__ __forceinline__ bool GroupOfThread(const SumParams& p, GroupThread* g) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  g->group = t / kNumSums;
+  g->k = t % kNumSums;
+  if (g->group >= p.total_groups) return false;
+  const SumJob& job = p.jobs[SumJobOfGroup(p, g->group)];
+  g->c0 = job.first_chunk + (g->group - job.first_group) * kSumGroupChunks;
+  g->c1 = min(g->c0 + kSumGroupChunks, job.first_chunk + job.num_chunks);
+  return true;
+}
+
+// Approximate sums of each group of chunks.
+__global__ void GroupSumsKernel(const SumParams p) {
+  GroupThread g;
+  if (!GroupOfThread(p, &g)) return;
+  double acc = 0.0;
+  for (int c = g.c0; c < g.c1; ++c) acc += p.chunk_sums[static_cast<long long>(c) * kNumSums + g.k];
+  p.group_sums[static_cast<long long>(g.group) * kNumSums + g.k] = acc;
+}
+
+// Each chunk's pieces of one sure grid, from its approximate prefix.
+__global__ void ChunkSummariesKernel(const SumParams p) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int chunk = static_cast<int>(t / kNumSums);
+  const int k = static_cast<int>(t % kNumSums);
+  if (chunk >= p.total_chunks) return;
+  const SumJob& job = p.jobs[SumJobOfChunk(p, chunk)];
+  seqsum::Summary& out = p.chunk_summaries[static_cast<long long>(k) * p.total_chunks + chunk];
+  if (!HasSeries(job, k)) {
+    out.pieces = 0;
+    return;
+  }
+  const int c = chunk - job.first_chunk;
+  const int group = job.first_group + c / kSumGroupChunks;
+  double before = 0.0;
+  for (int g = job.first_group; g < group; ++g) before += p.group_sums[static_cast<long long>(g) * kNumSums + k];
+  for (int b = job.first_chunk + (c / kSumGroupChunks) * kSumGroupChunks; b < chunk; ++b) {
+    before += p.chunk_sums[static_cast<long long>(b) * kNumSums + k];
+  }
+  const SeriesTerms terms{&job, k, static_cast<long long>(c) * kSumChunkTerms};
+  out = seqsum::SummarizeChunk(terms, static_cast<int>(ChunkTerms(job, c)), before,
+                               seqsum::kGridSlack);
+}
+
+__global__ void GroupSummariesKernel(const SumParams p) {
+  GroupThread g;
+  if (!GroupOfThread(p, &g)) return;
+  p.group_summaries[static_cast<long long>(g.k) * p.total_groups + g.group] = seqsum::SummarizeGroup(
+      p.chunk_summaries + static_cast<long long>(g.k) * p.total_chunks + g.c0, g.c1 - g.c0);
+}
+
+// One thread per series: the sequential sum from the summaries.
+__global__ void WalkKernel(const SumParams p) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = t / kNumSums;
   const int k = t % kNumSums;
   if (j >= p.num_jobs) return;
-  const ReduceJob job = p.jobs[j];
-  double total = 0.0;
-  for (int i = 0; i < job.num_partials; ++i) {
-    total += partials[static_cast<long long>(job.first_partial + i) * kNumSums + k];
+  const SumJob& job = p.jobs[j];
+  double sum = 0.0;
+  if (HasSeries(job, k)) {
+    const SeriesTerms terms{&job, k, 0};
+    sum = seqsum::WalkSum(terms, static_cast<long long>(job.width) * job.height, kSumChunkTerms,
+                          kSumGroupChunks,
+                          p.chunk_summaries + static_cast<long long>(k) * p.total_chunks + job.first_chunk,
+                          p.group_summaries + static_cast<long long>(k) * p.total_groups + job.first_group);
   }
-  out[job.out_index * kNumSums + k] = total;
+  p.out[job.out_index * kNumSums + k] = sum;
 }
 
 // ---------------------------------------------------------------------------
@@ -688,7 +764,8 @@ __device__ std::uint64_t IntegerRun(const SignatureParams& p, const unsigned cha
   return s;
 }
 
-__global__ void SignatureRowsKernel(const SignatureParams p) {
+__global__ void SignatureRowsKernel(const SignatureParams* __restrict__ frames) {
+  const SignatureParams& p = frames[blockIdx.z];
   const int gx = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (gx >= p.grid_width || y >= p.height) return;
@@ -717,7 +794,8 @@ __device__ void SumCellRows(const SignatureParams& p, int gx, int gy) {
   static_cast<Sum*>(p.cells)[static_cast<long long>(gy) * p.grid_width + gx] = total;
 }
 
-__global__ void SignatureCellsKernel(const SignatureParams p) {
+__global__ void SignatureCellsKernel(const SignatureParams* __restrict__ frames) {
+  const SignatureParams& p = frames[blockIdx.z];
   const int gx = blockIdx.x * blockDim.x + threadIdx.x;
   const int gy = blockIdx.y * blockDim.y + threadIdx.y;
   if (gx >= p.grid_width || gy >= p.grid_height) return;
@@ -725,6 +803,47 @@ __global__ void SignatureCellsKernel(const SignatureParams p) {
     SumCellRows<double>(p, gx, gy);
   } else {
     SumCellRows<std::uint64_t>(p, gx, gy);
+  }
+}
+
+// Cell i's mean from its sum (read before `means[i]` is written: means may
+// be the sums' own memory).
+__device__ double CellMeanOf(const SignatureParams& p, int i) {
+  const int gx = i % p.grid_width;
+  const int gy = i / p.grid_width;
+  const int rows = signature::CellEdge(gy + 1, p.height, p.grid_height) -
+                   signature::CellEdge(gy, p.height, p.grid_height);
+  const int cols = signature::CellEdge(gx + 1, p.width, p.grid_width) -
+                   signature::CellEdge(gx, p.width, p.grid_width);
+  if (p.kind == kLumaLinearF32) {
+    return signature::CellMean(static_cast<const double*>(p.cells)[i], rows, cols, p.full_scale);
+  }
+  return signature::CellMean(static_cast<const std::uint64_t*>(p.cells)[i], rows, cols,
+                             p.full_scale);
+}
+
+// A block per frame: the means in parallel, their mean and deviation in one
+// thread (in index order, as the CPU), then the cells in parallel.
+__global__ void __launch_bounds__(kSignatureNormaliseThreads)
+    SignatureNormaliseKernel(const SignatureParams* __restrict__ frames) {
+  __shared__ double shared_means[kSignatureSharedMeans];
+  __shared__ double stats[2];
+  const SignatureParams& p = frames[blockIdx.x];
+  const int n = p.grid_width * p.grid_height;
+  double* means = n <= kSignatureSharedMeans ? shared_means : static_cast<double*>(p.cells);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const double mean = CellMeanOf(p, i);
+    means[i] = mean;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    signature::CellStatistics(means, n, &stats[0], &stats[1]);
+    p.stats[0] = stats[0];
+    p.stats[1] = stats[1];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    p.signature[i] = signature::NormalisedCell(means[i], stats[0], stats[1]);
   }
 }
 

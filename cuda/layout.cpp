@@ -39,6 +39,34 @@ std::size_t Layout::UploadOffset(int image) const {
   return temp + (image == 0 ? 0 : UploadBytes());
 }
 
+namespace {
+
+int SumChunks(const ScaleGeom& g) {
+  const long long terms = static_cast<long long>(g.width) * g.height;
+  return static_cast<int>((terms + kSumChunkTerms - 1) / kSumChunkTerms);
+}
+
+}  // namespace
+
+std::size_t SumScratchBytes(int total_chunks, int total_groups) {
+  const std::size_t chunks = static_cast<std::size_t>(total_chunks);
+  const std::size_t groups = static_cast<std::size_t>(total_groups);
+  return kNumSums * (chunks + groups) * (sizeof(double) + sizeof(seqsum::Summary));
+}
+
+void PlaceSumScratch(char* scratch, SumParams* p) {
+  static_assert(sizeof(seqsum::Summary) % 8 == 0, "8-byte aligned scratch arrays");
+  const std::size_t chunks = static_cast<std::size_t>(p->total_chunks);
+  const std::size_t groups = static_cast<std::size_t>(p->total_groups);
+  p->chunk_sums = reinterpret_cast<double*>(scratch);
+  scratch += kNumSums * chunks * sizeof(double);
+  p->group_sums = reinterpret_cast<double*>(scratch);
+  scratch += kNumSums * groups * sizeof(double);
+  p->chunk_summaries = reinterpret_cast<seqsum::Summary*>(scratch);
+  scratch += kNumSums * chunks * sizeof(seqsum::Summary);
+  p->group_summaries = reinterpret_cast<seqsum::Summary*>(scratch);
+}
+
 Layout MakeLayout(int width, int height, bool all_features, int result_slots,
                   bool with_cache) {
   Layout l;
@@ -100,12 +128,16 @@ Layout MakeLayout(int width, int height, bool all_features, int result_slots,
   // aligned. They live in the cache region (mu1 then s11 of all scales).
   l.raw_ref_bytes = with_cache ? AlignUp(static_cast<std::size_t>(width) * 8, 16) * height : 0;
   l.raw_ref = l.mu1[0];
-  int partials = 0;
   for (int s = 0; s < scales; ++s) {
-    partials += kNumChannels * ((l.geom[s].width + kVColumns - 1) / kVColumns);
+    for (int c = 0; c < kNumChannels; ++c) {
+      if (!l.plan.needs[s][c].any()) continue;
+      const int chunks = SumChunks(l.geom[s]);
+      l.sum_chunks += chunks;
+      l.sum_groups += (chunks + kSumGroupChunks - 1) / kSumGroupChunks;
+    }
   }
-  l.max_partials = partials;
-  l.partials = take(static_cast<std::size_t>(partials) * kNumSums * sizeof(double));
+  l.sum_scratch_bytes = SumScratchBytes(l.sum_chunks, l.sum_groups);
+  l.sum_scratch = take(l.sum_scratch_bytes);
   l.num_result_slots = result_slots;
   l.sums = take(static_cast<std::size_t>(result_slots) * kSumsPerResult * sizeof(double));
   // Upper bound of the job tables: every (mode, group) with all jobs.
@@ -142,13 +174,13 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
     char* const ref_base = cached ? cache_base : base;
     const Layout& rl = cached ? *cache_layout : l;
     auto fr = [&](std::size_t off) { return reinterpret_cast<float*>(ref_base + off); };
-    int reduce_jobs = 0;
-    int partial_cursor = 0;
     for (int group = 0; group < kNumGroups; ++group) {
+      // A group's sums run right after its vertical pass (the next group's
+      // horizontal pass may reuse temp), all groups on one scratch.
+      SumParams& sums = t.sums[mode_i][group];
       std::vector<HJob>& hj = t.h[mode_i][group];
       std::vector<VJob>& vj = t.v[mode_i][group];
       int hb = 0, vb = 0;
-      t.partial_base[mode_i][group] = partial_cursor;
       for (int s = 0; s < plan.num_scales; ++s) {
         if (l.Group(s) != group) continue;
         const ScaleGeom& g = l.geom[s];
@@ -228,12 +260,31 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
               break;
           }
           if (mode != PassMode::kRef) {
-            v.ssim = needs.ssim ? 1 : 0;
-            v.edge = needs.edge ? 1 : 0;
-            ReduceJob& r = t.reduce[mode_i].jobs[reduce_jobs++];
-            r.first_partial = partial_cursor + vb;
-            r.num_partials = col_blocks;
-            r.out_index = s * kNumChannels + c;
+            // The vertical pass keeps the sums' inputs in temp planes it
+            // has read (kernels.h, VJob); a cached pass's mu1 is the cache.
+            SumJob& j = sums.jobs[sums.num_jobs++];
+            j.width = g.width;
+            j.height = g.height;
+            j.pitch = g.pitch;
+            j.ssim = needs.ssim ? 1 : 0;
+            j.edge = needs.edge ? 1 : 0;
+            j.img1 = x1;
+            j.img2 = x2;
+            if (needs.ssim) v.quotient = f(l.TempPlane(s, c, kMapS12));
+            if (needs.edge) {
+              v.mu1 = mode == PassMode::kFull ? f(l.TempPlane(s, c, kMapMu1)) : nullptr;
+              v.mu2 = f(l.TempPlane(s, c, kMapMu2));
+            }
+            j.quotient = v.quotient;
+            j.mu1 = v.mu1 ? v.mu1 : (needs.edge ? mu1 : nullptr);
+            j.mu2 = v.mu2;
+            j.first_chunk = sums.total_chunks;
+            j.num_chunks = SumChunks(g);
+            j.first_group = sums.total_groups;
+            j.num_groups = (j.num_chunks + kSumGroupChunks - 1) / kSumGroupChunks;
+            j.out_index = s * kNumChannels + c;
+            sums.total_chunks += j.num_chunks;
+            sums.total_groups += j.num_groups;
           }
           vb += col_blocks;
           vj.push_back(v);
@@ -241,9 +292,8 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
       }
       t.h_blocks[mode_i][group] = hb;
       t.v_blocks[mode_i][group] = vb;
-      partial_cursor += vb;
+      if (sums.num_jobs > 0) PlaceSumScratch(base + l.sum_scratch, &sums);
     }
-    t.reduce[mode_i].num_jobs = reduce_jobs;
   }
   // Serialise the tables in a fixed order.
   std::size_t off = 0;
@@ -334,7 +384,6 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
     if (mode != PassMode::kRef) add(dist, 1);
     p.count = count;
   }
-  double* partials = reinterpret_cast<double*>(base + layout.partials);
   for (int g = 0; g < kNumGroups; ++g) {
     PassLaunches::Group& group = l.groups[g];
     group.h_jobs = reinterpret_cast<const HJob*>(base + layout.jobs + tables.h_offset[m][g]);
@@ -343,14 +392,15 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
     group.v_jobs = reinterpret_cast<const VJob*>(base + layout.jobs + tables.v_offset[m][g]);
     group.v_count = static_cast<int>(tables.v[m][g].size());
     group.v_blocks = tables.v_blocks[m][g];
-    group.partials = partials + static_cast<std::size_t>(tables.partial_base[m][g]) * kNumSums;
   }
   l.blur = tables.blur;
   if (mode != PassMode::kRef) {
-    l.reduce = &tables.reduce[m];
-    l.partials = partials;
     l.sums = reinterpret_cast<double*>(base + layout.sums) +
              static_cast<std::size_t>(result_slot) * kSumsPerResult;
+    for (int g = 0; g < kNumGroups; ++g) {
+      l.groups[g].sums = tables.sums[m][g];
+      l.groups[g].sums.out = l.sums;
+    }
   }
   return l;
 }

@@ -15,9 +15,16 @@
 //             scored with full passes)
 //   A batch lane has no mu1, s11 or raw_ref (it reads its owner's): about
 //   8 floats per pixel less.
-//   partials, sums, job tables: a few KB
-// = at most 38 floats ~ 152 bytes per pixel (all_features), ~134 with the
-// zero-weight maps skipped.
+//   sum scratch  per 1024 pixels of every summed (scale, channel): 6 chunk
+//             sums and 6 summaries, 672 bytes, and 3 % more for the groups
+//             (~0.68 bytes per pixel and channel, ~2.7 per pixel of scale 0
+//             for all scales and channels)
+//   sums, job tables: a few KB
+// = at most 38 floats + 2.7 bytes ~ 155 bytes per pixel (all_features),
+// ~137 with the zero-weight maps skipped. The sums read the SSIM quotient
+// and mu1 / mu2 that the vertical pass writes into temp planes it has read
+// (temp_plane[s][c][kMapS12], [kMapMu1], [kMapMu2]), so temp must stay as it
+// is until the pass's sums have run.
 #pragma once
 
 #include <cstddef>
@@ -68,8 +75,9 @@ struct Layout {
   static constexpr std::size_t kNoPlane = ~std::size_t(0);
   std::size_t temp_plane[kMaxScales][kNumChannels][kNumMapSlots];
   std::size_t raw_ref = 0, raw_ref_bytes = 0;
-  std::size_t partials = 0;
-  int max_partials = 0;  // blocks of one pass (kNumSums doubles each)
+  // Chunks and groups of the series summed by a pass (kernels.h, SumParams).
+  int sum_chunks = 0, sum_groups = 0;
+  std::size_t sum_scratch = 0, sum_scratch_bytes = 0;
   std::size_t sums = 0;
   int num_result_slots = 0;  // kSumsPerResult doubles each
   std::size_t jobs = 0, jobs_bytes = 0;
@@ -97,12 +105,11 @@ struct LaunchTables {
   std::vector<VJob> v[kNumPassModes][kNumGroups];
   int v_blocks[kNumPassModes][kNumGroups] = {};
   // Where each (mode, group)'s tables sit in the job region (bytes from
-  // Layout::jobs) and where its V launch writes partials (blocks from
-  // Layout::partials).
+  // Layout::jobs).
   std::size_t h_offset[kNumPassModes][kNumGroups] = {};
   std::size_t v_offset[kNumPassModes][kNumGroups] = {};
-  int partial_base[kNumPassModes][kNumGroups] = {};
-  ReduceParams reduce[kNumPassModes] = {};
+  // The sums of each (mode, group): kCached and kFull (out: set by PlanPass).
+  SumParams sums[kNumPassModes][kNumGroups] = {};
   // The bytes to copy to base + Layout::jobs once at creation.
   std::vector<unsigned char> blob;
   // The 8-bit sRGB table (kSrgb8Entries floats), part of the blob: bytes
@@ -121,10 +128,10 @@ LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base = nul
                         const Layout* cache_layout = nullptr);
 
 // Everything one pass launches, in launch order: a prepare per scale, then
-// per scale group one horizontal and one vertical blur, then (unless the
-// pass only caches the reference) one reduction into result slot
-// `result_slot`. The engine enqueues it (LaunchPass); the emulation tests run
-// the very same description on the CPU.
+// per scale group one horizontal and one vertical blur and (unless the pass
+// only caches the reference) the group's sums into result slot
+// `result_slot`. The engine enqueues it (LaunchPass); the emulation tests
+// run the very same description on the CPU.
 struct PassLaunches {
   int num_scales = 0;
   PrepareParams prepare[kMaxScales];
@@ -133,12 +140,10 @@ struct PassLaunches {
     int h_count, h_blocks;
     const VJob* v_jobs;
     int v_count, v_blocks;
-    double* partials;
+    SumParams sums{};  // num_jobs 0 (kRef): nothing to sum
   } groups[kNumGroups];
   BlurParams blur;
-  const ReduceParams* reduce = nullptr;  // null: kRef, nothing to reduce
-  const double* partials = nullptr;
-  double* sums = nullptr;  // device, kSumsPerResult doubles
+  double* sums = nullptr;  // device, kSumsPerResult doubles: every group's SumParams::out
 };
 
 // `ref` / `dist`: the inputs of scale 0 (unused ones may be null: `ref` for

@@ -1,8 +1,8 @@
 // What each engine call enqueues. A pass (S scales) is S prepare launches
 // (scale 0 from the input, then the smaller scales, each also writing the
 // next scale's linear RGB), one horizontal and one vertical launch covering
-// all scales, and one reduction: S + 3 launches, plus one copy of 864 bytes
-// to the host. A reference with alpha takes two passes per pair (alpha_rule.h).
+// all scales, then the five launches of the sums: S + 7 launches, plus one
+// copy of 864 bytes to the host. A reference with alpha takes two passes per pair (alpha_rule.h).
 #include "cuda/passes.h"
 
 #include <string>
@@ -21,10 +21,9 @@ Status LaunchPass(const PassLaunches& pass, cudaStream_t stream) {
   }
   for (const PassLaunches::Group& g : pass.groups) {
     SSIM2_CUDA_CHECK(LaunchHBlur(g.h_jobs, g.h_count, g.h_blocks, pass.blur, stream));
-    SSIM2_CUDA_CHECK(
-        LaunchVBlur(g.v_jobs, g.v_count, g.v_blocks, pass.blur, g.partials, stream));
+    SSIM2_CUDA_CHECK(LaunchVBlur(g.v_jobs, g.v_count, g.v_blocks, pass.blur, stream));
+    SSIM2_CUDA_CHECK(LaunchSums(g.sums, stream));
   }
-  if (pass.reduce) SSIM2_CUDA_CHECK(LaunchReduce(*pass.reduce, pass.partials, pass.sums, stream));
   return Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 
 #include "gstssim2compare-private.h"
 #include "gstssim2memory.h"
+#include "gstssim2sync.h"
 
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudaloader.h>
@@ -26,11 +27,8 @@
 
 using ssim2gst::PadState;
 
-/* Test hook: failures that cannot be provoked safely in CI (no GPU; a huge
- * host allocation may succeed under overcommit) are requested through this
- * variable, so that the tests can check the paths that handle them. */
-static bool
-test_fault_is (const char *fault)
+bool
+gst_ssim2_compare_test_fault_is (const char *fault)
 {
   return g_strcmp0 (g_getenv ("GST_SSIM2_COMPARE_TEST_FAULT"), fault) == 0;
 }
@@ -66,6 +64,8 @@ gst_ssim2_compare_release_cuda (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
 
+  /* Its device work runs in the context, after the element's stream. */
+  gst_ssim2_compare_content_release_device (self);
   if (priv->stream && priv->context) {
     if (gst_cuda_context_push (priv->context)) {
       cuda_ok (self, CuStreamDestroy (priv->stream), "cuStreamDestroy");
@@ -131,7 +131,7 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
 #else
     bool ok = ssim2::CudaAvailable (&why);
 #endif
-    if (ok && test_fault_is ("no-cuda-device")) {
+    if (ok && gst_ssim2_compare_test_fault_is ("no-cuda-device")) {
       ok = false;
       why = "simulated by GST_SSIM2_COMPARE_TEST_FAULT=no-cuda-device";
     }
@@ -330,10 +330,10 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     return GST_FLOW_ERROR;
   std::unique_ptr < ssim2::Scorer > scorer;
   ssim2::Status s;
-  if (test_fault_is ("oom"))
+  if (gst_ssim2_compare_test_fault_is ("oom"))
     s = ssim2::Status (ssim2::StatusCode::kOutOfMemory,
         "simulated by GST_SSIM2_COMPARE_TEST_FAULT=oom");
-  else if (priv->use_cuda && test_fault_is ("cuda-engine"))
+  else if (priv->use_cuda && gst_ssim2_compare_test_fault_is ("cuda-engine"))
     s = ssim2::Status (ssim2::StatusCode::kCudaError,
         "simulated by GST_SSIM2_COMPARE_TEST_FAULT=cuda-engine");
   else
@@ -689,7 +689,7 @@ gst_ssim2_compare_submit_pairs (GstSsim2Compare * self,
     std::vector < PendingPair > &&pairs)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  if (test_fault_is ("slow-scorer"))
+  if (gst_ssim2_compare_test_fault_is ("slow-scorer"))
     g_usleep (kSlowScorerDelayUs);
   auto batch = std::make_shared < ScoringBatch > ();
   batch->pairs = std::move (pairs);

@@ -91,8 +91,10 @@ struct RefFrame {
   std::shared_ptr<const ssim2::FrameSignature> signature;
 };
 
-/* alignment=content: one rendition's content pairing (gstssim2sync.cpp). */
+/* alignment=content: one rendition's content pairing, and the element's
+ * frame signatures computing on the device (gstssim2sync.cpp). */
 struct ContentSync;
+struct ContentSignatures;
 
 /* One distorted input (a rendition): the always `dist` pad or a request pad
  * `dist_%u`, with its own pairing with ref and its own measurement. */
@@ -269,6 +271,9 @@ struct GstSsim2ComparePrivate {
    * row that took nothing (each moves the next deadline a frame on). */
   GstClockTime sync_ref_due = GST_CLOCK_TIME_NONE;
   guint64 sync_idle_timeouts = 0;
+  /* alignment=content: signatures of CUDA-memory frames on the device (made
+   * at the first such frame; freed with the CUDA context's stream). */
+  std::shared_ptr<ssim2gst::ContentSignatures> signatures;
 
   /* The renditions, the `dist` one first. The list changes under
    * renditions_lock (pads are requested and released from any thread);
@@ -299,6 +304,13 @@ struct _GstSsim2Compare
   GstAggregatorPad *dist_pad;
   GstSsim2ComparePrivate *priv;
 };
+
+/* Test hook: failures that cannot be provoked safely in CI (no GPU; a huge
+ * host allocation may succeed under overcommit), and device behaviour that
+ * CI has no device for, are requested through the variable
+ * GST_SSIM2_COMPARE_TEST_FAULT, so that the tests can check the paths that
+ * handle them. Whether it names @fault. */
+bool gst_ssim2_compare_test_fault_is (const char *fault);
 
 /* The renditions now (a copy of the list, taken under its lock). */
 std::vector < std::shared_ptr < ssim2gst::Rendition > >

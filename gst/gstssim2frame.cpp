@@ -161,10 +161,14 @@ bool MapHostFrame(const FrameFormat& format, GstBuffer* buf, MappedFrame* out,
 }
 
 #ifdef HAVE_GST_CUDA
+bool CudaFrameReader::InPlace(GstCudaContext* context, GstBuffer* buf) {
+  GstMemory* mem = gst_buffer_peek_memory(buf, 0);
+  return gst_is_cuda_memory(mem) && GST_CUDA_MEMORY_CAST(mem)->context == context;
+}
+
 bool CudaFrameReader::Map(GstCudaContext* context, const FrameFormat& format,
                           GstBuffer* buf, MappedFrame* out, std::string* why) {
-  GstMemory* mem = gst_buffer_peek_memory(buf, 0);
-  if (!(gst_is_cuda_memory(mem) && GST_CUDA_MEMORY_CAST(mem)->context == context)) {
+  if (!InPlace(context, buf)) {
     // System memory (or CUDA memory of another context, which GStreamer
     // downloads) goes to the engine as a host image: the engine copies it
     // through pinned staging with each plane's own row count. GStreamer

@@ -82,6 +82,9 @@ class CudaFrameReader {
   bool Map(GstCudaContext* context, const FrameFormat& format, GstBuffer* buf,
            MappedFrame* out, std::string* why);
 
+  /* Whether Map() reads @buf in place: CUDA memory of @context. */
+  static bool InPlace(GstCudaContext* context, GstBuffer* buf);
+
   guint64 in_place() const { return in_place_; }  /* frames read in place */
   guint64 host() const { return host_; }  /* frames the engine copied */
 

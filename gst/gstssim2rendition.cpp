@@ -34,6 +34,7 @@ void
 gst_ssim2_compare_clear_ref_queue (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
+  gst_ssim2_compare_content_finish_signatures (self);
   for (RefFrame & f:priv->ref_queue)
     gst_clear_buffer (&f.buf);
   priv->ref_queue.clear ();

@@ -1,7 +1,8 @@
 /* gst-ssim2: alignment=content in ssim2compare: which ref frame each dist
  * frame is scored against, as the core library's FrameAligner decides from
  * the pictures (ssim2/alignment.h, docs/ALIGNMENT.md). Here only what the
- * element does with it: signatures of the frames, the ref frames kept
+ * element does with it: signatures of the frames (CUDA-memory frames on the
+ * CUDA backend: on the device, in batches), the ref frames kept
  * while an aligner may still name them (bounded by sync-max-bytes), the
  * dist frames held until decided, the lock messages, and each decision
  * acted on (a pair scored like any other, an unaligned frame sent on
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -34,6 +36,34 @@ using Aligner = ssim2::FrameAligner;
 /* *INDENT-OFF* */
 namespace ssim2gst {
 
+/* A frame's signature: known, or computing on the device, the frame mapped
+ * and referenced until it is collected. */
+struct SignatureJob {
+  ssim2::FrameSignatureMaker::Ticket ticket = 0;  /* 0: not on the device */
+  BufferPtr buf;
+  std::unique_ptr<MappedFrame> frame;
+  std::shared_ptr<ssim2::FrameSignature> signature;  /* once done */
+  /* Test hook "deferred-signatures": a host signature handed out as a
+   * device one would be (done once its batch is launched). */
+  std::shared_ptr<ssim2::FrameSignature> deferred;
+  bool launched = false;
+
+  bool Done () const { return ticket == 0 && !deferred; }
+};
+using SignatureJobPtr = std::shared_ptr<SignatureJob>;
+
+/* The element's signatures on the device (CUDA backend, CUDA-memory
+ * frames): computed in batches on the element's stream, collected once done,
+ * so that no frame waits for its own (docs/ALIGNMENT.md). */
+struct ContentSignatures {
+  std::unique_ptr<ssim2::FrameSignatureMaker> maker;
+  std::deque<SignatureJobPtr> computing;       /* in flight, oldest first */
+  std::map<guint64, SignatureJobPtr> refs;     /* by ref sequence number */
+#ifdef HAVE_GST_CUDA
+  CudaFrameReader reader;
+#endif
+};
+
 struct ContentSync {
   std::unique_ptr<ssim2::FrameAligner> aligner;
   /* Ref frame numbers (ref queue sequence) of the aligner's ref frame 0
@@ -43,6 +73,14 @@ struct ContentSync {
   /* Dist frames pushed to the aligner and not decided yet, oldest first
    * (owned). */
   std::deque<GstBuffer *> held;
+  /* The newest of them whose signatures are still computing, oldest first,
+   * each with whether it follows a discontinuity; they join the aligner in
+   * order once done. */
+  struct Signing {
+    SignatureJobPtr job;
+    bool discont;
+  };
+  std::deque<Signing> signing;
   bool pushed_dist = false;
   bool ref_ended = false;
   bool dist_ended = false;
@@ -66,7 +104,10 @@ struct ContentSync {
 }  // namespace ssim2gst
 /* *INDENT-ON* */
 
+using ssim2gst::ContentSignatures;
 using ssim2gst::ContentSync;
+using ssim2gst::SignatureJob;
+using ssim2gst::SignatureJobPtr;
 
 /* Frames per second of the ref caps, 30/1 while unknown. */
 static void
@@ -160,11 +201,11 @@ gst_ssim2_compare_content_counts (const Rendition & r)
   return counts;
 }
 
-/* The signature of @buf (a frame of @fmt), read on the host: CUDA memory is
- * downloaded for it. A frame that cannot be read gets an empty signature:
- * the aligner takes it for a flat frame, never paired. */
+/* The signature of @buf (a frame of @fmt), read on the host. A frame that
+ * cannot be read gets an empty signature: the aligner takes it for a flat
+ * frame, never paired. */
 static std::shared_ptr < ssim2::FrameSignature >
-signature_of (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
+host_signature (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
     GstBuffer * buf)
 {
   auto sig = std::make_shared < ssim2::FrameSignature > ();
@@ -181,6 +222,180 @@ signature_of (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
     GST_WARNING_OBJECT (self, "no signature for a frame (%s): it is not "
         "paired", s.message ().c_str ());
   return sig;
+}
+
+#ifdef HAVE_GST_CUDA
+/* Starts the signature of @buf on the device: CUDA memory of the element's
+ * context read in place on its stream. False when that cannot be (then the
+ * host computes it). */
+static bool
+start_device_signature (GstSsim2Compare * self,
+    const ssim2gst::FrameFormat & fmt, GstBuffer * buf, SignatureJob & job)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!priv->use_cuda || !priv->context ||
+      !ssim2gst::CudaFrameReader::InPlace (priv->context, buf))
+    return false;
+  if (!priv->signatures)
+    priv->signatures = std::make_shared < ContentSignatures > ();
+  ContentSignatures & sigs = *priv->signatures;
+  if (!sigs.maker) {
+    ssim2::FrameSignatureMaker::Options options;
+    options.cuda_context = gst_cuda_context_get_handle (priv->context);
+    const ssim2::Status s = ssim2::FrameSignatureMaker::Create (options,
+        &sigs.maker);
+    if (!s.ok ()) {
+      GST_WARNING_OBJECT (self, "no device signatures (%s): computing them "
+          "on the host", s.message ().c_str ());
+      return false;
+    }
+    GST_INFO_OBJECT (self, "alignment=content: frame signatures on the "
+        "device, in batches of %d", options.batch);
+  }
+  auto frame = std::make_unique < ssim2gst::MappedFrame > ();
+  std::string why;
+  if (!sigs.reader.Map (priv->context, fmt, buf, frame.get (), &why)) {
+    GST_WARNING_OBJECT (self, "cannot read a frame for its signature (%s): "
+        "it is not paired", why.c_str ());
+    job.signature = std::make_shared < ssim2::FrameSignature > ();
+    return true;
+  }
+  const ssim2::Status s = sigs.maker->Enqueue (frame->view (), priv->stream,
+      &job.ticket);
+  if (job.ticket == 0) {
+    GST_WARNING_OBJECT (self, "no signature for a frame (%s): it is not "
+        "paired", s.message ().c_str ());
+    job.signature = std::make_shared < ssim2::FrameSignature > ();
+    return true;
+  }
+  /* A failed launch is reported again when the ticket is collected. */
+  job.buf.reset (gst_buffer_ref (buf));
+  job.frame = std::move (frame);
+  return true;
+}
+#endif
+
+/* The signature of @buf (a frame of @fmt): on the device for CUDA memory on
+ * the CUDA backend (done later: finish_signature), else on the host now. */
+static SignatureJobPtr
+start_signature (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
+    GstBuffer * buf)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  auto job = std::make_shared < SignatureJob > ();
+#ifdef HAVE_GST_CUDA
+  if (start_device_signature (self, fmt, buf, *job)) {
+    if (job->ticket != 0)
+      priv->signatures->computing.push_back (job);
+    return job;
+  }
+#endif
+  if (!gst_ssim2_compare_test_fault_is ("deferred-signatures")) {
+    job->signature = host_signature (self, fmt, buf);
+    return job;
+  }
+  /* The device's batches, on the host: launched a batch at a time. */
+  if (!priv->signatures)
+    priv->signatures = std::make_shared < ContentSignatures > ();
+  ContentSignatures & sigs = *priv->signatures;
+  job->deferred = host_signature (self, fmt, buf);
+  sigs.computing.push_back (job);
+  const auto open = std::count_if (sigs.computing.begin (),
+      sigs.computing.end (), [](const SignatureJobPtr & j) {
+        return j->deferred && !j->launched;
+      });
+  if (open >= ssim2::FrameSignatureMaker::Options ().batch) {
+    for (const SignatureJobPtr & j:sigs.computing)
+      j->launched = true;
+  }
+  return job;
+}
+
+/* Whether @job's signature is known, collecting it if it is done, or
+ * whatever it takes with @wait. A signature that failed is empty (the frame
+ * is not paired). */
+static bool
+finish_signature (GstSsim2Compare * self, SignatureJob & job, bool wait)
+{
+  if (job.deferred) {
+    if (!wait && !job.launched)
+      return false;
+    job.signature = std::move (job.deferred);
+    return true;
+  }
+  if (job.ticket == 0)
+    return true;
+  ssim2::FrameSignatureMaker & maker = *self->priv->signatures->maker;
+  if (!wait && !maker.Ready (job.ticket))
+    return false;
+  job.signature = std::make_shared < ssim2::FrameSignature > ();
+  const ssim2::Status s = maker.Collect (job.ticket, job.signature.get ());
+  if (!s.ok ())
+    GST_WARNING_OBJECT (self, "no signature for a frame (%s): it is not "
+        "paired", s.message ().c_str ());
+  job.ticket = 0;
+  job.frame.reset ();
+  job.buf.reset ();
+  return true;
+}
+
+/* Launches the signatures not launched yet, and forgets the finished ones. */
+static void
+flush_signatures (GstSsim2Compare * self)
+{
+  ContentSignatures *sigs = self->priv->signatures.get ();
+  if (!sigs)
+    return;
+  for (const SignatureJobPtr & job:sigs->computing)
+    job->launched = true;
+  if (!sigs->maker)
+    return;
+  const ssim2::Status s = sigs->maker->Flush ();
+  if (!s.ok ())
+    GST_WARNING_OBJECT (self, "device signatures failed (%s): those frames "
+        "are not paired", s.message ().c_str ());
+}
+
+static void
+forget_finished (ContentSignatures & sigs)
+{
+  sigs.computing.erase (std::remove_if (sigs.computing.begin (),
+          sigs.computing.end (), [](const SignatureJobPtr & job) {
+            return job->Done ();
+          }), sigs.computing.end ());
+}
+
+/* Waits for every signature in flight: their frames are released, their
+ * signatures kept for whoever takes them. */
+static void
+wait_for_signatures (GstSsim2Compare * self, ContentSignatures & sigs)
+{
+  flush_signatures (self);
+  for (const SignatureJobPtr & job:sigs.computing)
+    finish_signature (self, *job, true);
+  sigs.computing.clear ();
+}
+
+void
+gst_ssim2_compare_content_finish_signatures (GstSsim2Compare * self)
+{
+  ContentSignatures *sigs = self->priv->signatures.get ();
+  if (!sigs)
+    return;
+  wait_for_signatures (self, *sigs);
+  sigs->refs.clear ();
+}
+
+void
+gst_ssim2_compare_content_release_device (GstSsim2Compare * self)
+{
+  ContentSignatures *sigs = self->priv->signatures.get ();
+  if (!sigs)
+    return;
+  /* Finished, not dropped: a switch to the CPU keeps the signatures of the
+   * frames already taken. */
+  wait_for_signatures (self, *sigs);
+  sigs->maker.reset ();
 }
 
 /* Keeps the full ref frames held within sync-max-bytes: the oldest go
@@ -227,9 +442,9 @@ take_refs (GstSsim2Compare * self, bool *progressed)
   GstBuffer *head;
   while ((head = gst_aggregator_pad_peek_buffer (self->ref_pad))) {
     const bool gap = gst_ssim2_compare_is_gap (head);
-    std::shared_ptr < ssim2::FrameSignature > sig;
+    SignatureJobPtr job;
     if (!gap)
-      sig = signature_of (self, priv->ref.fmt, head);
+      job = start_signature (self, priv->ref.fmt, head);
     gst_buffer_unref (head);
     GstBuffer *buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
     if (!buf)
@@ -257,7 +472,10 @@ take_refs (GstSsim2Compare * self, bool *progressed)
     }
     RefFrame f;
     f.buf = buf;
-    f.signature = std::move (sig);
+    if (job->signature)
+      f.signature = std::move (job->signature);
+    else
+      priv->signatures->refs[priv->ref_next] = std::move (job);
     priv->ref_queue.push_back (std::move (f));
     priv->ref_next++;
     bound_held_refs (self);
@@ -350,6 +568,7 @@ gst_ssim2_compare_content_release_held (GstSsim2Compare * self, Rendition & r)
     return GST_FLOW_OK;
   std::deque < GstBuffer * >held;
   held.swap (r.sync->held);
+  r.sync->signing.clear ();     /* finished with the others */
   GstFlowReturn ret = GST_FLOW_OK;
   for (GstBuffer *buf : held) {
     if (ret == GST_FLOW_OK)
@@ -410,15 +629,25 @@ act_on (GstSsim2Compare * self, const RenditionPtr & rendition,
   return GST_FLOW_OK;
 }
 
-/* Pushes the ref frames @r's aligner has not seen, and the end of the ref
- * stream once it came. */
+/* Pushes the ref frames @r's aligner has not seen, in order and as far as
+ * their signatures are known (collecting those that are done, or waiting
+ * for them with @wait), and the end of the ref stream once it came. */
 static void
-feed_refs (GstSsim2Compare * self, Rendition & r, bool *progressed)
+feed_refs (GstSsim2Compare * self, Rendition & r, bool wait, bool *progressed)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   ContentSync & s = *r.sync;
   while (s.next_ref < priv->ref_next) {
-    const RefFrame & f = priv->ref_queue[s.next_ref - priv->ref_base];
+    RefFrame & f = priv->ref_queue[s.next_ref - priv->ref_base];
+    if (!f.signature && priv->signatures) {
+      auto job = priv->signatures->refs.find (s.next_ref);
+      if (job != priv->signatures->refs.end ()) {
+        if (!finish_signature (self, *job->second, wait))
+          break;
+        f.signature = std::move (job->second->signature);
+        priv->signatures->refs.erase (job);
+      }
+    }
     const ssim2::Status st = s.aligner->PushReference (f.signature ?
         *f.signature : ssim2::FrameSignature ());
     if (!st.ok ()) {
@@ -430,7 +659,8 @@ feed_refs (GstSsim2Compare * self, Rendition & r, bool *progressed)
     s.next_ref++;
     r.ref_frames++;
   }
-  if (!s.ref_ended && gst_aggregator_pad_is_eos (self->ref_pad)) {
+  if (!s.ref_ended && s.next_ref == priv->ref_next &&
+      gst_aggregator_pad_is_eos (self->ref_pad)) {
     GstBuffer *head = gst_aggregator_pad_peek_buffer (self->ref_pad);
     if (head) {
       gst_buffer_unref (head);
@@ -443,23 +673,49 @@ feed_refs (GstSsim2Compare * self, Rendition & r, bool *progressed)
   }
 }
 
-/* Takes the head of @r's pad into its aligner (a frame) or drops it (a
- * gap: no frame to pair), or ends the dist stream at EOS. */
+/* Pushes @r's held frames whose signatures are known into its aligner, in
+ * order (collecting those that are done, or waiting for them with @wait),
+ * and ends the dist stream at EOS once all are in. */
+static void
+push_signed (GstSsim2Compare * self, Rendition & r, bool wait,
+    bool *progressed)
+{
+  ContentSync & s = *r.sync;
+  while (!s.signing.empty ()) {
+    ContentSync::Signing & next = s.signing.front ();
+    if (!finish_signature (self, *next.job, wait))
+      break;
+    /* A frame after lost data does not follow the one before it. */
+    if (next.discont && s.pushed_dist)
+      s.aligner->Discontinuity ();
+    if (!s.aligner->PushDistorted (std::move (*next.job->signature)).ok ())
+      s.aligner->PushDistorted (ssim2::FrameSignature ());
+    s.pushed_dist = true;
+    s.signing.pop_front ();
+  }
+  if (!s.dist_ended && s.signing.empty () && gst_aggregator_pad_is_eos (r.pad)) {
+    GstBuffer *head = gst_aggregator_pad_peek_buffer (r.pad);
+    if (head) {
+      gst_buffer_unref (head);
+      return;
+    }
+    s.aligner->EndDistorted ();
+    s.dist_ended = true;
+    r.st.ended = true;
+    *progressed = true;
+  }
+}
+
+/* Takes the head of @r's pad into its held frames, its signature started
+ * (a frame), or drops it (a gap: no frame to pair). */
 static GstFlowReturn
 feed_dist (GstSsim2Compare * self, Rendition & r, bool *progressed)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   ContentSync & s = *r.sync;
   GstBuffer *head = gst_aggregator_pad_peek_buffer (r.pad);
-  if (!head) {
-    if (!s.dist_ended && gst_aggregator_pad_is_eos (r.pad)) {
-      s.aligner->EndDistorted ();
-      s.dist_ended = true;
-      r.st.ended = true;
-      *progressed = true;
-    }
+  if (!head)
     return GST_FLOW_OK;
-  }
   *progressed = true;
   if (gst_ssim2_compare_is_gap (head)) {
     gst_buffer_unref (head);
@@ -477,20 +733,56 @@ feed_dist (GstSsim2Compare * self, Rendition & r, bool *progressed)
     gst_buffer_unref (head);
     return r.failed ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
   }
-  std::shared_ptr < ssim2::FrameSignature > sig = signature_of (self, r.st.fmt,
-      head);
-  /* A frame after lost data does not follow the one before it. */
-  if (GST_BUFFER_FLAG_IS_SET (head, GST_BUFFER_FLAG_DISCONT) && s.pushed_dist)
-    s.aligner->Discontinuity ();
+  ContentSync::Signing signing;
+  signing.job = start_signature (self, r.st.fmt, head);
+  signing.discont = GST_BUFFER_FLAG_IS_SET (head, GST_BUFFER_FLAG_DISCONT);
   gst_buffer_unref (head);
   GstBuffer *buf = gst_aggregator_pad_pop_buffer (r.pad);
   if (!buf)
     return GST_FLOW_OK;         /* flushed meanwhile */
-  if (!s.aligner->PushDistorted (std::move (*sig)).ok ())
-    s.aligner->PushDistorted (ssim2::FrameSignature ());
   s.held.push_back (buf);
-  s.pushed_dist = true;
+  s.signing.push_back (std::move (signing));
   return GST_FLOW_OK;
+}
+
+/* Signature batches in flight beyond which a step waits for them: the lag
+ * between a frame's arrival and its aligner is a few batches at most. */
+#define MAX_SIGNATURE_BATCHES_IN_FLIGHT 4
+
+/* Whether this step waits for the signatures computing on the device (ref
+ * frames, @r's frames): at a deadline (live), at the end of that stream, and
+ * when too many are in flight. Otherwise it takes those that are done, and
+ * the rest join later passes: no frame waits for its own signature, and
+ * the frames are held here anyway while the aligner decides. The open batch
+ * is launched when it is full (FrameSignatureMaker), before a wait, and in a
+ * live pipeline whenever both pads have run dry (low latency rather than
+ * full batches). */
+struct SignatureWaits
+{
+  bool ref = false;
+  bool dist = false;
+};
+
+static SignatureWaits
+settle_signatures (GstSsim2Compare * self, Rendition & r, gboolean timeout)
+{
+  SignatureWaits waits;
+  ContentSignatures *sigs = self->priv->signatures.get ();
+  if (!sigs)
+    return waits;
+  forget_finished (*sigs);
+  const bool overfull = sigs->computing.size () >
+      MAX_SIGNATURE_BATCHES_IN_FLIGHT *
+      (size_t) ssim2::FrameSignatureMaker::Options ().batch;
+  waits.ref = timeout || overfull || gst_aggregator_pad_is_eos (self->ref_pad);
+  waits.dist = timeout || overfull || gst_aggregator_pad_is_eos (r.pad);
+  const bool dry = !gst_aggregator_pad_has_buffer (self->ref_pad) &&
+      !gst_aggregator_pad_has_buffer (r.pad);
+  const bool live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency
+      (GST_AGGREGATOR (self)));
+  if (waits.ref || waits.dist || (live && dry))
+    flush_signatures (self);
+  return waits;
 }
 
 /* Running time of @pos in @pad's segment (GST_CLOCK_TIME_NONE: none). */
@@ -583,12 +875,14 @@ gst_ssim2_compare_step_content (GstSsim2Compare * self,
   if (!ensure_sync (self, r))
     return GST_FLOW_ERROR;
   ContentSync & s = *r.sync;
-  feed_refs (self, r, &took);
   GstFlowReturn ret = feed_dist (self, r, &took);
   if (ret != GST_FLOW_OK || r.failed) {
     *progressed = took;
     return ret;
   }
+  const SignatureWaits waits = settle_signatures (self, r, timeout);
+  feed_refs (self, r, waits.ref, &took);
+  push_signed (self, r, waits.dist, &took);
 
   /* Every decision the aligner can take now, each after the lock events
    * that concern it. */

@@ -11,7 +11,9 @@
 
 /* One pairing step of @rendition under alignment=content: takes the ref
  * frames waiting on the ref pad (with their signatures, once for every
- * rendition) and the head of its pad into its aligner, then acts on every
+ * rendition) and the head of its pad into its aligner (CUDA-memory frames on
+ * the CUDA backend get their signatures on the device, in batches, and join
+ * the aligner once those are done), then acts on every
  * decision the aligner has: a pair joins @pending (scored against the ref
  * frame the aligner named, as any pair), an unaligned frame leaves
  * unscored. In a live pipeline (@timeout: the deadline passed) a held
@@ -45,6 +47,15 @@ void gst_ssim2_compare_install_content_properties (GObjectClass *
  * ref frames up to sync-window + block frames after it (at the ref caps'
  * frame rate, 30 fps while unknown). Nothing in the other modes. */
 void gst_ssim2_compare_update_content_latency (GstSsim2Compare * self);
+
+/* The frame signatures computing on the device are waited for and their
+ * frames released (the ref queue is cleared: a flushing seek, a new
+ * measurement, stop). */
+void gst_ssim2_compare_content_finish_signatures (GstSsim2Compare * self);
+
+/* The same, and the device memory of the signatures freed: before the
+ * element's CUDA stream and context go. */
+void gst_ssim2_compare_content_release_device (GstSsim2Compare * self);
 
 /* @r's counts of content pairing for its summary (0 in the other modes). */
 struct GstSsim2ContentCounts

@@ -60,7 +60,10 @@ step layout 30 "$T/test_cuda_layout"
 step stages 120 "$T/test_cuda_stages"
 step formats 120 "$T/test_cuda_formats"
 step signature 60 "$T/test_cuda_signature"
-# The CUDA cases of the core suites (their CPU cases run in CI).
+# The CUDA cases of the core suites (their CPU cases run in CI). parity: the
+# 70 public pairs, every score and sub-score bit for bit equal to the CPU
+# path's and to features.csv (CI's emulated runtime checks only the small
+# sources' pairs).
 step contract 60 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
 if [ -n "$TESTDATA" ]; then
   step parity 240 env SSIM2_TESTDATA="$TESTDATA" "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
@@ -84,6 +87,9 @@ else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi
 step bench 150 "$BUILD/tools/ssim2-bench" --seconds 1
+# Content alignment's cost against the scoring time, CPU path and GPU path
+# (the <= 3 % target; docs/PERFORMANCE.md).
+step align-bench 60 "$BUILD/tools/ssim2-align-bench" --repeats 10
 if [ -n "$TESTDATA" ]; then
   # ssim2 --pairs on the GPU: every row against the single-pair command, then
   # its rate against the decode-only rate (and --device all with two GPUs).
@@ -110,6 +116,12 @@ if [ -f "$LOG/bench.log" ]; then
   echo "Frame signatures of device-resident frames (content alignment, docs/ALIGNMENT.md):"
   echo
   grep '^SIGNATURE' "$LOG/bench.log" || true
+fi
+if [ -f "$LOG/align-bench.log" ]; then
+  echo
+  echo "Content alignment per frame pair against scoring (target <= 3 %; docs/PERFORMANCE.md):"
+  echo
+  grep '^ALIGNMENT' "$LOG/align-bench.log" || true
 fi
 if [ -f "$LOG/pairs-rate.log" ]; then
   echo

@@ -206,6 +206,44 @@ PY
 # the element's GstHarness tests in CI check that the element sets up the
 # CUDA allocator itself.)
 
+# 3d. alignment=content on CUDA memory: signatures on the device (in batches,
+#     docs/ALIGNMENT.md). The clip pair decoded by NVDEC to raw NV12, the
+#     distorted clip without its first 5 frames, both through cudaupload; every
+#     scored frame must be paired with the reference frame 5 ahead and score
+#     exactly what the hand-aligned run (alignment=sequence, the reference
+#     without its first 5 frames too) gives that frame.
+for c in ref dist; do
+  gst-launch-1.0 -q filesrc location="$CLIPS/${c}720.h264" ! h264parse ! nvh264dec ! video/x-raw,format=NV12 \
+    ! filesink location=/tmp/${c}720.nv12 >"$LOG/content-decode-$c.log" 2>&1
+  dd if=/tmp/${c}720.nv12 of=/tmp/${c}720-late.nv12 bs=$((1280 * 720 * 3 / 2)) skip=5 status=none
+done
+raw_cuda() { echo "filesrc location=$1 ! rawvideoparse format=nv12 width=1280 height=720 framerate=30/1 ! cudaupload"; }
+content_run() {  # REF DIST ALIGNMENT NAME
+  eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $(raw_cuda "$1") ! s.ref $(raw_cuda "$2") ! s.dist \
+    ssim2compare name=s backend=cuda alignment=$3 stats-file=$LOG/$4.csv ! fakesink sync=false" >"$LOG/$4.log" 2>&1
+}
+content_run /tmp/ref720.nv12 /tmp/dist720-late.nv12 content content-cuda
+content_run /tmp/ref720-late.nv12 /tmp/dist720-late.nv12 sequence content-hand
+row "alignment=content, CUDA memory, offset +5" "$(python3 - "$LOG/content-hand.csv" "$LOG/content-cuda.csv" <<'PY'
+import csv, sys
+def rows(path):
+    try:
+        return list(csv.DictReader(l for l in open(path) if not l.startswith("#")))
+    except OSError:
+        return []
+hand = {r["frame"]: r["score"] for r in rows(sys.argv[1])}
+got = rows(sys.argv[2])
+misplaced = [r for r in got if int(r["ref_frame"]) != int(r["frame"]) + 5 or r["frame"] not in hand]
+paired = [r for r in got if r not in misplaced]
+same = sum(r["score"] == hand[r["frame"]] for r in paired)
+diff = max((abs(float(r["score"]) - float(hand[r["frame"]])) for r in paired), default=0.0)
+ok = hand and got and not misplaced and diff <= 1e-9 and len(got) >= 0.9 * len(hand)
+print(f"{'ok' if ok else 'FAIL'}: {len(got)} of {len(hand)} frames scored, {len(misplaced)} misplaced, "
+      f"{same} printed as by hand, max |diff| {diff:.2g}")
+PY
+)"
+row "  signatures on the device" "$(grep -c 'frame signatures on the device' "$LOG/content-cuda.log") line(s)"
+
 # 4. Errors: a device that does not exist.
 gst-launch-1.0 videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.ref videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.dist \
   ssim2compare name=s backend=cuda cuda-device-id=7 ! fakesink >"$LOG/baddevice.log" 2>&1

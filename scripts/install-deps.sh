@@ -15,6 +15,9 @@ PACKAGES=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
+  # ssim2 monitor: its HTTP server (libsoup 3); its tests' OpenMetrics parser,
+  # the browser that loads its page and the YAML reader of its examples.
+  libsoup-3.0-dev python3-prometheus-client chromium python3-yaml
   # The Python example and its test (PyGObject with GStreamer's typelibs).
   python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   # The man page's check (help2man) and the Debian packages (scripts/test-packages.sh).

@@ -189,11 +189,12 @@ struct Row {
   double pairs_per_s;
 };
 
-// Content alignment's per-frame cost on the GPU path: the best time of one
-// FrameSignatureMaker::Compute of a device-resident frame (launches, the copy
-// of the sums, the stream's synchronisation and the normalisation on the
-// host), for the benchmark's RGB8 reference and for its bytes read as I420
-// (the luma plane). Prints "SIGNATURE <size> <format> <us>".
+// A device frame signature one at a time: the best time of one
+// FrameSignatureMaker::Compute of a device-resident frame (its launches, the
+// copy of its result and the wait for it), for the benchmark's RGB8 reference
+// and for its bytes read as I420 (the luma plane). Prints "SIGNATURE <size>
+// <format> <us>". The element makes them in batches without that wait:
+// ssim2-align-bench measures what it pays.
 void MeasureSignatures(int w, int h, const void* device_rgb) {
   const auto* bytes = static_cast<const std::uint8_t*>(device_rgb);
   const std::size_t luma = static_cast<std::size_t>(w) * h;

@@ -427,6 +427,8 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       "HDR: a PNG's cICP chunk (BT.2020 PQ 9/16/0/1, HLG 9/18/0/1; BT.709 sRGB or linear)\n"
       "and cLLi chunk, and a video's caps colorimetry (bt2100-pq, bt2100-hlg) and\n"
       "content-light-level, are scored as libjxl's ssimulacra2 scores such PNGs.\n"
+      "'ssim2 monitor --ref URI --dist NAME=URI ...' scores live renditions as a service,\n"
+      "with OpenMetrics and a live page over HTTP (ssim2 monitor --help).\n"
       "\n"
       "Score scale (higher is better, 100 at most):\n"
       "  below 0   extremely poor: the distortion dominates the image\n"

@@ -12,6 +12,7 @@
 #include "cli_args.h"
 #include "cli_options.h"
 #include "image_io.h"
+#include "monitor.h"
 #include "pairs_mode.h"
 #include "quality_gate.h"
 #include "run_guard.h"
@@ -188,6 +189,9 @@ int Main(int argc, char** argv) {
   using namespace ssim2::cli;
   IgnoreFileSizeSignal();
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+  if (!args.empty() && args[0] == "monitor") {
+    return ssim2::monitor::RunMonitor({args.begin() + 1, args.end()}, SSIM2_VERSION);
+  }
   Options options;
   Command command;
   std::string error;

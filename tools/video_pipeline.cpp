@@ -161,18 +161,6 @@ GstPadProbeReturn OnDecodedBuffer(GstPad* pad, GstPadProbeInfo* info, gpointer d
 // ---------------------------------------------------------------------------
 // Linking decoded pads
 
-// A fakesink for streams we do not score (audio, subtitles, a second video).
-void LinkToFakesink(Run* run, GstPad* pad) {
-  GstElement* sink = gst_element_factory_make("fakesink", nullptr);
-  if (!sink) return;
-  g_object_set(sink, "sync", FALSE, "async", FALSE, nullptr);
-  gst_bin_add(GST_BIN(run->pipeline), sink);
-  gst_element_sync_state_with_parent(sink);
-  GstPad* sinkpad = gst_element_get_static_pad(sink, "sink");
-  gst_pad_link(pad, sinkpad);
-  gst_object_unref(sinkpad);
-}
-
 GstElement* Make(const char* factory) { return gst_element_factory_make(factory, nullptr); }
 
 // Whether the element takes frames of this format in system memory.
@@ -267,7 +255,7 @@ void OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
   const bool is_video = s && gst_structure_has_name(s, "video/x-raw");
   if (!is_video || b->linked) {
     if (caps) gst_caps_unref(caps);
-    LinkToFakesink(run, pad);
+    LinkToFakesink(run->pipeline, pad);
     return;
   }
   const GstCapsFeatures* features = gst_caps_get_features(caps, 0);
@@ -370,8 +358,19 @@ bool SetProperty(GstElement* e, const char* name, const char* value) {
   return true;
 }
 
-// Lets the tool run from the build tree or from an install without
-// GST_PLUGIN_PATH: the plugin is loaded from where this build put it.
+}  // namespace
+
+void LinkToFakesink(GstElement* pipeline, GstPad* pad) {
+  GstElement* sink = gst_element_factory_make("fakesink", nullptr);
+  if (!sink) return;
+  g_object_set(sink, "sync", FALSE, "async", FALSE, nullptr);
+  gst_bin_add(GST_BIN(pipeline), sink);
+  gst_element_sync_state_with_parent(sink);
+  GstPad* sinkpad = gst_element_get_static_pad(sink, "sink");
+  gst_pad_link(pad, sinkpad);
+  gst_object_unref(sinkpad);
+}
+
 void LoadOwnPluginIfMissing() {
   if (GstElementFactory* factory = gst_element_factory_find(kElementName)) {
     gst_object_unref(factory);
@@ -388,6 +387,7 @@ void LoadOwnPluginIfMissing() {
   }
 }
 
+namespace {
 
 // A URI for a path (or the argument itself when it is already a URI).
 std::string ToUri(const std::string& path, std::string* error) {

@@ -50,6 +50,26 @@ SSIM2_HD float BitsFloat(std::uint32_t u) {
 #endif
 }
 
+SSIM2_HD std::uint64_t DoubleBits(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(d));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+#endif
+}
+
+SSIM2_HD double BitsDouble(std::uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+#endif
+}
+
 // libjxl's TF_SRGB::DisplayFromEncoded: rational polynomial above the
 // threshold (Horner with FMA, IEEE division), linear segment below; the sign
 // is stripped and restored.
@@ -136,7 +156,9 @@ SSIM2_HD float AlphaBlend(float c, float a, float bg) {
 }
 
 // One pixel of the SSIM error map: max(0, 1 - SSIM') in double, as SSIMMap().
-SSIM2_HD double SsimError(float mu1, float mu2, float s11, float s22, float s12) {
+// The pixel's SSIM error is a function of one float, this quotient (the
+// CUDA engine keeps it per pixel for its sums).
+SSIM2_HD float SsimQuotient(float mu1, float mu2, float s11, float s22, float s12) {
   const float mu11 = mu1 * mu1;
   const float mu22 = mu2 * mu2;
   const float mu12 = mu1 * mu2;
@@ -144,8 +166,16 @@ SSIM2_HD double SsimError(float mu1, float mu2, float s11, float s22, float s12)
   const float num_m = static_cast<float>(1.0 - static_cast<double>(diff * diff));
   const float num_s = 2.0f * (s12 - mu12) + kC2;
   const float denom_s = (s11 - mu11) + (s22 - mu22) + kC2;
-  const double d = 1.0 - static_cast<double>(num_m * num_s / denom_s);
+  return num_m * num_s / denom_s;
+}
+
+SSIM2_HD double SsimErrorOfQuotient(float quotient) {
+  const double d = 1.0 - static_cast<double>(quotient);
   return d > 0.0 ? d : 0.0;
+}
+
+SSIM2_HD double SsimError(float mu1, float mu2, float s11, float s22, float s12) {
+  return SsimErrorOfQuotient(SsimQuotient(mu1, mu2, s11, s22, s12));
 }
 
 // One pixel of the edge-difference map, as EdgeDiffMap(): > 0 means the

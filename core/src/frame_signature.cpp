@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -53,25 +54,15 @@ namespace {
 // Cell means (0..1) to the signature: minus their mean, over their standard
 // deviation.
 void Normalise(const Grid& g, const std::vector<double>& means, FrameSignature* out) {
-  const double n = static_cast<double>(means.size());
-  double sum = 0.0;
-  for (double m : means) sum += m;
-  const double mean = sum / n;
-  double squares = 0.0;
-  for (double m : means) squares += (m - mean) * (m - mean);
-  // Equal cells leave only the rounding of `mean` (about 1e-16): that is no
-  // contrast, and normalising it would make noise of it.
-  constexpr double kNoContrast = 1e-9;
-  double contrast = std::sqrt(squares / n);
-  if (contrast < kNoContrast) contrast = 0.0;
-
+  double mean = 0.0, contrast = 0.0;
+  CellStatistics(means.data(), static_cast<int>(means.size()), &mean, &contrast);
   out->grid_width = g.width;
   out->grid_height = g.height;
   out->mean = mean;
   out->contrast = contrast;
   out->cells.resize(means.size());
   for (std::size_t i = 0; i < means.size(); ++i) {
-    out->cells[i] = contrast > 0.0 ? static_cast<float>((means[i] - mean) / contrast) : 0.0f;
+    out->cells[i] = NormalisedCell(means[i], mean, contrast);
   }
 }
 
@@ -85,7 +76,7 @@ void MeansToSignature(const Grid& g, const std::vector<Sum>& sums, double full_s
     for (int gx = 0; gx < g.width; ++gx) {
       const int cols = g.x_edges[gx + 1] - g.x_edges[gx];
       const std::size_t i = static_cast<std::size_t>(gy) * g.width + gx;
-      means[i] = static_cast<double>(sums[i]) / (static_cast<double>(rows) * cols * full_scale);
+      means[i] = CellMean(sums[i], rows, cols, full_scale);
     }
   }
   Normalise(g, means, out);
@@ -218,10 +209,19 @@ void HostSignature(const ImageView& image, FrameSignature* out) {
 }  // namespace
 
 struct FrameSignatureMaker::Impl {
-  explicit Impl(const Options& o) : options(o) {}
-  Options options;
+  explicit Impl(const Options& o)
+      : options(o)
 #if defined(SSIM2_HAVE_CUDA)
-  cuda::SignatureScratch scratch;
+        ,
+        device(o.cuda_context, o.batch)
+#endif
+  {
+  }
+  Options options;
+  Ticket next_ticket = 1;
+  std::map<Ticket, FrameSignature> host;  // host images' signatures, not collected
+#if defined(SSIM2_HAVE_CUDA)
+  cuda::DeviceSignatures device;
 #endif
 };
 
@@ -233,6 +233,16 @@ Status FrameSignatureMaker::Create(const Options& options,
   if (out == nullptr) {
     return Status(StatusCode::kInvalidArgument, "FrameSignatureMaker::Create: null output");
   }
+  out->reset();
+  constexpr int kMaxBatch = 64;
+#if defined(SSIM2_HAVE_CUDA)
+  static_assert(kMaxBatch == cuda::kMaxSignatureBatch, "Options::batch's range");
+#endif
+  if (options.batch < 1 || options.batch > kMaxBatch) {
+    return Status(StatusCode::kInvalidArgument,
+                  "FrameSignatureMaker::Create: batch is " + std::to_string(options.batch) +
+                      ", it must be 1.." + std::to_string(kMaxBatch));
+  }
   out->reset(new (std::nothrow) FrameSignatureMaker());
   if (*out) (*out)->impl_.reset(new (std::nothrow) Impl(options));
   if (!*out || !(*out)->impl_) {
@@ -242,24 +252,26 @@ Status FrameSignatureMaker::Create(const Options& options,
   return Status::Ok();
 }
 
-Status FrameSignatureMaker::Compute(const ImageView& image, void* cuda_stream,
-                                    FrameSignature* out) {
-  if (out == nullptr) {
-    return Status(StatusCode::kInvalidArgument, "ComputeFrameSignature: null output");
+Status FrameSignatureMaker::Enqueue(const ImageView& image, void* cuda_stream, Ticket* ticket) {
+  if (ticket == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "FrameSignatureMaker::Enqueue: null ticket");
   }
-  *out = FrameSignature();
+  *ticket = 0;
   if (Status s = ValidateImage(image); !s.ok()) return s;
   // Nothing throws across the API: the host vectors of a signature.
   try {
     if (image.location == MemoryLocation::kHost) {
-      HostSignature(image, out);
+      FrameSignature signature;
+      HostSignature(image, &signature);
+      *ticket = impl_->next_ticket++;
+      impl_->host.emplace(*ticket, std::move(signature));
       return Status::Ok();
     }
 #if defined(SSIM2_HAVE_CUDA)
-    Status s = cuda::DeviceFrameSignature(image, impl_->options.cuda_context,
-                                          static_cast<cudaStream_t>(cuda_stream),
-                                          &impl_->scratch, out);
-    if (!s.ok()) *out = FrameSignature();
+    // Taken unless the image itself is refused (then nothing was added).
+    const Ticket t = impl_->next_ticket++;
+    const Status s = impl_->device.Add(image, static_cast<cudaStream_t>(cuda_stream), t);
+    if (impl_->device.Holds(t)) *ticket = t;
     return s;
 #else
     (void)cuda_stream;
@@ -269,14 +281,77 @@ Status FrameSignatureMaker::Compute(const ImageView& image, void* cuda_stream,
                   "the signature of an image in CUDA device memory needs the CUDA engine: " + why);
 #endif
   } catch (const std::bad_alloc&) {
-    *out = FrameSignature();
-    return Status(StatusCode::kOutOfMemory, "ComputeFrameSignature: out of host memory");
+    return Status(StatusCode::kOutOfMemory, "FrameSignatureMaker::Enqueue: out of host memory");
   }
+}
+
+Status FrameSignatureMaker::Flush() {
+#if defined(SSIM2_HAVE_CUDA)
+  return impl_->device.Launch();
+#else
+  return Status::Ok();
+#endif
+}
+
+bool FrameSignatureMaker::Ready(Ticket ticket) {
+  if (impl_->host.count(ticket)) return true;
+#if defined(SSIM2_HAVE_CUDA)
+  return impl_->device.Ready(ticket);
+#else
+  return false;
+#endif
+}
+
+Status FrameSignatureMaker::Collect(Ticket ticket, FrameSignature* out) {
+  if (out == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "FrameSignatureMaker::Collect: null output");
+  }
+  *out = FrameSignature();
+  auto host = impl_->host.find(ticket);
+  if (host != impl_->host.end()) {
+    *out = std::move(host->second);
+    impl_->host.erase(host);
+    return Status::Ok();
+  }
+  try {
+#if defined(SSIM2_HAVE_CUDA)
+    Status s = impl_->device.Collect(ticket, out);
+    if (!s.ok()) *out = FrameSignature();
+    return s;
+#else
+    return Status(StatusCode::kInvalidArgument,
+                  "FrameSignatureMaker::Collect: ticket " + std::to_string(ticket) +
+                      " is not in flight (never enqueued, or collected already)");
+#endif
+  } catch (const std::bad_alloc&) {
+    *out = FrameSignature();
+    return Status(StatusCode::kOutOfMemory, "FrameSignatureMaker::Collect: out of host memory");
+  }
+}
+
+Status FrameSignatureMaker::Compute(const ImageView& image, void* cuda_stream,
+                                    FrameSignature* out) {
+  if (out == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "ComputeFrameSignature: null output");
+  }
+  *out = FrameSignature();
+  Ticket ticket = 0;
+  const Status s = Enqueue(image, cuda_stream, &ticket);
+  if (ticket == 0) return s;
+  return Collect(ticket, out);
+}
+
+std::size_t FrameSignatureMaker::in_flight() const {
+#if defined(SSIM2_HAVE_CUDA)
+  return impl_->host.size() + impl_->device.in_flight();
+#else
+  return impl_->host.size();
+#endif
 }
 
 std::size_t FrameSignatureMaker::device_bytes() const {
 #if defined(SSIM2_HAVE_CUDA)
-  return impl_->scratch.bytes();
+  return impl_->device.bytes();
 #else
   return 0;
 #endif

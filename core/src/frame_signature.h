@@ -1,12 +1,15 @@
 // The two halves of a frame signature (ssim2/alignment.h), shared by the CPU
 // path (frame_signature.cpp) and the CUDA kernels (cuda/signature.cpp):
 // (a) the grid and how each format's luma is summed per cell, (b) the
-// normalisation of those sums, on the host for both. The sums of integer
-// formats are integers, so a device computes the very same ones in any
-// order; planar linear float keeps one order everywhere (per cell: per row a
-// double sum over x in order, added to the cell total row by row).
+// normalisation of those sums. The sums of integer formats are integers, so a
+// device computes the very same ones in any order; planar linear float keeps
+// one order everywhere (per cell: per row a double sum over x in order, added
+// to the cell total row by row). The normalisation is one sequence of double
+// operations (CellMean, CellStatistics, NormalisedCell) that host and device
+// both run, without contraction, so they round alike.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -53,7 +56,39 @@ SSIM2_HD int CellEdge(int i, int size, int cells) {
 // 0..1. Planar linear float sums its values themselves: 1.
 double LumaFullScale(PixelFormat format);
 
-// (b) The signature from the cell sums, row by row over the grid: integer
+// (b) Normalisation.
+
+// Equal cells leave only the rounding of their mean (about 1e-16) as
+// contrast: that is no contrast, and normalising it would make noise of it.
+constexpr double kNoContrast = 1e-9;
+
+// The mean of a cell, 0..1: its sum over its pixels and the full scale.
+template <typename Sum>
+SSIM2_HD double CellMean(Sum sum, int rows, int cols, double full_scale) {
+  return static_cast<double>(sum) / (static_cast<double>(rows) * cols * full_scale);
+}
+
+// The mean of `n` cell means and their standard deviation (0 under
+// kNoContrast), each summed in index order.
+SSIM2_HD void CellStatistics(const double* means, int n, double* mean, double* contrast) {
+  const double count = static_cast<double>(n);
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += means[i];
+  const double m = sum / count;
+  double squares = 0.0;
+  for (int i = 0; i < n; ++i) squares += (means[i] - m) * (means[i] - m);
+  double c = sqrt(squares / count);
+  if (c < kNoContrast) c = 0.0;
+  *mean = m;
+  *contrast = c;
+}
+
+// A cell of the signature: its mean less the frame's, over the contrast.
+SSIM2_HD float NormalisedCell(double cell_mean, double mean, double contrast) {
+  return contrast > 0.0 ? static_cast<float>((cell_mean - mean) / contrast) : 0.0f;
+}
+
+// The signature from the cell sums, row by row over the grid: integer
 // sums of an integer format, double totals of planar linear float.
 void SignatureFromSums(const Grid& grid, const std::vector<std::uint64_t>& sums,
                        double full_scale, FrameSignature* out);

@@ -11,6 +11,7 @@
 #include "cuda/kernels_device.cuh"
 // clang-format on
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -38,31 +39,46 @@ cudaError_t LaunchHBlur(const HJob* jobs, int num_jobs, int num_blocks, const Bl
 }
 
 cudaError_t LaunchVBlur(const VJob* jobs, int num_jobs, int num_blocks, const BlurParams& blur,
-                        double* partials, cudaStream_t) {
+                        cudaStream_t) {
   if (num_jobs == 0 || num_blocks == 0) return cudaSuccess;
   const LaunchShape shape = VBlurShape(num_blocks);
-  emu::Launch(shape.grid, shape.block, true,
-              [&] { VBlurKernel(jobs, num_jobs, blur, partials); });
+  emu::Launch(shape.grid, shape.block, true, [&] { VBlurKernel(jobs, num_jobs, blur); });
   return cudaSuccess;
 }
 
-cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
-                         cudaStream_t) {
+cudaError_t LaunchSums(const SumParams& params, cudaStream_t) {
   if (params.num_jobs == 0) return cudaSuccess;
-  const LaunchShape shape = ReduceShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { ReduceKernel(params, partials, out); });
+  LaunchShape shape = ChunkSumsShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { ChunkSumsKernel(params); });
+  shape = GroupSumsShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { GroupSumsKernel(params); });
+  shape = ChunkSummariesShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { ChunkSummariesKernel(params); });
+  shape = GroupSummariesShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { GroupSummariesKernel(params); });
+  shape = WalkShape(params);
+  emu::Launch(shape.grid, shape.block, false, [&] { WalkKernel(params); });
   return cudaSuccess;
 }
 
-cudaError_t LaunchSignatureRows(const SignatureParams& params, cudaStream_t) {
-  const LaunchShape shape = SignatureRowsShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { SignatureRowsKernel(params); });
+cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t) {
+  emu::CountLaunch();
+  const LaunchShape shape = SignatureRowsShape(batch);
+  emu::Launch(shape.grid, shape.block, false, [&] { SignatureRowsKernel(batch.frames); });
   return cudaSuccess;
 }
 
-cudaError_t LaunchSignatureCells(const SignatureParams& params, cudaStream_t) {
-  const LaunchShape shape = SignatureCellsShape(params);
-  emu::Launch(shape.grid, shape.block, false, [&] { SignatureCellsKernel(params); });
+cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t) {
+  emu::CountLaunch();
+  const LaunchShape shape = SignatureCellsShape(batch);
+  emu::Launch(shape.grid, shape.block, false, [&] { SignatureCellsKernel(batch.frames); });
+  return cudaSuccess;
+}
+
+cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t) {
+  emu::CountLaunch();
+  const LaunchShape shape = SignatureNormaliseShape(batch);
+  emu::Launch(shape.grid, shape.block, true, [&] { SignatureNormaliseKernel(batch.frames); });
   return cudaSuccess;
 }
 
@@ -104,6 +120,8 @@ struct FakeStream {
   int id = 0;
 };
 std::set<FakeStream*> g_streams;  // created and not destroyed
+std::atomic<std::size_t> g_waits{0};     // calls that wait for the device
+std::atomic<std::size_t> g_launches{0};  // kernels of the frame signatures
 
 // A handle the runtime accepts as a stream: the default streams or one it
 // created (anything else is cudaErrorInvalidResourceHandle, as the driver
@@ -115,6 +133,9 @@ bool LiveStream(cudaStream_t s) {
 }
 
 }  // namespace
+
+void emu::CountLaunch() { g_launches++; }
+emu::Counts emu::GetCounts() { return {g_waits.load(), g_launches.load()}; }
 
 void emu::SetDeviceMemoryHeadroom(std::size_t bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -173,7 +194,10 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* pt
   if (inside(g_pinned)) attr->type = cudaMemoryTypeHost;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() {
+  g_waits++;
+  return cudaSuccess;
+}
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind) {
   std::memcpy(dst, src, n);
   return cudaSuccess;
@@ -207,7 +231,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
   delete reinterpret_cast<FakeEvent*>(e);
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  if (!LiveStream(s)) return cudaErrorInvalidResourceHandle;
   reinterpret_cast<FakeEvent*>(e)->recorded++;
   return cudaSuccess;
 }
@@ -216,7 +241,10 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int) {
   return reinterpret_cast<FakeEvent*>(e)->recorded > 0 ? cudaSuccess : cudaErrorInvalidValue;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  g_waits++;
+  return cudaSuccess;
+}
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) {
   auto* stream = new FakeStream;
@@ -235,6 +263,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  g_waits++;
   return LiveStream(s) ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
 cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* data) {

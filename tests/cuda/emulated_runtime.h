@@ -10,4 +10,15 @@ namespace emu {
 // tests of what the engine does when the GPU runs out of memory.
 void SetDeviceMemoryHeadroom(std::size_t bytes);
 
+// What the code under test asked of the runtime since the program started:
+// the calls that wait for the device (cudaStreamSynchronize,
+// cudaEventSynchronize, cudaDeviceSynchronize) and the launches of the frame
+// signatures' kernels. For tests of what must not wait per frame.
+struct Counts {
+  std::size_t waits = 0;
+  std::size_t signature_launches = 0;
+};
+Counts GetCounts();
+void CountLaunch();  // the launchers' count
+
 }  // namespace emu

@@ -30,7 +30,7 @@ void CheckLayout(int w, int h, bool all) {
     regions.push_back({l.s11[s], l.s11[s] + 3 * l.geom[s].plane_bytes, "s11"});
   }
   regions.push_back({l.temp, l.temp + l.temp_bytes, "temp"});
-  regions.push_back({l.partials, l.partials + l.max_partials * kNumSums * 8, "partials"});
+  regions.push_back({l.sum_scratch, l.sum_scratch + l.sum_scratch_bytes, "sum scratch"});
   regions.push_back({l.sums, l.sums + l.num_result_slots * kSumsPerResult * 8, "sums"});
   regions.push_back({l.jobs, l.jobs + l.jobs_bytes, "jobs"});
   for (std::size_t i = 0; i < regions.size(); ++i) {
@@ -68,7 +68,7 @@ void CheckLayout(int w, int h, bool all) {
   char* base = reinterpret_cast<char*>(0x100000000ull);
   const LaunchTables t = MakeTables(l, base);
   for (int m = 0; m < kNumPassModes; ++m) {
-    int h_jobs = 0, v_jobs = 0, expect_h = 0, expect_v = 0, partial_end = 0;
+    int h_jobs = 0, v_jobs = 0, expect_h = 0, expect_v = 0;
     for (int s = 0; s < l.plan.num_scales; ++s)
       for (int c = 0; c < 3; ++c) {
         const ChannelNeeds& n = l.plan.needs[s][c];
@@ -81,7 +81,6 @@ void CheckLayout(int w, int h, bool all) {
     for (int g = 0; g < kNumGroups; ++g) {
       h_jobs += static_cast<int>(t.h[m][g].size());
       v_jobs += static_cast<int>(t.v[m][g].size());
-      partial_end = std::max(partial_end, t.partial_base[m][g] + t.v_blocks[m][g]);
       int blocks = 0;
       for (const HJob& j : t.h[m][g]) {
         EXPECT_TRUE(j.first_block == blocks) << "H job blocks not contiguous";
@@ -92,9 +91,29 @@ void CheckLayout(int w, int h, bool all) {
     }
     EXPECT_TRUE(h_jobs == expect_h) << cudatest::Format("%dx%d mode %d: %d H jobs, expected %d", w, h, m, h_jobs, expect_h);
     EXPECT_TRUE(v_jobs == expect_v) << cudatest::Format("%dx%d mode %d: %d V jobs, expected %d", w, h, m, v_jobs, expect_v);
-    EXPECT_TRUE(partial_end <= l.max_partials) << "partials overflow";
     if (m != 0) {
-      EXPECT_TRUE(t.reduce[m].num_jobs == expect_v) << cudatest::Format("reduce jobs %d vs %d", t.reduce[m].num_jobs, expect_v);
+      // One sum job per V job, its chunks and groups consecutive, all of
+      // them inside the scratch region.
+      const SumParams& sp = t.sums[m][0];
+      static_assert(kNumGroups == 1, "one group's sums cover every job");
+      EXPECT_TRUE(sp.num_jobs == expect_v) << cudatest::Format("sum jobs %d vs %d", sp.num_jobs, expect_v);
+      int chunks = 0, groups = 0;
+      for (int j = 0; j < sp.num_jobs; ++j) {
+        const SumJob& job = sp.jobs[j];
+        EXPECT_TRUE(job.first_chunk == chunks && job.first_group == groups) << "sum chunks not contiguous";
+        const long long terms = static_cast<long long>(job.width) * job.height;
+        EXPECT_TRUE(static_cast<long long>(job.num_chunks) * kSumChunkTerms >= terms &&
+                    static_cast<long long>(job.num_chunks - 1) * kSumChunkTerms < terms);
+        EXPECT_TRUE(job.num_groups == (job.num_chunks + kSumGroupChunks - 1) / kSumGroupChunks);
+        chunks += job.num_chunks;
+        groups += job.num_groups;
+      }
+      EXPECT_TRUE(sp.total_chunks == chunks && chunks == l.sum_chunks) << "chunk count";
+      EXPECT_TRUE(sp.total_groups == groups && groups == l.sum_groups) << "group count";
+      const char* scratch = base + l.sum_scratch;
+      const char* end = reinterpret_cast<const char*>(sp.group_summaries + kNumSums * groups);
+      EXPECT_TRUE(reinterpret_cast<const char*>(sp.chunk_sums) == scratch);
+      EXPECT_TRUE(end == scratch + l.sum_scratch_bytes) << "sum scratch size";
     }
   }
   EXPECT_TRUE(t.blob.size() <= l.jobs_bytes) << cudatest::Format("job blob %zu > %zu", t.blob.size(), l.jobs_bytes);
@@ -146,10 +165,23 @@ TEST(GpuLayout, LaneReadsItsOwnersCache) {
       for (int s = 0; s < owner.plan.num_scales; ++s)
         for (int c = 0; c < 3; ++c) at_mu1 = at_mu1 || mu1 == owner.mu1[s] + c * owner.geom[s].plane_bytes;
       EXPECT_TRUE(at_mu1) << "mu1 at one of the owner's mu1 planes";
-      if (v.ssim) {
+      if (v.quotient) {
         EXPECT_TRUE(in(v.src[kMapS11], owner_base, owner.total_bytes)) << "sigma11 from the owner";
       }
+      EXPECT_EQ(v.mu1, nullptr) << "a cached pass never writes mu1";
     }
+    const SumParams& sums = t.sums[cached][0];
+    for (int j = 0; j < sums.num_jobs; ++j) {
+      const SumJob& job = sums.jobs[j];
+      if (job.edge) {
+        EXPECT_TRUE(in(job.mu1, owner_base, owner.total_bytes)) << "the sums' mu1: the owner's cache";
+        EXPECT_TRUE(in(job.mu2, lane_base, lane.total_bytes)) << "the sums' mu2: the lane's temp";
+      }
+      if (job.ssim) {
+        EXPECT_TRUE(in(job.quotient, lane_base, lane.total_bytes)) << "the quotient: the lane's temp";
+      }
+    }
+    EXPECT_TRUE(in(sums.chunk_sums, lane_base, lane.total_bytes)) << "the lane's own sum scratch";
     for (const HJob& j : t.h[cached][0]) {
       EXPECT_TRUE(in(j.out, lane_base, lane.total_bytes)) << "the lane writes its own temp";
     }

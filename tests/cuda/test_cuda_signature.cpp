@@ -1,6 +1,8 @@
 // Frame signatures of CUDA device images (ssim2::FrameSignatureMaker): bit
 // for bit the host's, for every pixel format, at odd sizes and at sizes
-// smaller than the grid; and the errors of the device path.
+// smaller than the grid, one at a time and in batches collected in any order;
+// no wait for the device before a signature is collected; and the errors of
+// the device path.
 //
 // Usage: test_cuda_signature [--quick] [gtest options]. Exit 77 without a
 // CUDA device. Built twice: on the device and on the emulated runtime (CI).
@@ -16,6 +18,9 @@
 #include <vector>
 
 #include "cuda_test_util.h"
+#if defined(SSIM2_EMULATED_RUNTIME)
+#include "emulated_runtime.h"
+#endif
 #include "pixel_format.h"
 #include "ssim2/alignment.h"
 
@@ -92,9 +97,11 @@ void ExpectSameSignature(const FrameSignature& host, const FrameSignature& devic
       << what << ": cells differ";
 }
 
-std::unique_ptr<FrameSignatureMaker> NewMaker() {
+std::unique_ptr<FrameSignatureMaker> NewMaker(int batch = FrameSignatureMaker::Options().batch) {
+  FrameSignatureMaker::Options options;
+  options.batch = batch;
   std::unique_ptr<FrameSignatureMaker> maker;
-  EXPECT_TRUE(FrameSignatureMaker::Create({}, &maker).ok());
+  EXPECT_TRUE(FrameSignatureMaker::Create(options, &maker).ok());
   return maker;
 }
 
@@ -166,9 +173,140 @@ TEST(DeviceSignature, MisalignedDeviceImageIsAnError) {
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.message();
   EXPECT_NE(status.message().find("multiples of 2 bytes"), std::string::npos) << status.message();
   EXPECT_TRUE(s.empty()) << "a failed call leaves an empty signature";
+  FrameSignatureMaker::Ticket t = 7;
+  EXPECT_EQ(maker->Enqueue(odd, nullptr, &t).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(t, 0u) << "a refused image gets no ticket";
+  EXPECT_EQ(maker->in_flight(), 0u);
+}
+
+TEST(DeviceSignature, BatchesEqualHostInAnyOrderOfCollection) {
+  SSIM2_REQUIRE_DEVICE();
+  // Frames of several formats and sizes in batches of 4 (the last one
+  // partial), among them one of more cells than the normalisation keeps in
+  // shared memory (2x40000: a grid of 1x6788).
+  struct Case {
+    PixelFormat format;
+    Size size;
+  };
+  const Case cases[] = {{PixelFormat::kI420, {1919, 1079}}, {PixelFormat::kRGB8, {641, 361}},
+                        {PixelFormat::kLinearRGBPlanarF32, {100, 7}}, {PixelFormat::kP010_10LE, {33, 17}},
+                        {PixelFormat::kGray8, {2, 40000}},      {PixelFormat::kNV12, {640, 360}},
+                        {PixelFormat::kRGBA16, {17, 33}},       {PixelFormat::kI420, {1920, 1080}},
+                        {PixelFormat::kBGRX8, {5, 3}},          {PixelFormat::kY444, {64, 36}}};
+  constexpr std::size_t kFrames = sizeof cases / sizeof *cases;
+  std::mt19937 rng(11);
+  std::vector<std::unique_ptr<TestImage>> images;
+  for (const Case& c : cases) images.push_back(MakeImage(c.format, c.size.width, c.size.height, &rng));
+  std::unique_ptr<FrameSignatureMaker> maker = NewMaker(4);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  std::vector<FrameSignatureMaker::Ticket> tickets;
+  for (const auto& image : images) {
+    FrameSignatureMaker::Ticket t = 0;
+    const ssim2::Status s = maker->Enqueue(image->device, stream, &t);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_NE(t, 0u);
+    tickets.push_back(t);
+  }
+  EXPECT_EQ(maker->in_flight(), kFrames);
+  EXPECT_FALSE(maker->Ready(tickets.back())) << "the last batch is still open";
+  // Newest first: the open batch is launched by its first collection.
+  for (std::size_t k = kFrames; k-- > 0;) {
+    const std::string what = cudatest::Format("%s %dx%d", ssim2::PixelFormatName(cases[k].format),
+                                              cases[k].size.width, cases[k].size.height);
+    FrameSignature host, device;
+    ASSERT_TRUE(ssim2::ComputeFrameSignature(images[k]->host, &host).ok()) << what;
+    const ssim2::Status s = maker->Collect(tickets[k], &device);
+    ASSERT_TRUE(s.ok()) << what << ": " << s.message();
+    ExpectSameSignature(host, device, what);
+  }
+  EXPECT_EQ(maker->in_flight(), 0u);
+  FrameSignature again;
+  const ssim2::Status twice = maker->Collect(tickets[0], &again);
+  EXPECT_EQ(twice.code(), StatusCode::kInvalidArgument) << "a ticket is spent once collected";
+  EXPECT_NE(twice.message().find("not in flight"), std::string::npos) << twice.message();
+  cudaStreamDestroy(stream);
+}
+
+TEST(DeviceSignature, FlushLaunchesThePartialBatch) {
+  SSIM2_REQUIRE_DEVICE();
+  std::mt19937 rng(5);
+  const auto image = MakeImage(PixelFormat::kI420, 320, 180, &rng);
+  std::unique_ptr<FrameSignatureMaker> maker = NewMaker(8);
+  FrameSignatureMaker::Ticket t = 0;
+  ASSERT_TRUE(maker->Enqueue(image->device, nullptr, &t).ok());
+  EXPECT_FALSE(maker->Ready(t)) << "one frame of 8: its batch waits for more";
+  ASSERT_TRUE(maker->Flush().ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(maker->Ready(t)) << "launched by Flush() and finished";
+  FrameSignature host, device;
+  ASSERT_TRUE(ssim2::ComputeFrameSignature(image->host, &host).ok());
+  ASSERT_TRUE(maker->Collect(t, &device).ok());
+  ExpectSameSignature(host, device, "I420 320x180 after Flush()");
+  // Host images take tickets too, ready at once.
+  ASSERT_TRUE(maker->Enqueue(image->host, nullptr, &t).ok());
+  EXPECT_TRUE(maker->Ready(t));
+  ASSERT_TRUE(maker->Collect(t, &device).ok());
+  ExpectSameSignature(host, device, "I420 320x180 host image through Enqueue()");
+}
+
+TEST(DeviceSignature, BatchOutOfRangeIsRefused) {
+  for (int batch : {0, 65}) {
+    FrameSignatureMaker::Options options;
+    options.batch = batch;
+    std::unique_ptr<FrameSignatureMaker> maker;
+    const ssim2::Status s = FrameSignatureMaker::Create(options, &maker);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << batch;
+    EXPECT_NE(s.message().find("1..64"), std::string::npos) << s.message();
+    EXPECT_FALSE(maker);
+  }
 }
 
 #if defined(SSIM2_EMULATED_RUNTIME)
+// The point of batches: enqueuing frames waits for nothing, and each batch
+// is three launches however many frames it holds; collecting waits at most
+// once per batch. (Counts of the emulated runtime; the device benchmark
+// measures what that saves.)
+TEST(DeviceSignature, EnqueueNeverWaitsAndBatchesShareLaunches) {
+  std::mt19937 rng(9);
+  constexpr int kBatch = 4;
+  std::vector<std::unique_ptr<TestImage>> images;
+  for (int i = 0; i < 3 * kBatch + 1; ++i) {
+    images.push_back(MakeImage(PixelFormat::kNV12, 160, 90, &rng));
+  }
+  std::unique_ptr<FrameSignatureMaker> maker = NewMaker(kBatch);
+  // A first full batch allocates the scratch (growing it waits for the
+  // batches in flight); later batches of that size reuse it.
+  std::vector<FrameSignatureMaker::Ticket> warm(kBatch);
+  for (int i = 0; i < kBatch; ++i) {
+    ASSERT_TRUE(maker->Enqueue(images[i]->device, nullptr, &warm[i]).ok());
+  }
+  for (FrameSignatureMaker::Ticket t : warm) {
+    FrameSignature s;
+    ASSERT_TRUE(maker->Collect(t, &s).ok());
+  }
+  const emu::Counts before = emu::GetCounts();
+  std::vector<FrameSignatureMaker::Ticket> tickets;
+  for (const auto& image : images) {
+    FrameSignatureMaker::Ticket t = 0;
+    ASSERT_TRUE(maker->Enqueue(image->device, nullptr, &t).ok());
+    tickets.push_back(t);
+  }
+  const emu::Counts enqueued = emu::GetCounts();
+  EXPECT_EQ(enqueued.waits, before.waits) << "Enqueue() waited for the device";
+  EXPECT_EQ(enqueued.signature_launches - before.signature_launches, 3u * 3u)
+      << "three full batches, three launches each; the 13th frame's batch is open";
+  for (std::size_t i = 0; i < tickets.size(); ++i) {
+    FrameSignature host, device;
+    ASSERT_TRUE(ssim2::ComputeFrameSignature(images[i]->host, &host).ok());
+    ASSERT_TRUE(maker->Collect(tickets[i], &device).ok());
+    ExpectSameSignature(host, device, "NV12 160x90, frame " + std::to_string(i));
+  }
+  const emu::Counts collected = emu::GetCounts();
+  EXPECT_EQ(collected.signature_launches - before.signature_launches, 4u * 3u);
+  EXPECT_LE(collected.waits - before.waits, 4u) << "at most one wait per batch";
+}
+
 // A stream handle that is not a stream: the emulated runtime refuses it as
 // the driver does (on a device, a destroyed stream is undefined behaviour,
 // so this runs only here).

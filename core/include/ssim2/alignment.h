@@ -64,17 +64,25 @@ struct FrameSignature {
 
 // The signature of one image (every PixelFormat), in host memory (one pass
 // over the luma samples) or in CUDA device memory (computed on the device,
-// in the context current on the calling thread and on the legacy default
-// stream, with device scratch allocated for this call; per frame, use a
-// FrameSignatureMaker). Host and device give the same signature, bit for
+// in the context current on the calling thread, after the work on the legacy
+// default stream, with device scratch allocated for this call; per frame,
+// use a FrameSignatureMaker). Host and device give the same signature, bit for
 // bit. Device images without a CUDA build: kBackendUnavailable. `*out` is
 // replaced; on failure it is empty.
 Status ComputeFrameSignature(const ImageView& image, FrameSignature* out);
 
 // Signatures of a stream of frames, host or CUDA device memory, keeping the
-// device scratch (a few hundred KiB at 1080p, grown to the largest frame)
-// from one frame to the next. One per thread that computes signatures (a
+// device scratch (grown to the largest batch of frames) and pinned memory from
+// one frame to the next. One per thread that computes signatures (a
 // streaming thread); not thread-safe.
+//
+// Device frames are computed in batches without waiting: Enqueue() adds a
+// frame to the open batch (launched when it holds Options::batch frames, at
+// Flush(), or when a ticket of it is collected), and Collect() returns a
+// signature, waiting only if its batch has not finished; Ready() says whether
+// it would wait. A caller that holds its frames anyway (the element's
+// alignment window) collects each a batch or so later, and nothing
+// synchronises per frame. Compute() is Enqueue() and Collect() of one frame.
 class FrameSignatureMaker {
  public:
   struct Options {
@@ -82,21 +90,47 @@ class FrameSignatureMaker {
     // null: the context current on the calling thread (as
     // ScorerOptions::cuda_context).
     void* cuda_context = nullptr;
+    // Device frames computed together: one launch of each kernel and one
+    // copy of the results for this many frames. 1..64.
+    int batch = 8;
   };
+  // A signature in flight; 0 is none.
+  using Ticket = std::uint64_t;
 
   ~FrameSignatureMaker();
   FrameSignatureMaker(const FrameSignatureMaker&) = delete;
   FrameSignatureMaker& operator=(const FrameSignatureMaker&) = delete;
 
   // Allocates nothing on the device (that happens at the first device frame),
-  // so it succeeds in builds without CUDA too.
+  // so it succeeds in builds without CUDA too. kInvalidArgument for a batch
+  // out of range.
   static Status Create(const Options& options, std::unique_ptr<FrameSignatureMaker>* out);
 
-  // As ComputeFrameSignature(). A device image is read on `cuda_stream` (a
-  // cudaStream_t or CUstream, as void*; null: the legacy default stream), so
-  // work enqueued on it before (the decoder's copy of the frame) comes
-  // first; the call synchronises that stream before it returns.
+  // As ComputeFrameSignature(). A device image is read on the device after
+  // the work enqueued on `cuda_stream` before this call (a cudaStream_t or
+  // CUstream, as void*; null: the legacy default stream), such as the
+  // decoder's copy of the frame; the call synchronises before it returns.
   Status Compute(const ImageView& image, void* cuda_stream, FrameSignature* out);
+
+  // Takes `image` and sets *ticket (0 when the image was refused: a bad image,
+  // no device). A host image is computed at once; a device image joins the
+  // open batch, read after the work enqueued on `cuda_stream` before this
+  // call, and must stay readable (and unchanged) until its ticket is
+  // collected. A failed launch of the batch is returned here and again by the
+  // Collect() of each of its tickets.
+  Status Enqueue(const ImageView& image, void* cuda_stream, Ticket* ticket);
+  // Launches the open batch now (nothing when it is empty).
+  Status Flush();
+  // Whether Collect(ticket) would return without waiting for the device:
+  // false while its batch is open or running.
+  bool Ready(Ticket ticket);
+  // The signature of `ticket`, launching its batch if it is open and waiting
+  // for it if it has not finished; then the ticket is spent. Tickets may be
+  // collected in any order; one not in flight is kInvalidArgument. `*out` is
+  // replaced; on failure it is empty.
+  Status Collect(Ticket ticket, FrameSignature* out);
+  // Tickets taken and not collected.
+  std::size_t in_flight() const;
 
   // Device scratch held now, in bytes (device memory and pinned host memory).
   std::size_t device_bytes() const;

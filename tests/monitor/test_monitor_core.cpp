@@ -1,0 +1,307 @@
+// `ssim2 monitor`'s parts without GStreamer: its options and its metrics
+// registry (the OpenMetrics text is also parsed by the Prometheus client in
+// test_monitor.py, against a running monitor).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "monitor_logs.h"
+#include "monitor_metrics.h"
+#include "monitor_options.h"
+
+namespace ssim2 {
+namespace monitor {
+namespace {
+
+bool Parse(const std::vector<std::string>& args, MonitorOptions* o, std::string* error) {
+  bool help = false;
+  return ParseMonitorArgs(args, o, &help, error);
+}
+
+TEST(MonitorOptions, Defaults) {
+  MonitorOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"--ref", "udp://127.0.0.1:5000", "--dist", "hd=srt://h:1"}, &o, &error))
+      << error;
+  EXPECT_EQ(o.ref_uri, "udp://127.0.0.1:5000");
+  ASSERT_EQ(o.renditions.size(), 1u);
+  EXPECT_EQ(o.renditions[0].name, "hd");
+  EXPECT_EQ(o.renditions[0].uri, "srt://h:1");
+  EXPECT_EQ(o.listen_host, "127.0.0.1");
+  EXPECT_EQ(o.listen_port, 9464);
+  EXPECT_EQ(o.alignment, ssim2gst::Alignment::kContent);
+  EXPECT_FALSE(o.threshold.has_value());
+}
+
+TEST(MonitorOptions, Everything) {
+  MonitorOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"--ref=a.ts", "--dist", "hd=b.ts", "--dist=sd=file:///c.ts", "--listen",
+                     "[::1]:0", "--stall-timeout", "2.5", "--interval=1", "--threshold", "60",
+                     "--sync-window", "2", "--alignment", "running-time", "--backend", "cpu",
+                     "--max-backoff", "4"},
+                    &o, &error))
+      << error;
+  ASSERT_EQ(o.renditions.size(), 2u);
+  EXPECT_EQ(o.renditions[1].name, "sd");
+  EXPECT_EQ(o.renditions[1].uri, "file:///c.ts");
+  EXPECT_EQ(o.listen_host, "::1");
+  EXPECT_EQ(o.listen_port, 0);
+  EXPECT_EQ(o.stall_timeout_s, 2.5);
+  EXPECT_EQ(o.interval_s, 1.0);
+  EXPECT_EQ(*o.threshold, 60.0);
+  EXPECT_EQ(o.sync_window_s, 2.0);
+  EXPECT_EQ(o.max_backoff_s, 4.0);
+  EXPECT_EQ(o.alignment, ssim2gst::Alignment::kRunningTime);
+  EXPECT_EQ(o.backend, Backend::kCpu);
+}
+
+TEST(MonitorOptions, Refusals) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--dist", "a=x"}, "--ref URI is required"},
+      {{"--ref", "x"}, "at least one --dist"},
+      {{"--ref", "x", "--dist", "x"}, "expected NAME=URI"},
+      {{"--ref", "x", "--dist", "ref=y"}, "not 'ref'"},
+      {{"--ref", "x", "--dist", "a b=y"}, "the name must be"},
+      {{"--ref", "x", "--dist", "a=y", "--dist", "a=z"}, "given twice"},
+      {{"--ref", "x", "--dist", "a=y", "--listen", "localhost"}, "expected HOST:PORT"},
+      {{"--ref", "x", "--dist", "a=y", "--listen", "h:70000"}, "expected HOST:PORT"},
+      {{"--ref", "x", "--dist", "a=y", "--stall-timeout", "0"}, "--stall-timeout must be"},
+      {{"--ref", "x", "--dist", "a=y", "--threshold", "high"}, "--threshold must be"},
+      {{"--ref", "x", "--dist", "a=y", "--alignment", "fuzzy"}, "--alignment fuzzy"},
+      {{"--ref", "x", "--dist", "a=y", "--backend", "gpu"}, "--backend gpu"},
+      {{"--ref", "x", "--dist", "a=y", "extra"}, "unexpected argument 'extra'"},
+  };
+  for (const auto& [args, expected] : cases) {
+    MonitorOptions o;
+    std::string error;
+    EXPECT_FALSE(Parse(args, &o, &error)) << args.back();
+    EXPECT_NE(error.find(expected), std::string::npos) << error;
+  }
+}
+
+TEST(MonitorOptions, Help) {
+  MonitorOptions o;
+  bool help = false;
+  std::string error;
+  ASSERT_TRUE(ParseMonitorArgs({"--help"}, &o, &help, &error));
+  EXPECT_TRUE(help);
+  const std::string text = MonitorHelpText();
+  for (const char* option : {"--ref", "--dist", "--listen", "--stall-timeout", "--interval",
+                             "--threshold", "--sync-window", "--max-backoff"}) {
+    EXPECT_NE(text.find(option), std::string::npos) << option;
+  }
+}
+
+// The sample line of `name` with these labels, or "" when absent.
+std::string SampleLine(const std::string& text, const std::string& prefix) {
+  std::size_t at = 0;
+  while ((at = text.find(prefix, at)) != std::string::npos) {
+    if (at == 0 || text[at - 1] == '\n') {
+      return text.substr(at, text.find('\n', at) - at);
+    }
+    at += prefix.size();
+  }
+  return "";
+}
+
+TEST(MonitorMetrics, ScoresWindowsAndInputs) {
+  Metrics m({"hd", "sd"}, 50.0);
+  m.SetInfo("cpu", "", "1.2.3");
+  m.InputOpening("ref", 10);
+  m.InputFrame("ref", 11);
+  m.InputOpening("hd", 10);
+  m.FrameSent("hd");
+  m.FrameSent("hd");
+  m.FramePaused("sd");
+  m.FrameSent("ref");
+  m.Score("hd", 80.5, 3, 11.2);
+  m.Score("hd", 70.25, 3, 11.4);
+  m.Sync("hd", true, 3);
+  EXPECT_EQ(m.Window("hd", {2, 1, 75.375, 70.25, 70.5125}, 12), AlarmChange::kNone);
+  const std::string text = m.OpenMetricsText(13.5);
+  EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
+  EXPECT_EQ(SampleLine(text, "ssim2_info{"),
+            "ssim2_info{backend=\"cpu\",device=\"\",version=\"1.2.3\"} 1");
+  EXPECT_EQ(SampleLine(text, "ssim2_score{rendition=\"hd\"}"), "ssim2_score{rendition=\"hd\"} 70.25");
+  EXPECT_EQ(SampleLine(text, "ssim2_score{rendition=\"sd\"}"), "ssim2_score{rendition=\"sd\"} NaN");
+  EXPECT_EQ(SampleLine(text, "ssim2_window_mean{rendition=\"hd\"}"),
+            "ssim2_window_mean{rendition=\"hd\"} 75.375");
+  EXPECT_EQ(SampleLine(text, "ssim2_frames_total{rendition=\"hd\",result=\"scored\"}"),
+            "ssim2_frames_total{rendition=\"hd\",result=\"scored\"} 2");
+  EXPECT_EQ(SampleLine(text, "ssim2_frames_total{rendition=\"hd\",result=\"skipped\"}"),
+            "ssim2_frames_total{rendition=\"hd\",result=\"skipped\"} 1");
+  EXPECT_EQ(SampleLine(text, "ssim2_frames_total{rendition=\"sd\",result=\"paused\"}"),
+            "ssim2_frames_total{rendition=\"sd\",result=\"paused\"} 1");
+  EXPECT_EQ(SampleLine(text, "ssim2_frames_sent_total{rendition=\"hd\"}"),
+            "ssim2_frames_sent_total{rendition=\"hd\"} 2");
+  EXPECT_EQ(SampleLine(text, "ssim2_reference_frames_sent_total "),
+            "ssim2_reference_frames_sent_total 1");
+  EXPECT_EQ(SampleLine(text, "ssim2_alignment_offset_frames{rendition=\"hd\"}"),
+            "ssim2_alignment_offset_frames{rendition=\"hd\"} 3");
+  EXPECT_EQ(SampleLine(text, "ssim2_alignment_locked{rendition=\"hd\"}"),
+            "ssim2_alignment_locked{rendition=\"hd\"} 1");
+  EXPECT_EQ(SampleLine(text, "ssim2_input_up{input=\"ref\"}"), "ssim2_input_up{input=\"ref\"} 1");
+  EXPECT_EQ(SampleLine(text, "ssim2_input_up{input=\"hd\"}"), "ssim2_input_up{input=\"hd\"} 0");
+  EXPECT_EQ(SampleLine(text, "ssim2_last_frame_age_seconds{input=\"ref\"}"),
+            "ssim2_last_frame_age_seconds{input=\"ref\"} 2.5");
+  EXPECT_EQ(SampleLine(text, "ssim2_last_frame_age_seconds{input=\"hd\"}"),
+            "ssim2_last_frame_age_seconds{input=\"hd\"} NaN");
+  EXPECT_EQ(SampleLine(text, "ssim2_threshold "), "ssim2_threshold 50");
+
+  m.InputDown("ref", "error: \"gone\"\nbadly", 14);
+  EXPECT_FALSE(m.InputUp("ref"));
+  const std::string after = m.OpenMetricsText(15);
+  EXPECT_EQ(SampleLine(after, "ssim2_input_down_total{input=\"ref\"}"),
+            "ssim2_input_down_total{input=\"ref\"} 1");
+  const std::string json = m.StateJson(15);
+  EXPECT_NE(json.find("\"last_error\":\"error: \\\"gone\\\"\\nbadly\""), std::string::npos)
+      << json;
+}
+
+TEST(MonitorMetrics, ThresholdAlarm) {
+  Metrics m({"hd"}, 50.0);
+  EXPECT_EQ(m.Window("hd", {10, 0, 60, 40, 41}, 1), AlarmChange::kNone);
+  EXPECT_EQ(m.Window("hd", {10, 0, 49.9, 40, 41}, 2), AlarmChange::kRaised);
+  EXPECT_EQ(m.Window("hd", {10, 0, 45, 40, 41}, 3), AlarmChange::kNone);
+  // A window of skipped pairs only has no mean: the alarm stays as it is.
+  EXPECT_EQ(m.Window("hd", {0, 5, NAN, NAN, NAN}, 4), AlarmChange::kNone);
+  EXPECT_EQ(m.Window("hd", {10, 0, 50, 40, 41}, 5), AlarmChange::kCleared);
+  EXPECT_EQ(m.Window("hd", {10, 0, 10, 5, 6}, 6), AlarmChange::kRaised);
+  const std::string text = m.OpenMetricsText(7);
+  EXPECT_EQ(SampleLine(text, "ssim2_alarm{rendition=\"hd\"}"), "ssim2_alarm{rendition=\"hd\"} 1");
+  EXPECT_EQ(SampleLine(text, "ssim2_alarms_total{rendition=\"hd\"}"),
+            "ssim2_alarms_total{rendition=\"hd\"} 2");
+  Metrics none({"hd"}, std::nullopt);
+  EXPECT_EQ(none.Window("hd", {10, 0, 1, 1, 1}, 1), AlarmChange::kNone);
+  EXPECT_EQ(none.OpenMetricsText(1).find("ssim2_threshold"), std::string::npos);
+}
+
+TEST(MonitorMetrics, HistoryIsPerSecondAndBounded) {
+  Metrics m({"hd"}, std::nullopt, /*history_s=*/10);
+  // 30 scores a second for 60 s.
+  for (int i = 0; i < 60 * 30; ++i) m.Score("hd", i % 30 == 0 ? 10 : 40, 0, 100 + i / 30.0);
+  const std::string json = m.StateJson(160);
+  // Points of the last 10 s only, one per second.
+  const std::string key = "\"history\":[";
+  const std::size_t at = json.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const std::string points = json.substr(at + key.size(), json.find("]]", at) - at - key.size());
+  std::size_t count = 0;
+  for (char c : points) count += c == '[';
+  EXPECT_GE(count, 9u);
+  EXPECT_LE(count, 11u);
+  // Each point is the mean of its second: (10 + 29 x 40) / 30 = 39.
+  EXPECT_NE(points.find(",39]"), std::string::npos) << points;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Rows of a CSV log (lines that are not the header or a `#` line).
+int RowCount(const std::string& text) {
+  int rows = -1;  // the header
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) rows += !line.empty() && line[0] != '#';
+  return rows;
+}
+
+class MonitorLogs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/monitor_logs_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+  static ScoreRow Row(std::uint64_t i, double score) {
+    ScoreRow r;
+    r.index = r.frame = i;
+    r.score = score;
+    r.ref_frame = static_cast<std::int64_t>(i) + 2;
+    return r;
+  }
+  std::string dir_;
+};
+
+TEST_F(MonitorLogs, RowsAreWrittenAtOnceAndClosedWithSummary) {
+  std::string error;
+  auto log = RenditionLog::Open(dir_, "hd", LogRotation{}, LogRunInfo{}, 0, &error);
+  ASSERT_NE(log, nullptr) << error;
+  ASSERT_TRUE(log->Append(Row(0, 50), 1, &error)) << error;
+  ASSERT_TRUE(log->Append(Row(1, 70), 2, &error)) << error;
+  // Flushed row by row: a reader sees both before the log is closed.
+  EXPECT_EQ(RowCount(ReadFile(dir_ + "/hd.csv")), 2);
+  ASSERT_TRUE(log->Close(&error)) << error;
+  const std::string text = ReadFile(dir_ + "/hd.csv");
+  EXPECT_NE(text.find("# frames,2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# mean,60.00000000\n"), std::string::npos) << text;
+}
+
+TEST_F(MonitorLogs, RotatesBySizeKeepingTheNewest) {
+  LogRotation rotation;
+  rotation.max_bytes = 200;  // a header and a few rows
+  rotation.keep = 2;
+  std::string error;
+  auto log = RenditionLog::Open(dir_, "sd", rotation, LogRunInfo{}, 0, &error);
+  ASSERT_NE(log, nullptr) << error;
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(log->Append(Row(i, i), i, &error)) << error;
+  ASSERT_TRUE(log->Close(&error)) << error;
+  const std::string current = ReadFile(dir_ + "/sd.csv");
+  const std::string newest = ReadFile(dir_ + "/sd.csv.1");
+  const std::string older = ReadFile(dir_ + "/sd.csv.2");
+  EXPECT_TRUE(ReadFile(dir_ + "/sd.csv.3").empty());  // beyond keep: removed
+  // Each file is a complete log: rows, then the summary of its own rows.
+  for (const std::string* text : {&current, &newest, &older}) {
+    const int rows = RowCount(*text);
+    EXPECT_GT(rows, 0);
+    EXPECT_NE(text->find("# frames," + std::to_string(rows) + "\n"), std::string::npos) << *text;
+  }
+  // The last row is in the current file, and the rows run on across files.
+  EXPECT_NE(current.find("\n39,39,"), std::string::npos) << current;
+  const std::size_t first_current = current.find('\n') + 1;
+  const int first = std::stoi(current.substr(first_current));
+  const int newest_rows = RowCount(newest);
+  EXPECT_NE(newest.find("\n" + std::to_string(first - 1) + ","), std::string::npos) << newest;
+  EXPECT_NE(newest.find("\n" + std::to_string(first - newest_rows) + ","), std::string::npos);
+}
+
+TEST_F(MonitorLogs, RotatesByAge) {
+  LogRotation rotation;
+  rotation.max_bytes = 0;
+  rotation.max_age_s = 10;
+  std::string error;
+  auto log = RenditionLog::Open(dir_, "hd", rotation, LogRunInfo{}, 100, &error);
+  ASSERT_NE(log, nullptr) << error;
+  ASSERT_TRUE(log->Append(Row(0, 1), 105, &error));
+  ASSERT_TRUE(log->Append(Row(1, 2), 109.9, &error));
+  ASSERT_TRUE(log->Append(Row(2, 3), 110, &error));  // 10 s after opening: a new file
+  ASSERT_TRUE(log->Close(&error));
+  EXPECT_EQ(RowCount(ReadFile(dir_ + "/hd.csv.1")), 2);
+  EXPECT_EQ(RowCount(ReadFile(dir_ + "/hd.csv")), 1);
+}
+
+TEST_F(MonitorLogs, UnwritableDirectoryIsAnError) {
+  std::string error;
+  auto log = RenditionLog::Open(dir_ + "/missing", "hd", LogRotation{}, LogRunInfo{}, 0, &error);
+  EXPECT_EQ(log, nullptr);
+  EXPECT_NE(error.find("missing/hd.csv"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace monitor
+}  // namespace ssim2

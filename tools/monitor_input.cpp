@@ -1,0 +1,246 @@
+// One input of `ssim2 monitor`: see monitor_input.h.
+#include "monitor_input.h"
+
+#include <gst/app/gstappsink.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "monitor_metrics.h"
+#include "video_pipeline.h"
+
+namespace ssim2 {
+namespace monitor {
+
+double MonotonicSeconds() { return static_cast<double>(g_get_monotonic_time()) / 1e6; }
+
+namespace {
+
+// A local path becomes a file:// URI; anything with a scheme is left alone.
+std::string ToUri(const std::string& text) {
+  if (gst_uri_is_valid(text.c_str())) return text;
+  gchar* uri = gst_filename_to_uri(text.c_str(), nullptr);
+  std::string out = uri ? uri : text;
+  g_free(uri);
+  return out;
+}
+
+std::string SecondsText(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", s);
+  return text;
+}
+
+// Frames go to the scoring element as I420 in system memory: one format
+// for every input, which it takes on either backend.
+constexpr const char* kFrameCaps = "video/x-raw,format=I420";
+
+constexpr gint kUdpReceiveBufferBytes = 16 << 20;
+
+}  // namespace
+
+Input::Input(std::string name, std::string uri, Settings settings, Metrics* metrics,
+             FrameCallback on_frame, DownCallback on_down, LogCallback log)
+    : name_(std::move(name)),
+      uri_(ToUri(uri)),
+      settings_(settings),
+      metrics_(metrics),
+      on_frame_(std::move(on_frame)),
+      on_down_(std::move(on_down)),
+      log_(std::move(log)),
+      backoff_s_(settings.min_backoff_s) {}
+
+Input::~Input() { Stop(); }
+
+GstCaps* Input::OutputCaps() const {
+  GstCaps* caps = gst_caps_from_string(kFrameCaps);
+  if (settings_.scale && target_width_ > 0) {
+    gst_caps_set_simple(caps, "width", G_TYPE_INT, target_width_, "height", G_TYPE_INT,
+                        target_height_, nullptr);
+  }
+  return caps;
+}
+
+void Input::SetTargetSize(int width, int height) {
+  if (width == target_width_ && height == target_height_) return;
+  target_width_ = width;
+  target_height_ = height;
+  if (filter_) {
+    GstCaps* caps = OutputCaps();
+    g_object_set(filter_, "caps", caps, nullptr);
+    gst_caps_unref(caps);
+  }
+}
+
+void Input::Start() { Open(MonotonicSeconds()); }
+
+void Input::OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
+  Input* self = static_cast<Input*>(data);
+  GstCaps* caps = gst_pad_get_current_caps(pad);
+  if (!caps) caps = gst_pad_query_caps(pad, nullptr);
+  const bool video = caps && !gst_caps_is_empty(caps) &&
+                     gst_structure_has_name(gst_caps_get_structure(caps, 0), "video/x-raw");
+  if (caps) gst_caps_unref(caps);
+  if (video && !self->linked_.exchange(true)) {
+    GstPad* sink = gst_element_get_static_pad(self->convert_, "sink");
+    gst_pad_link(pad, sink);
+    gst_object_unref(sink);
+    return;
+  }
+  cli::LinkToFakesink(self->pipeline_, pad);
+}
+
+namespace {
+
+// A UDP source gets a large kernel receive buffer: the default (about
+// 200 KB) overflows at a few Mbit/s whenever the process is not scheduled
+// for a moment, and every lost packet costs frames. The kernel caps it at
+// net.core.rmem_max (docs/MONITOR.md).
+void OnSourceSetup(GstElement*, GstElement* source, gpointer) {
+  GstElementFactory* factory = gst_element_get_factory(source);
+  if (factory && g_strcmp0(GST_OBJECT_NAME(factory), "udpsrc") == 0) {
+    g_object_set(source, "buffer-size", kUdpReceiveBufferBytes, nullptr);
+  }
+}
+
+}  // namespace
+
+GstFlowReturn Input::OnSample(GstElement* appsink, gpointer data) {
+  Input* self = static_cast<Input*>(data);
+  GstSample* sample = gst_app_sink_pull_sample(GST_APP_SINK(appsink));
+  if (!sample) return GST_FLOW_EOS;
+  const double now = MonotonicSeconds();
+  self->last_frame_at_.store(now);
+  self->metrics_->InputFrame(self->name_, now);
+  self->on_frame_(self, sample);
+  gst_sample_unref(sample);
+  return GST_FLOW_OK;
+}
+
+void Input::Open(double now) {
+  TearDown();
+  pipeline_ = gst_pipeline_new((name_ + "-input").c_str());
+  GstElement* decode = gst_element_factory_make("uridecodebin", nullptr);
+  convert_ = gst_element_factory_make("videoconvert", nullptr);
+  GstElement* scale = gst_element_factory_make("videoscale", nullptr);
+  filter_ = gst_element_factory_make("capsfilter", nullptr);
+  GstElement* sink = gst_element_factory_make("appsink", nullptr);
+  if (!decode || !convert_ || !scale || !filter_ || !sink) {
+    // Missing base plugins: nothing will ever open; say so each time.
+    for (GstElement* e : {decode, convert_, scale, filter_, sink}) {
+      if (e) gst_object_unref(e);
+    }
+    gst_object_unref(pipeline_);
+    pipeline_ = nullptr;
+    convert_ = filter_ = sink_ = nullptr;
+    open_ = true;  // so that Down() reports it and backs off
+    Down("uridecodebin, videoconvert, videoscale, capsfilter or appsink is missing "
+         "(gst-plugins-base)", now);
+    return;
+  }
+  g_object_set(decode, "uri", uri_.c_str(), nullptr);
+  // Renditions of another size are scaled to the reference's (bilinear, no
+  // borders: the picture is stretched as a player would show it).
+  gst_util_set_object_arg(G_OBJECT(scale), "method", "bilinear");
+  g_object_set(scale, "add-borders", FALSE, nullptr);
+  GstCaps* caps = OutputCaps();
+  g_object_set(filter_, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  // A file or a download (HLS, DASH) leaves at the pace of its timestamps
+  // (sync, so that it plays in real time as a live feed would); a live
+  // source as it comes (sync off: the sender's clock is not ours, and
+  // waiting on it only makes frames late). Small queue, so that a stalled
+  // consumer does not hold many frames.
+  g_object_set(sink, "sync", TRUE, "max-buffers", 4u, "drop", FALSE, "emit-signals", TRUE,
+               nullptr);
+  sink_ = sink;
+  g_signal_connect(sink, "new-sample", G_CALLBACK(OnSample), this);
+  gst_bin_add_many(GST_BIN(pipeline_), decode, convert_, scale, filter_, sink, nullptr);
+  gst_element_link_many(convert_, scale, filter_, sink, nullptr);
+  g_signal_connect(decode, "pad-added", G_CALLBACK(OnPadAdded), this);
+  g_signal_connect(decode, "source-setup", G_CALLBACK(OnSourceSetup), nullptr);
+  GstBus* bus = gst_element_get_bus(pipeline_);
+  bus_watch_ = gst_bus_add_watch(bus, OnBus, this);
+  gst_object_unref(bus);
+  linked_ = false;
+  last_frame_at_ = -1;
+  opened_at_ = now;
+  open_ = true;
+  metrics_->InputOpening(name_, now);
+  // A failure is on the bus (an error message); if not, the stall timer
+  // ends it. A live source (udp, srt, rtsp, ...) does not preroll.
+  if (gst_element_set_state(pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_NO_PREROLL) {
+    g_object_set(sink_, "sync", FALSE, nullptr);
+  }
+}
+
+void Input::TearDown() {
+  if (bus_watch_) g_source_remove(bus_watch_);
+  bus_watch_ = 0;
+  if (pipeline_) {
+    gst_element_set_state(pipeline_, GST_STATE_NULL);
+    gst_object_unref(pipeline_);
+  }
+  pipeline_ = nullptr;
+  convert_ = filter_ = sink_ = nullptr;
+}
+
+void Input::Down(const std::string& reason, double now) {
+  if (!open_) return;
+  open_ = false;
+  TearDown();
+  // A source that delivered frames since it opened starts its back-off
+  // again; one that keeps failing waits twice as long each time.
+  if (last_frame_at_.load() >= 0) backoff_s_ = settings_.min_backoff_s;
+  reopen_at_ = now + backoff_s_;
+  metrics_->InputDown(name_, reason, now);
+  log_("input " + name_ + " down: " + reason + "; reopening in " + SecondsText(backoff_s_));
+  backoff_s_ = std::min(backoff_s_ * 2, settings_.max_backoff_s);
+  on_down_(this);
+}
+
+void Input::Tick(double now) {
+  if (stopped_) return;
+  if (open_) {
+    const double last = std::max(opened_at_, last_frame_at_.load());
+    if (now - last > settings_.stall_timeout_s) {
+      Down(last_frame_at_.load() < 0
+               ? "no frame within " + SecondsText(settings_.stall_timeout_s) + " of opening"
+               : "stalled: no frame for " + SecondsText(settings_.stall_timeout_s),
+           now);
+    }
+  } else if (now >= reopen_at_) {
+    Open(now);
+  }
+}
+
+gboolean Input::OnBus(GstBus*, GstMessage* msg, gpointer data) {
+  Input* self = static_cast<Input*>(data);
+  switch (GST_MESSAGE_TYPE(msg)) {
+    case GST_MESSAGE_ERROR: {
+      GError* err = nullptr;
+      gchar* debug = nullptr;
+      gst_message_parse_error(msg, &err, &debug);
+      const std::string reason = std::string("error: ") + (err ? err->message : "unknown");
+      g_clear_error(&err);
+      g_free(debug);
+      self->Down(reason, MonotonicSeconds());
+      return G_SOURCE_REMOVE;  // the watch went with its pipeline
+    }
+    case GST_MESSAGE_EOS:
+      self->Down("ended (end of stream)", MonotonicSeconds());
+      return G_SOURCE_REMOVE;
+    default:
+      return G_SOURCE_CONTINUE;
+  }
+}
+
+void Input::Stop() {
+  stopped_ = true;
+  open_ = false;
+  TearDown();
+}
+
+}  // namespace monitor
+}  // namespace ssim2

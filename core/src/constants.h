@@ -8,12 +8,8 @@
 // Every constant that device code reads is a scalar: a plain constexpr scalar
 // is a literal in both of nvcc's passes, whereas an array would have to be
 // __device__ for the kernels and could then not be read by the host side of
-// the __host__ __device__ functions in arith.h.
+// the __host__ __device__ functions in arith.h and hdr_transfer.h (#20091-D).
 #define SSIM2_CONST constexpr
-// Arrays would have to be __device__ under nvcc (nvcc refuses host
-// constexpr arrays in device code), and the host side of a __host__
-// __device__ function cannot read those (#20091-D): such functions read
-// scalars, as arith.h and hdr_transfer.h do.
 
 namespace ssim2 {
 

@@ -389,6 +389,7 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
         p.inputs[count].background = background;
       }
       p.steps[count] = Step(layout, base, cache_base, mode, image, s);
+      for (int i = 0; i < 9; ++i) p.opsin[count][i] = in->opsin[i];
       ++count;
     };
     if (mode != PassMode::kCached) add(ref, 0);

@@ -241,16 +241,16 @@ fall_back_to_cpu (GstSsim2Compare * self, const std::string & why)
   return true;
 }
 
-/* The CUDA engine converts sRGB inputs only: under backend=auto a PQ, HLG
- * or linear input moves scoring to the CPU (with backend=cuda the engine
- * refuses the frames, which is reported as an error). */
+/* The CUDA engine does not convert HLG yet: under backend=auto an HLG
+ * input moves scoring to the CPU (with backend=cuda the engine refuses the
+ * frames, which is reported as an error). */
 static void
 leave_cuda_for_transfer (GstSsim2Compare * self, const ssim2gst::PadState & pad)
 {
-  if (!self->priv->use_cuda || pad.fmt.color.transfer == ssim2::Transfer::kSrgb)
+  if (!self->priv->use_cuda || pad.fmt.color.transfer != ssim2::Transfer::kHlg)
     return;
   fall_back_to_cpu (self, std::string (ssim2::TransferName (pad.fmt.color.
-              transfer)) + " input: the CUDA engine converts sRGB inputs only");
+              transfer)) + " input: the CUDA engine does not convert HLG yet");
 }
 
 /* Scorer failures that come from the input, not from the backend: another

@@ -11,8 +11,9 @@
 // batches have read it). On the H200 this lifts a 1080p ladder of four
 // renditions from 3,119 to 3,565 rendition frames/s in the element, and one
 // pair from 1,451 to 1,990 pairs/s (docs/PERFORMANCE.md). The second engine
-// is made on first need, as large as the first (so the memory doubles);
-// when it cannot be made the scorer goes on with the first one alone.
+// is made on first need, as large as the first; when it cannot be made (no
+// device memory, or none left under ScorerOptions::memory_limit after the
+// first engine's) the scorer goes on with the first one alone.
 #include <cuda_runtime.h>
 
 #include <array>
@@ -38,6 +39,15 @@ class CudaBackend final : public ScorerBackend {
     return engines_[0].memory_bytes() + engines_[1].memory_bytes();
   }
   std::string description() const override { return "CUDA, " + engines_[0].device_name(); }
+  std::string limits() const override {
+    std::string s = engines_[0].limits();
+    auto add = [&s](const std::string& more) {
+      if (!more.empty()) s += (s.empty() ? "" : " ") + more;
+    };
+    add(second_engine_limit_);
+    if (!engines_[1].limits().empty()) add("The second engine: " + engines_[1].limits());
+    return s;
+  }
 
   Status ScorePair(const ImageView& reference, const ImageView& distorted,
                    Result* result) override {
@@ -96,8 +106,35 @@ class CudaBackend final : public ScorerBackend {
     if (!engines_[other].width()) {
       cuda::EngineOptions o = options_;
       o.stream = nullptr;  // its own stream: the point is to run beside the first
-      if (!cuda::Engine::Create(engines_[0].width(), engines_[0].height(), o, &engines_[other])
-               .ok()) {
+      const std::size_t used = engines_[0].memory_bytes();
+      if (options_.memory_limit) {
+        // What the first engine left; below the limit a Create fails.
+        o.memory_limit = options_.memory_limit > used ? options_.memory_limit - used : 1;
+      }
+      const Status made =
+          cuda::Engine::Create(engines_[0].width(), engines_[0].height(), o, &engines_[other]);
+      // Under a limit it must hold a reference too, with a pass of one scale
+      // group: the second engine only saves time, and must not cost it.
+      if (made.ok() && options_.memory_limit &&
+          (engines_[other].memory_bytes() + engines_[other].reference_cache_bytes() >
+               o.memory_limit ||
+           !engines_[other].limits().empty())) {
+        engines_[other] = cuda::Engine();
+      }
+      if (engines_[other].valid() && options_.memory_limit) {
+        // The first engine's later lanes must leave the second its share.
+        engines_[0].set_memory_limit(options_.memory_limit - engines_[other].memory_bytes() -
+                                     engines_[other].reference_cache_bytes());
+      }
+      if (!engines_[other].valid()) {
+        if (options_.memory_limit && second_engine_limit_.empty()) {
+          second_engine_limit_ =
+              "No second engine: a reference set while a batch is in flight is prepared after "
+              "it (the device memory limit of " +
+              std::to_string(options_.memory_limit) + " bytes leaves " +
+              std::to_string(options_.memory_limit > used ? options_.memory_limit - used : 0) +
+              " beside the first engine's " + std::to_string(used) + ").";
+        }
         return;
       }
     }
@@ -106,6 +143,7 @@ class CudaBackend final : public ScorerBackend {
 
   cuda::EngineOptions options_;
   std::array<cuda::Engine, 2> engines_;
+  std::string second_engine_limit_;  // why there is no second engine, under a limit
   int current_ = 0;
   std::array<int, 2> in_flight_{{0, 0}};  // batches submitted, not yet finished
 };
@@ -119,6 +157,7 @@ Status CreateCudaBackend(int width, int height, const ScorerOptions& options,
   eo.stream = options.cuda_stream;
   eo.cuda_device = options.cuda_device;
   eo.all_features = options.all_features;
+  eo.memory_limit = options.memory_limit;
   cuda::Engine engine;
   Status s = cuda::Engine::Create(width, height, eo, &engine);
   if (!s.ok()) return s;

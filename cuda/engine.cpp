@@ -78,14 +78,12 @@ Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
   // faster on a given machine (ssim2-bench does both).
   const char* upload_mode = std::getenv("SSIM2_CUDA_PAGEABLE_UPLOAD");
   const bool pageable_direct = upload_mode && std::string(upload_mode) == "direct";
-  impl->layout = MakeLayout(width, height, options.all_features,
-                            kMaxAlphaPasses * options.max_batch, /*with_cache=*/!cache_owner);
+  SSIM2_RETURN_IF_ERROR(impl->PlanMemory(cache_owner));
   impl->res = std::make_unique<Impl::Resources>();
   Impl::Resources& r = *impl->res;
   SSIM2_RETURN_IF_ERROR(r.memory.Allocate(impl->layout.total_bytes));
-  impl->cache_base = cache_owner ? cache_owner->base() : r.memory.get();
-  impl->tables = MakeTables(impl->layout, r.memory.get(), impl->cache_base,
-                            cache_owner ? &cache_owner->layout : nullptr);
+  impl->cache_base = cache_owner ? cache_owner->cache_base : nullptr;
+  impl->tables = MakeTables(impl->layout, r.memory.get(), impl->cache_base);
   if (options.stream) {
     r.stream.Borrow(static_cast<cudaStream_t>(options.stream));
   } else {
@@ -98,12 +96,115 @@ Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
   SSIM2_RETURN_IF_ERROR(r.tickets.Create(options.max_batch));
   // Zero everything once (row padding is then defined), then the job tables.
   SSIM2_CUDA_CHECK(cudaMemsetAsync(r.memory.get(), 0, impl->layout.total_bytes, r.stream.get()));
-  SSIM2_CUDA_CHECK(cudaMemcpyAsync(r.memory.get() + impl->layout.jobs, impl->tables.blob.data(),
-                                   impl->tables.blob.size(), cudaMemcpyHostToDevice,
-                                   r.stream.get()));
+  SSIM2_RETURN_IF_ERROR(impl->UploadTables());
   SSIM2_CUDA_CHECK(cudaStreamSynchronize(r.stream.get()));
   *out = std::move(impl);
   return Status::Ok();
+}
+
+namespace {
+
+std::string Bytes(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+}  // namespace
+
+Status Engine::Impl::PlanMemory(const Impl* cache_owner) {
+  const std::size_t limit = options.memory_limit;
+  LayoutOptions lo;
+  lo.all_features = options.all_features;
+  lo.result_slots = kMaxAlphaPasses * options.max_batch;
+  // An engine scores pairs only once it has grown (EnsurePairMemory).
+  lo.executor = cache_owner ? Executor::kLane : Executor::kReference;
+  lo.keep_linear = options.keep_linear_planes;
+  // A lane blurs in the groups of its owner, whose limit it shares.
+  lo.groups = cache_owner ? cache_owner->layout.num_groups : 1;
+  layout = MakeLayout(width, height, lo);
+  if (cache_owner || limit == 0) return Status::Ok();
+  // The scale groups are chosen so that the engine can do everything: pair
+  // passes and a cached reference.
+  auto everything = [&](int groups) {
+    LayoutOptions all = lo;
+    all.executor = Executor::kEngine;
+    all.groups = groups;
+    return MakeLayout(width, height, all).total_bytes + layout.cache.total_bytes;
+  };
+  const std::size_t one_group = everything(1);
+  if (one_group <= limit) return Status::Ok();
+  lo.groups = kMaxGroups;
+  layout = MakeLayout(width, height, lo);
+  const std::size_t pass = layout.total_bytes;
+  if (pass > limit) {
+    return Status(StatusCode::kOutOfMemory,
+                  "the device memory limit of " + Bytes(limit) + " is below the " +
+                      Bytes(pass) + " that one pass of " + std::to_string(width) + "x" +
+                      std::to_string(height) + " needs (" +
+                      Bytes(pass + layout.cache.total_bytes) +
+                      " with a cached reference): raise the limit or score smaller frames");
+  }
+  limits += "Scale 0 is blurred before the smaller scales instead of beside them (" +
+            Bytes(everything(kMaxGroups)) + " instead of " + Bytes(one_group) +
+            " for pairs and a cached reference; passes take longer). ";
+  return Status::Ok();
+}
+
+Status Engine::Impl::EnsurePairMemory() {
+  if (layout.scores_pairs()) return Status::Ok();
+  LayoutOptions lo = layout.options;
+  lo.executor = Executor::kEngine;
+  const Layout grown = MakeLayout(width, height, lo);
+  if (options.memory_limit &&
+      memory_bytes() - layout.total_bytes + grown.total_bytes > options.memory_limit) {
+    return Status(StatusCode::kOutOfMemory,
+                  "the device memory limit of " + Bytes(options.memory_limit) +
+                      " leaves no room for the planes of a pair (" +
+                      Bytes(grown.total_bytes - layout.total_bytes) + " more)");
+  }
+  // Nothing enqueued may still use the old memory (a lane uses only its
+  // own and the cache), which is freed before the new is allocated: under a
+  // limit the two must not be held at once.
+  SSIM2_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  Status grew = res->memory.Allocate(grown.total_bytes);
+  if (grew.ok()) {
+    layout = grown;
+  } else if (const Status back = res->memory.Allocate(layout.total_bytes); !back.ok()) {
+    return Status(StatusCode::kOutOfMemory,
+                  grew.message() + "; and the engine's working memory could not be allocated "
+                                   "again: create the engine anew");
+  }
+  tables = MakeTables(layout, base(), cache_base);
+  SSIM2_CUDA_CHECK(cudaMemsetAsync(base(), 0, layout.total_bytes, stream()));
+  SSIM2_RETURN_IF_ERROR(UploadTables());
+  return grew;
+}
+
+Status Engine::Impl::UploadTables() {
+  SSIM2_CUDA_CHECK(cudaMemcpyAsync(base() + layout.jobs, tables.blob.data(), tables.blob.size(),
+                                   cudaMemcpyHostToDevice, stream()));
+  return Status::Ok();
+}
+
+Status Engine::Impl::EnsureCache() {
+  if (res->cache.get()) return Status::Ok();
+  const std::size_t bytes = layout.cache.total_bytes;
+  if (options.memory_limit && memory_bytes() + bytes > options.memory_limit) {
+    return Status(StatusCode::kOutOfMemory,
+                  "the device memory limit of " + Bytes(options.memory_limit) +
+                      " leaves no room for the reference cache (" + Bytes(bytes) + " beside " +
+                      Bytes(memory_bytes()) + " of working memory)");
+  }
+  SSIM2_RETURN_IF_ERROR(res->cache.Allocate(bytes));
+  SSIM2_CUDA_CHECK(cudaMemsetAsync(res->cache.get(), 0, bytes, stream()));
+  cache_base = res->cache.get();
+  // The kRef and kCached tables point into the cache; the blob's layout
+  // changes with them, and the passes enqueued before read the old one first.
+  tables = MakeTables(layout, base(), cache_base);
+  return UploadTables();
+}
+
+std::size_t Engine::Impl::memory_bytes() const {
+  std::size_t sum = res->memory.bytes() + res->cache.bytes();
+  for (const auto& lane : lanes) sum += lane->memory_bytes();
+  return sum;
 }
 
 Status Engine::Impl::EnsureLanes(std::size_t count) {
@@ -114,6 +215,20 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
   lane_options.cuda_device = device;
   lane_options.batch_streams = 1;
   while (lanes.size() < count) {
+    if (options.memory_limit) {
+      LayoutOptions lo = layout.options;
+      lo.executor = Executor::kLane;
+      const std::size_t lane_bytes = MakeLayout(width, height, lo).total_bytes;
+      if (memory_bytes() + lane_bytes > options.memory_limit) {
+        if (!lanes_limited) {
+          lanes_limited = true;
+          limits += "Batches run on " + std::to_string(lanes.size() + 1) + " of " +
+                    std::to_string(count + 1) + " streams (a lane needs " + Bytes(lane_bytes) +
+                    "). ";
+        }
+        return Status(StatusCode::kOutOfMemory, "no room for another batch lane");
+      }
+    }
     std::unique_ptr<Impl> lane;
     SSIM2_RETURN_IF_ERROR(Create(width, height, lane_options, this, &lane));
     SSIM2_RETURN_IF_ERROR(lane->res->join.Create());
@@ -123,8 +238,10 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
 }
 
 Status Engine::Impl::LanesFor(std::size_t count, std::size_t* used) {
-  const std::size_t executors =
-      std::min<std::size_t>(static_cast<std::size_t>(options.batch_streams), count);
+  // Against an alpha reference every image takes full passes, which a lane
+  // has no memory for: the engine's stream scores them all.
+  const std::size_t streams = reference_alpha ? 1 : static_cast<std::size_t>(options.batch_streams);
+  const std::size_t executors = std::min(streams, count);
   if (executors > 1) {
     const Status made = EnsureLanes(executors - 1);
     // Without the memory for lanes the batch still runs, on this stream.
@@ -234,23 +351,25 @@ Status Engine::Impl::ScoreBatch(const ImageView* distorted, std::size_t count,
 int Engine::width() const { return impl_ ? impl_->width : 0; }
 int Engine::height() const { return impl_ ? impl_->height : 0; }
 int Engine::num_scales() const { return impl_ ? impl_->layout.plan.num_scales : 0; }
-// `bytes(impl)` summed over an engine and its batch lanes.
-template <typename EngineImpl, typename Bytes>
-static std::size_t WithLanes(const EngineImpl* impl, Bytes bytes) {
-  if (!impl) return 0;
-  std::size_t sum = bytes(*impl);
-  for (const auto& lane : impl->lanes) sum += bytes(*lane);
+std::size_t Engine::memory_bytes() const { return impl_ ? impl_->memory_bytes() : 0; }
+std::size_t Engine::pinned_bytes() const {
+  if (!impl_) return 0;
+  auto pinned = [](const Impl& e) { return e.res->results.bytes() + e.res->uploads.pinned_bytes(); };
+  std::size_t sum = pinned(*impl_);
+  for (const auto& lane : impl_->lanes) sum += pinned(*lane);
   return sum;
 }
-std::size_t Engine::memory_bytes() const {
-  return WithLanes(impl_.get(), [](const Impl& e) {
-    return e.res->memory.bytes() + e.res->saved_reference.bytes();
-  });
+std::size_t Engine::reference_cache_bytes() const {
+  return impl_ ? impl_->layout.cache.total_bytes : 0;
 }
-std::size_t Engine::pinned_bytes() const {
-  return WithLanes(impl_.get(), [](const Impl& e) {
-    return e.res->results.bytes() + e.res->uploads.pinned_bytes();
-  });
+void Engine::set_memory_limit(std::size_t bytes) {
+  if (impl_) impl_->options.memory_limit = bytes;
+}
+std::string Engine::limits() const {
+  if (!impl_) return std::string();
+  std::string s = impl_->limits;
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
 }
 int Engine::batch_lanes() const { return impl_ ? static_cast<int>(impl_->lanes.size()) : 0; }
 std::string Engine::device_name() const { return impl_ ? impl_->device_name : std::string(); }
@@ -375,23 +494,43 @@ Status Engine::DebugDownload(DebugPlane plane, int scale, int channel, float* ho
   if (scale < 0 || scale >= l.plan.num_scales || channel < 0 || channel > 2 || !host) {
     return Status(StatusCode::kInvalidArgument, "DebugDownload: bad scale/channel/host");
   }
-  std::size_t off = 0;
+  const ScaleGeom& g = l.geom[scale];
+  // The reference's planes are in the cache once one is cached (a pyramid,
+  // not an alpha reference's samples).
+  const bool cached = impl_->has_reference && !impl_->reference_alpha;
+  const char* base = impl_->base();
+  std::size_t off = kNoPlane;
   switch (plane) {
-    case DebugPlane::kXybRef: off = l.xyb[0][scale]; break;
+    case DebugPlane::kXybRef:
+      if (cached) base = impl_->cache_base;
+      off = cached ? l.cache.xyb[scale] : l.xyb[0][scale];
+      break;
     case DebugPlane::kXybDist: off = l.xyb[1][scale]; break;
     case DebugPlane::kLinearRef: off = l.lin[0][scale]; break;
     case DebugPlane::kLinearDist: off = l.lin[1][scale]; break;
-    case DebugPlane::kMu1: off = l.mu1[scale]; break;
-    case DebugPlane::kSigma11: off = l.s11[scale]; break;
+    case DebugPlane::kMu1:
+    case DebugPlane::kSigma11:
+      if (!cached) return Status(StatusCode::kInvalidArgument, "no reference cached");
+      base = impl_->cache_base;
+      off = (plane == DebugPlane::kMu1 ? l.cache.mu1 : l.cache.s11)[scale][channel];
+      if (off == kNoPlane) {
+        return Status(StatusCode::kInvalidArgument, "the plan needs no such plane");
+      }
+      off -= channel * g.plane_bytes;  // one plane per (scale, channel)
+      break;
   }
-  if ((plane == DebugPlane::kLinearRef || plane == DebugPlane::kLinearDist) && scale == 0) {
-    return Status(StatusCode::kInvalidArgument, "linear RGB of scale 0 is never stored");
+  if ((plane == DebugPlane::kLinearRef || plane == DebugPlane::kLinearDist) &&
+      (scale == 0 || !l.options.keep_linear)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "linear RGB is kept only for scales >= 1 with keep_linear_planes");
+  }
+  if (off == kNoPlane) {
+    return Status(StatusCode::kInvalidArgument, "DebugDownload: no such plane (yet)");
   }
   SSIM2_GUARD();
-  const ScaleGeom& g = l.geom[scale];
   SSIM2_CUDA_CHECK(cudaStreamSynchronize(impl_->stream()));
   SSIM2_CUDA_CHECK(cudaMemcpy2D(host, stride * sizeof(float),
-                                impl_->base() + off + channel * g.plane_bytes,
+                                base + off + channel * g.plane_bytes,
                                 g.pitch * sizeof(float), g.width * sizeof(float), g.height,
                                 cudaMemcpyDeviceToHost));
   return Status::Ok();

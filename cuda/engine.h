@@ -24,9 +24,12 @@
 //   engine.ComputeAsync(dist_view, &ticket, callback, user);  // non-blocking
 //
 // Threading: an Engine is not thread-safe; use one per thread (or lock).
-// Memory: the device memory is allocated in Create() (except the copy of a
-// cached reference described at Compute(reference, distorted)) and freed by
-// the destructor; memory_bytes() reports it. Pageable host inputs are copied
+// Memory: the working memory of a pass is allocated in Create(), the
+// reference cache by the first SetReference, a batch lane's working memory by
+// the first batch that uses it; all of it is freed by the destructor, and
+// memory_bytes() reports it (layout.h says what each part holds). Under
+// EngineOptions::memory_limit the engine gives up speed instead (limits()
+// says what). Pageable host inputs are copied
 // through pinned staging buffers (allocated on first use of host input,
 // grown only); pinned host inputs are copied to the device directly.
 #pragma once
@@ -57,13 +60,25 @@ struct EngineOptions {
   int max_batch = 8;
   // How many CUDA streams score the distorted images of one ComputeBatch
   // call at once (1..kMaxBatchStreams). Each stream beyond the engine's own
-  // is a lane with working memory of its own (memory_bytes() grows by about
-  // three quarters of an engine per lane: a lane reads the engine's cached
-  // reference and has none of its own), made on the first batch that can use it;
+  // is a lane with working memory of its own (memory_bytes() grows per lane
+  // by what the engine holds before its first pair, 48 bytes per pixel by
+  // default: a lane only scores against the engine's cached reference),
+  // made on the first batch that can use it;
   // every lane reads the one prepared reference. 1: the images are scored
   // one after the other on the engine's stream. A lane that cannot get its
   // memory is left out (the batch runs on fewer streams).
   int batch_streams = 4;
+  // Device memory the engine may hold at most, its reference cache and
+  // batch lanes included, in bytes; 0: no limit. Under a limit the engine
+  // scores the small scales after scale 0 instead of beside it when that
+  // makes a pass and the cache fit, and makes only the batch lanes that fit
+  // (limits() says what it gave up). Create fails with kOutOfMemory when
+  // not even one pass fits, SetReference when the cache does not.
+  std::size_t memory_limit = 0;
+  // For tests: keep the linear RGB of scales >= 1 in memory of its own
+  // (about 11 bytes per pixel more) instead of reusing it for the blur, so
+  // that DebugDownload can read it after a pass.
+  bool keep_linear_planes = false;
 };
 
 constexpr int kMaxBatchStreams = 16;
@@ -91,6 +106,15 @@ class Engine {
   int num_scales() const;
   // Device memory held by the engine, in bytes.
   std::size_t memory_bytes() const;
+  // What EngineOptions::memory_limit made the engine give up so far, one
+  // sentence per item ("" when nothing).
+  std::string limits() const;
+  // Device memory of the reference cache, which the first SetReference
+  // allocates (included in memory_bytes() from then on).
+  std::size_t reference_cache_bytes() const;
+  // Changes EngineOptions::memory_limit for what the engine allocates from
+  // now on (batch lanes, the cache); memory held already stays.
+  void set_memory_limit(std::size_t bytes);
   // Pinned host memory held for host inputs, in bytes.
   std::size_t pinned_bytes() const;
   std::string device_name() const;
@@ -99,14 +123,14 @@ class Engine {
 
   // Scores one pair. Blocks until the result is on the host. The cached
   // reference (SetReference) is left alone, as by ssim2::Scorer: a later
-  // Compute(distorted) still scores against it. (While one is cached, the
-  // pair's passes keep its XYB planes aside in device memory allocated on the
-  // first such call, about 16 bytes per pixel.)
+  // Compute(distorted) still scores against it.
   Status Compute(const ImageView& reference, const ImageView& distorted, Result* result);
 
   // Computes and keeps every reference-only intermediate (XYB, mu1,
-  // sigma11 per scale). An alpha reference is kept as its input samples
-  // instead: it needs two passes with different backgrounds.
+  // sigma11 per scale) in the reference cache, allocated on the first call.
+  // An alpha reference is kept as its input samples instead: it needs two
+  // passes with different backgrounds (and its batches run on the engine's
+  // stream alone: a lane has no memory for the reference's planes).
   Status SetReference(const ImageView& reference);
   bool has_reference() const;
   // Scores a distorted image against the cached reference.

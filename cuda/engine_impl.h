@@ -35,9 +35,9 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
     cuda::PinnedBuffer results;  // 2 passes x kSumsPerResult doubles per slot
     cuda::Uploader uploads;
     cuda::TicketRing tickets;
-    // The cached reference's XYB pyramid, kept aside while a pair is scored
-    // (a pair's passes write the reference pyramid). Allocated on first use.
-    cuda::DeviceBuffer saved_reference;
+    // The reference cache (Layout::cache), allocated by the first
+    // SetReference; a lane has none.
+    cuda::DeviceBuffer cache;
     // Batches: `fork` marks the cached reference ready on this stream (the
     // lanes wait for it); `join` marks a lane's share of a batch done (the
     // owner's stream waits for it before it may write the cache again).
@@ -47,8 +47,12 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   std::unique_ptr<Resources> res;
 
   // Where kCached passes read the reference (its XYB pyramid, mu1 and
-  // sigma11): this engine's own memory, or for a lane the owner's.
+  // sigma11): this engine's cache, or for a lane the owner's; null until
+  // the cache is allocated.
   char* cache_base = nullptr;
+  // What EngineOptions::memory_limit made this engine give up (Engine::limits).
+  std::string limits;
+  bool lanes_limited = false;
   // Batch lanes: engines of the same size with their own working memory,
   // stream and tickets, whose kCached tables point at this engine's cache,
   // so that the images of one batch are scored concurrently against one
@@ -105,9 +109,17 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
                      float background, int result_slot);
   Status EnqueuePairPasses(const ImageView& reference, const cuda::InputDesc& dist,
                            const cuda::Upload& dist_upload, int first_result, int* passes);
-  // Copies of the cached reference's XYB pyramid, enqueued on the stream.
-  Status SaveCachedReference();
-  Status RestoreCachedReference();
+  // Chooses the layout of this engine's memory (or of a lane of
+  // `cache_owner`) under EngineOptions::memory_limit.
+  Status PlanMemory(const Impl* cache_owner);
+  // Allocates the reference cache on first use and makes the kRef and
+  // kCached tables that point into it.
+  Status EnsureCache();
+  // Grows the working memory to that of pair passes (xyb[0] and the
+  // reference's rows in temp) before the first kFull pass.
+  Status EnsurePairMemory();
+  // Copies the job tables to the device, on the stream.
+  Status UploadTables();
   // Makes sure `count` lanes exist.
   Status EnsureLanes(std::size_t count);
   // The lanes a batch of `count` images uses beside this engine (made if
@@ -119,6 +131,8 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   // null for an engine, the owning engine for a batch lane.
   static Status Create(int width, int height, const EngineOptions& options,
                        const Impl* cache_owner, std::unique_ptr<Impl>* out);
+  // Device memory of this engine and its lanes.
+  std::size_t memory_bytes() const;
 };
 
 }  // namespace cuda

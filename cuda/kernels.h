@@ -43,6 +43,14 @@ enum InputKind : int {
   kInP010 = 7,
 };
 
+// The transfer of an input's samples: the ssim2::Transfer values the
+// kernels convert (HLG is not among them yet: passes.cpp refuses it).
+enum InputTransfer : int {
+  kTransferSrgb = 0,    // the sRGB curve
+  kTransferLinear = 1,  // none: the samples are linear light
+  kTransferPq = 2,      // PQ, BT.2020 primaries (hdr::PqToLinearSrgb)
+};
+
 struct InputDesc {
   const unsigned char* plane[3];
   long long stride[3];  // bytes
@@ -54,6 +62,12 @@ struct InputDesc {
   // Y'CbCr
   int yuv_matrix;  // 0 BT.601, 1 BT.709, 2 BT.2020
   int yuv_full;    // 1: full range
+  // Colour: packed and 10-bit Y'CbCr inputs (linear planar float is linear).
+  int transfer;    // InputTransfer; Y'CbCr PQ is rounded to 16-bit R'G'B' first
+  float pq_scale;  // hdr::PqScale of the image's intensity target
+  // The opsin matrix premultiplied by the image's intensity target / 255
+  // (hdr::PremultipliedOpsin), used on every scale of this image.
+  float opsin[9];
 };
 
 // Output planes of the input / downsampling stage for one image.
@@ -77,6 +91,7 @@ struct PrepareParams {
   int from_input;  // 1: scale 0 from InputDesc, 0: from lin_src
   InputDesc inputs[2];
   PyramidStep steps[2];
+  float opsin[2][9];  // of image i on every scale: its InputDesc::opsin
   float neg_cbrt_bias;
   float mul8;  // (float)(1.0 / 255), for 8-bit Y'CbCr
   // Optional (null: computed per sample): SrgbToLinear((float)(1.0 / 255) * v)

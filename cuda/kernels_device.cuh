@@ -8,6 +8,7 @@
 #include "arith.h"
 #include "cuda/kernels.h"
 #include "frame_signature.h"
+#include "hdr_transfer.h"
 #include "yuv.h"
 
 namespace ssim2 {
@@ -32,11 +33,37 @@ __device__ __forceinline__ std::uint16_t Word(const unsigned char* row, int inde
   return reinterpret_cast<const std::uint16_t*>(row)[index];
 }
 
+// Encoded R'G'B' (0..1) to linear light by the input's transfer, as
+// cpu::LightConversion does it.
+__device__ __forceinline__ Rgb EncodedToLinear(const InputDesc& in, float r, float g, float b) {
+  Rgb out;
+  switch (in.transfer) {
+    case kTransferLinear:
+      out.v[0] = r;
+      out.v[1] = g;
+      out.v[2] = b;
+      break;
+    case kTransferPq: {
+      const hdr::Rgb l = hdr::PqToLinearSrgb(r, g, b, in.pq_scale);
+      out.v[0] = l.r;
+      out.v[1] = l.g;
+      out.v[2] = l.b;
+      break;
+    }
+    default:
+      out.v[0] = arith::SrgbToLinear(r);
+      out.v[1] = arith::SrgbToLinear(g);
+      out.v[2] = arith::SrgbToLinear(b);
+      break;
+  }
+  return out;
+}
+
 // Linear RGB of input pixel (x, y), as cpu/convert.cpp computes it.
 __device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8,
                           const float* srgb8, int x, int y) {
   Rgb out;
-  if (srgb8 && in.kind == kInPacked8 && in.a < 0) {
+  if (srgb8 && in.kind == kInPacked8 && in.a < 0 && in.transfer == kTransferSrgb) {
     const unsigned char* row = RowPtr(in, 0, y);
     out.v[0] = __ldg(srgb8 + row[x * in.channels + in.r]);
     out.v[1] = __ldg(srgb8 + row[x * in.channels + in.g]);
@@ -61,7 +88,7 @@ __device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8
       if (in.a >= 0) {
         for (int i = 0; i < 3; ++i) s[i] = arith::AlphaBlend(s[i], s[3], in.background);
       }
-      for (int i = 0; i < 3; ++i) out.v[i] = arith::SrgbToLinear(s[i]);
+      out = EncodedToLinear(in, s[0], s[1], s[2]);
       break;
     }
     case kInLinearF32: {
@@ -100,7 +127,18 @@ __device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8
           V = yuv::Sample10HighBits(Word(RowPtr(in, 1, cy), 2 * cx + 1));
           break;
       }
-      yuv::ToLinear(yc, Y, U, V, mul8, out.v);
+      if (in.transfer == kTransferSrgb) {
+        yuv::ToLinear(yc, Y, U, V, mul8, out.v);
+        break;
+      }
+      // PQ (10-bit only): the 16-bit R'G'B' a PNG export of the frame holds.
+      double rgb[3];
+      yuv::ToRgbDouble(yc, Y, U, V, rgb);
+      float e[3];
+      for (int i = 0; i < 3; ++i) {
+        e[i] = hdr::SampleFromU16(static_cast<std::uint16_t>(yuv::Quantize16(rgb[i])));
+      }
+      out = EncodedToLinear(in, e[0], e[1], e[2]);
       break;
     }
   }
@@ -125,6 +163,9 @@ __global__ void PrepareKernel(const PrepareParams p) {
   if (ox >= ow || oy >= oh) return;
   const int z = blockIdx.z;
   const PyramidStep st = z == 0 ? p.steps[0] : p.steps[1];
+  float opsin[9];
+#pragma unroll
+  for (int i = 0; i < 9; ++i) opsin[i] = p.opsin[z == 0 ? 0 : 1][i];
   // Value-initialised: read only when p.from_input, as they are set, but
   // gcc (the emulated build) cannot see that and warns.
   InputDesc in{};
@@ -146,7 +187,8 @@ __global__ void PrepareKernel(const PrepareParams p) {
       lin[dy][dx][1] = v.v[1];
       lin[dy][dx][2] = v.v[2];
       if (2 * ox + dx < p.width && 2 * oy + dy < p.height) {
-        const arith::Xyb q = arith::LinearToPositiveXyb(v.v[0], v.v[1], v.v[2], p.neg_cbrt_bias);
+        const arith::Xyb q =
+            arith::LinearToPositiveXyb(v.v[0], v.v[1], v.v[2], opsin, p.neg_cbrt_bias);
         float* base = st.xyb + static_cast<long long>(y) * st.xyb_pitch + x;
         base[0] = q.x;
         base[st.xyb_plane] = q.y;

@@ -33,17 +33,20 @@ std::size_t Layout::TempPlane(int scale, int channel, int map) const {
   return temp_plane[scale][channel][map];
 }
 
-std::size_t Layout::UploadBytes() const { return (temp_bytes / 2) / kRegionAlign * kRegionAlign; }
-
-std::size_t Layout::UploadOffset(int image) const {
-  return temp + (image == 0 ? 0 : UploadBytes());
+bool Layout::NeedsTempPlane(const ChannelNeeds& needs, int map) const {
+  if (!needs.any()) return false;
+  // The edge maps need only mu1 and mu2; only a pair pass blurs the
+  // reference beside the distorted image (kRef's rows reuse kCached's).
+  const bool edge_map = map == kMapMu1 || map == kMapMu2;
+  if (!needs.ssim && !edge_map) return false;
+  return scores_pairs() || !(map == kMapMu1 || map == kMapS11);
 }
 
-Layout MakeLayout(int width, int height, bool all_features, int result_slots,
-                  bool with_cache) {
+Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   Layout l;
-  l.plan = MakePlan(width, height, all_features);
-  l.has_cache = with_cache;
+  l.plan = MakePlan(width, height, options.all_features);
+  l.options = options;
+  l.num_groups = std::max(1, std::min(options.groups, kMaxGroups));
   const int scales = l.plan.num_scales;
   for (int s = 0; s < scales; ++s) {
     ScaleGeom& g = l.geom[s];
@@ -59,63 +62,116 @@ Layout MakeLayout(int width, int height, bool all_features, int result_slots,
     return at;
   };
   for (int i = 0; i < 2; ++i) {
+    for (int s = 0; s < kMaxScales; ++s) l.xyb[i][s] = l.lin[i][s] = kNoPlane;
+  }
+  l.upload[0] = l.upload[1] = kNoPlane;
+  // The reference's XYB is in the cache except in pair passes; a lane
+  // never uploads or prepares a reference.
+  const int first_image = l.prepares_reference() ? 0 : 1;
+  for (int i = l.scores_pairs() ? 0 : 1; i < 2; ++i) {
     for (int s = 0; s < scales; ++s) l.xyb[i][s] = take(3 * l.geom[s].plane_bytes);
   }
-  for (int s = 0; s < kMaxScales; ++s) l.mu1[s] = l.s11[s] = Layout::kNoPlane;
-  for (int s = 0; s < scales && with_cache; ++s) {
-    l.mu1[s] = take(3 * l.geom[s].plane_bytes);
-    l.s11[s] = take(3 * l.geom[s].plane_bytes);
-  }
-  for (int i = 0; i < 2; ++i) {
-    for (int s = 1; s < scales; ++s) l.lin[i][s] = take(3 * l.geom[s].plane_bytes);
-  }
-  // Horizontal-pass planes: every map a (scale, channel) needs (5 for the
-  // SSIM map, mu1 and mu2 for the edge maps only), all scales at once.
-  std::size_t temp_used = 0;
+  // Horizontal-pass planes of each group from the start of temp: the groups
+  // run one after the other and reuse it.
+  std::size_t group_used[kMaxGroups] = {};
+  std::size_t temp_rel[kMaxScales][kNumChannels][kNumMapSlots];
   for (int s = 0; s < kMaxScales; ++s)
     for (int c = 0; c < kNumChannels; ++c)
-      for (int m = 0; m < kNumMapSlots; ++m) l.temp_plane[s][c][m] = Layout::kNoPlane;
-  std::size_t temp_rel[kMaxScales][kNumChannels][kNumMapSlots];
+      for (int m = 0; m < kNumMapSlots; ++m) temp_rel[s][c][m] = l.temp_plane[s][c][m] = kNoPlane;
   for (int s = 0; s < scales; ++s) {
     for (int c = 0; c < kNumChannels; ++c) {
-      const ChannelNeeds& n = l.plan.needs[s][c];
-      const int maps = n.ssim ? kNumMapSlots : (n.edge ? 2 : 0);  // mu1, mu2 first
-      for (int m = 0; m < maps; ++m) {
-        temp_rel[s][c][m] = temp_used;
-        temp_used += l.geom[s].plane_bytes;
+      for (int m = 0; m < kNumMapSlots; ++m) {
+        if (!l.NeedsTempPlane(l.plan.needs[s][c], m)) continue;
+        temp_rel[s][c][m] = group_used[l.Group(s)];
+        group_used[l.Group(s)] += l.geom[s].plane_bytes;
       }
-      for (int m = maps; m < kNumMapSlots; ++m) temp_rel[s][c][m] = Layout::kNoPlane;
     }
   }
-  // Host uploads of both images (at most three 16-byte-aligned float planes
-  // each) share temp: it is free until the horizontal pass.
-  const std::size_t upload = 3 * AlignUp(static_cast<std::size_t>(width) * 4, 16) * height;
-  l.temp_bytes = std::max(temp_used, 2 * AlignUp(upload, kRegionAlign));
+  // Before the horizontal pass temp holds the host uploads (at most three
+  // 16-byte-aligned float planes per image) and after them the linear RGB
+  // of scales >= 1, which the prepares write and read. Only a pair pass
+  // prepares two images: elsewhere the reference (kRef) and the distorted
+  // image (kCached) take turns in the same bytes.
+  l.upload_bytes =
+      AlignUp(3 * AlignUp(static_cast<std::size_t>(width) * 4, 16) * height, kRegionAlign);
+  const bool two_images = l.scores_pairs();
+  std::size_t early = 0;
+  std::size_t upload_rel[2] = {kNoPlane, kNoPlane};
+  for (int i = first_image; i < 2; ++i) {
+    if (i == 1 && !two_images && first_image == 0) {
+      upload_rel[1] = upload_rel[0];
+      continue;
+    }
+    upload_rel[i] = early;
+    early += l.upload_bytes;
+  }
+  std::size_t lin_rel[2][kMaxScales];
+  for (int i = first_image; i < 2; ++i) {
+    for (int s = 1; s < scales; ++s) {
+      if (options.keep_linear) {
+        l.lin[i][s] = take(3 * l.geom[s].plane_bytes);
+      } else if (i == 1 && !two_images && first_image == 0) {
+        lin_rel[1][s] = lin_rel[0][s];
+      } else {
+        lin_rel[i][s] = early;
+        early = AlignUp(early + 3 * l.geom[s].plane_bytes, kRegionAlign);
+      }
+    }
+  }
+  l.temp_bytes = std::max(early, *std::max_element(group_used, group_used + kMaxGroups));
   l.temp = take(l.temp_bytes);
   for (int s = 0; s < scales; ++s)
-    for (int c = 0; c < kNumChannels; ++c)
+    for (int c = 0; c < kNumChannels; ++c) {
       for (int m = 0; m < kNumMapSlots; ++m)
-        if (temp_rel[s][c][m] != Layout::kNoPlane) l.temp_plane[s][c][m] = l.temp + temp_rel[s][c][m];
-  // Alpha formats have at most 8 bytes per pixel (RGBA16); rows 16-byte
-  // aligned. They live in the cache region (mu1 then s11 of all scales).
-  l.raw_ref_bytes = with_cache ? AlignUp(static_cast<std::size_t>(width) * 8, 16) * height : 0;
-  l.raw_ref = l.mu1[0];
+        if (temp_rel[s][c][m] != kNoPlane) l.temp_plane[s][c][m] = l.temp + temp_rel[s][c][m];
+      if (options.executor == Executor::kReference) {
+        l.temp_plane[s][c][kMapMu1] = l.temp_plane[s][c][kMapMu2];
+        l.temp_plane[s][c][kMapS11] = l.temp_plane[s][c][kMapS22];
+      }
+    }
+  for (int i = first_image; i < 2; ++i) {
+    l.upload[i] = l.temp + upload_rel[i];
+    if (!options.keep_linear) {
+      for (int s = 1; s < scales; ++s) l.lin[i][s] = l.temp + lin_rel[i][s];
+    }
+  }
   int partials = 0;
   for (int s = 0; s < scales; ++s) {
     partials += kNumChannels * ((l.geom[s].width + kVColumns - 1) / kVColumns);
   }
   l.max_partials = partials;
   l.partials = take(static_cast<std::size_t>(partials) * kNumSums * sizeof(double));
-  l.num_result_slots = result_slots;
-  l.sums = take(static_cast<std::size_t>(result_slots) * kSumsPerResult * sizeof(double));
-  // Upper bound of the job tables: every (mode, group) with all jobs.
+  l.num_result_slots = options.result_slots;
+  l.sums = take(static_cast<std::size_t>(options.result_slots) * kSumsPerResult * sizeof(double));
+  // Upper bound of the job tables: every mode with all jobs, split over the
+  // groups (each group's tables 64-byte aligned).
   const std::size_t h_max = kMaxScales * kNumChannels * kNumMapSlots;
   const std::size_t v_max = kMaxScales * kNumChannels;
-  l.jobs_bytes = kNumPassModes * kNumGroups *
-                     (AlignUp(h_max * sizeof(HJob), 64) + AlignUp(v_max * sizeof(VJob), 64)) +
+  l.jobs_bytes = kNumPassModes * (AlignUp(h_max * sizeof(HJob), 64) +
+                                  AlignUp(v_max * sizeof(VJob), 64) + 2 * 64 * (kMaxGroups - 1)) +
                  kSrgb8Entries * sizeof(float);
   l.jobs = take(l.jobs_bytes);
   l.total_bytes = off;
+
+  // The reference cache: the pyramid, then mu1 and sigma11 of the
+  // (scale, channel)s whose error maps need them.
+  CacheLayout& cache = l.cache;
+  off = 0;
+  for (int s = 0; s < kMaxScales; ++s)
+    for (int c = 0; c < kNumChannels; ++c) cache.mu1[s][c] = cache.s11[s][c] = kNoPlane;
+  for (int s = 0; s < scales; ++s) cache.xyb[s] = take(3 * l.geom[s].plane_bytes);
+  for (int s = 0; s < scales; ++s) {
+    for (int c = 0; c < kNumChannels; ++c) {
+      const ChannelNeeds& n = l.plan.needs[s][c];
+      if (n.any()) cache.mu1[s][c] = take(l.geom[s].plane_bytes);
+      if (n.ssim) cache.s11[s][c] = take(l.geom[s].plane_bytes);
+    }
+  }
+  // Alpha formats have at most 8 bytes per pixel (RGBA16); rows 16-byte
+  // aligned.
+  cache.raw_ref = 0;
+  cache.raw_ref_bytes = AlignUp(static_cast<std::size_t>(width) * 8, 16) * height;
+  cache.total_bytes = std::max(off, AlignUp(cache.raw_ref_bytes, kRegionAlign));
   return l;
 }
 
@@ -126,25 +182,25 @@ void FillSrgb8Table(float* table) {
   }
 }
 
-LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Layout* cache_layout) {
+LaunchTables MakeTables(const Layout& l, char* base, char* cache_base) {
   LaunchTables t;
   const MetricPlan& plan = l.plan;
+  const CacheLayout& cache = l.cache;
   auto f = [&](std::size_t off) { return reinterpret_cast<float*>(base + off); };
-  if (!cache_base) cache_base = base;
-  if (!cache_layout) cache_layout = &l;
+  auto fc = [&](std::size_t off) {
+    return off == kNoPlane ? nullptr : reinterpret_cast<float*>(cache_base + off);
+  };
   for (int mode_i = 0; mode_i < kNumPassModes; ++mode_i) {
     const PassMode mode = static_cast<PassMode>(mode_i);
-    // A lane never prepares a reference: it has no cache to write.
-    if (mode == PassMode::kRef && !l.has_cache) continue;
-    // The reference's planes: only the kCached pass reads another
-    // allocation's (kRef writes them, kFull computes them afresh).
-    const bool cached = mode == PassMode::kCached;
-    char* const ref_base = cached ? cache_base : base;
-    const Layout& rl = cached ? *cache_layout : l;
-    auto fr = [&](std::size_t off) { return reinterpret_cast<float*>(ref_base + off); };
+    // The reference's planes: kRef writes the cache and kCached reads it;
+    // kFull computes them afresh in xyb[0], which only a pair-scoring
+    // engine has, and a lane never prepares a reference.
+    if (mode != PassMode::kFull && !cache_base) continue;
+    if (mode == PassMode::kFull && !l.scores_pairs()) continue;
+    if (mode == PassMode::kRef && !l.prepares_reference()) continue;
     int reduce_jobs = 0;
     int partial_cursor = 0;
-    for (int group = 0; group < kNumGroups; ++group) {
+    for (int group = 0; group < l.num_groups; ++group) {
       std::vector<HJob>& hj = t.h[mode_i][group];
       std::vector<VJob>& vj = t.v[mode_i][group];
       int hb = 0, vb = 0;
@@ -158,11 +214,12 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
           const ChannelNeeds& needs = plan.needs[s][c];
           if (!needs.any()) continue;
           const std::size_t cp = c * g.plane_bytes;
-          float* x1 = fr(rl.xyb[0][s] + cp);
+          const bool full = mode == PassMode::kFull;
+          float* x1 = full ? f(l.xyb[0][s] + cp) : fc(cache.xyb[s] + cp);
           float* x2 = f(l.xyb[1][s] + cp);
           // Only kRef and kCached use them (kFull blurs into temp).
-          float* mu1 = mode == PassMode::kFull ? nullptr : fr(rl.mu1[s] + cp);
-          float* s11 = mode == PassMode::kFull ? nullptr : fr(rl.s11[s] + cp);
+          float* mu1 = full ? nullptr : fc(cache.mu1[s][c]);
+          float* s11 = full ? nullptr : fc(cache.s11[s][c]);
           auto add_h = [&](const float* a, const float* b, int source, int map) {
             HJob j{};
             j.a = a;
@@ -248,7 +305,7 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
   // Serialise the tables in a fixed order.
   std::size_t off = 0;
   for (int m = 0; m < kNumPassModes; ++m) {
-    for (int g = 0; g < kNumGroups; ++g) {
+    for (int g = 0; g < kMaxGroups; ++g) {
       t.h_offset[m][g] = off;
       off += AlignUp(t.h[m][g].size() * sizeof(HJob), 64);
       t.v_offset[m][g] = off;
@@ -266,7 +323,7 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
     std::memcpy(t.blob.data() + t.srgb8_offset, table, sizeof table);
   }
   for (int m = 0; m < kNumPassModes; ++m) {
-    for (int g = 0; g < kNumGroups; ++g) {
+    for (int g = 0; g < kMaxGroups; ++g) {
       if (!t.h[m][g].empty()) {
         std::memcpy(t.blob.data() + t.h_offset[m][g], t.h[m][g].data(),
                     t.h[m][g].size() * sizeof(HJob));
@@ -282,11 +339,15 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, const Lay
 
 namespace {
 
-// Where scale s of image `image` (0 reference, 1 distorted) is read and written.
-PyramidStep Step(const Layout& layout, char* base, int image, int s) {
+// Where scale s of image `image` (0 reference, 1 distorted) is read and
+// written: the reference's XYB goes into the cache when it is prepared for it.
+PyramidStep Step(const Layout& layout, char* base, char* cache_base, PassMode mode, int image,
+                 int s) {
   const ScaleGeom& g = layout.geom[s];
   PyramidStep st{};
-  st.xyb = reinterpret_cast<float*>(base + layout.xyb[image][s]);
+  st.xyb = reinterpret_cast<float*>(image == 0 && mode == PassMode::kRef
+                                        ? cache_base + layout.cache.xyb[s]
+                                        : base + layout.xyb[image][s]);
   st.xyb_plane = static_cast<long long>(g.plane_bytes / sizeof(float));
   st.xyb_pitch = g.pitch;
   if (s + 1 < layout.plan.num_scales) {
@@ -305,12 +366,13 @@ PyramidStep Step(const Layout& layout, char* base, int image, int s) {
 
 }  // namespace
 
-PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* base, PassMode mode,
-                      const InputDesc* ref, const InputDesc* dist, float background,
-                      int result_slot) {
+PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* base,
+                      char* cache_base, PassMode mode, const InputDesc* ref,
+                      const InputDesc* dist, float background, int result_slot) {
   PassLaunches l;
   const int m = static_cast<int>(mode);
   l.num_scales = layout.plan.num_scales;
+  l.num_groups = layout.num_groups;
   for (int s = 0; s < l.num_scales; ++s) {
     PrepareParams& p = l.prepare[s];
     p = PrepareParams{};
@@ -326,7 +388,8 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
         p.inputs[count] = *in;
         p.inputs[count].background = background;
       }
-      p.steps[count] = Step(layout, base, image, s);
+      p.steps[count] = Step(layout, base, cache_base, mode, image, s);
+      for (int i = 0; i < 9; ++i) p.opsin[count][i] = in->opsin[i];
       ++count;
     };
     if (mode != PassMode::kCached) add(ref, 0);
@@ -334,7 +397,7 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
     p.count = count;
   }
   double* partials = reinterpret_cast<double*>(base + layout.partials);
-  for (int g = 0; g < kNumGroups; ++g) {
+  for (int g = 0; g < layout.num_groups; ++g) {
     PassLaunches::Group& group = l.groups[g];
     group.h_jobs = reinterpret_cast<const HJob*>(base + layout.jobs + tables.h_offset[m][g]);
     group.h_count = static_cast<int>(tables.h[m][g].size());

@@ -1,23 +1,37 @@
-// Host-side planning of the CUDA engine: where every plane lives in the one
-// device allocation, and the job tables of each kernel launch. Pure host
-// code (no CUDA calls), so it is unit-tested on the CPU.
+// Host-side planning of the CUDA engine: where every plane lives in device
+// memory, and the job tables of each kernel launch. Pure host code (no CUDA
+// calls), so it is unit-tested on the CPU.
 //
-// Device memory (one cudaMalloc, regions 256-byte aligned), per pixel of
-// scale 0 (A = 1 + 1/4 + 1/16 + ... ~ 4/3 for all scales):
-//   xyb[2]    XYB of reference and distorted, all scales      2 x 3 x A floats
-//   mu1, s11  cached blur of the reference and of its square  2 x 3 x A floats
-//   lin[2]    linear RGB of scales >= 1 (scale 0 never stored) 2 x 3 x
-//   temp      horizontal-pass output of every needed map of   <= 15 x A floats
-//             every scale (so one launch covers all scales);
-//             also the upload area of host inputs
-//   raw_ref   input samples of an alpha reference (8 bytes), inside the
-//             mu1/s11 region (an alpha reference has no cache: it is
-//             scored with full passes)
-//   A batch lane has no mu1, s11 or raw_ref (it reads its owner's): about
-//   8 floats per pixel less.
+// Two allocations (regions 256-byte aligned). Per pixel of scale 0, A = 1 +
+// 1/4 + 1/16 + ... ~ 4/3 for all scales, at 1080p with the default plan:
+//
+// Working memory (Layout; one per executor: the engine and each batch lane),
+// made by Create:
+//   xyb[1]    XYB of the distorted image, all scales          3 x A floats  16 B
+//   xyb[0]    XYB of the reference of a pair pass (kFull)      3 x A floats  16 B
+//             (only from an engine's first pair on: before it, and
+//             in a lane, passes read the reference from the cache)
+//   temp      horizontal-pass output of every needed map of a  9 + ~5 planes 56 B
+//             scale group (one group: all scales, so that one
+//             launch covers them; two groups: scale 0, then the
+//             rest, reusing the same bytes: 36 B). Before the
+//             horizontal pass it holds the upload areas of host
+//             inputs and after them lin[i], the linear RGB of
+//             scales >= 1, dead once the prepares have run (of
+//             one image outside pair passes: kRef's and kCached's
+//             take turns). Outside pair passes kRef's rows (mu1,
+//             sigma11) are kCached's (mu2, sigma22).
 //   partials, sums, job tables: a few KB
-// = at most 38 floats ~ 152 bytes per pixel (all_features), ~134 with the
-// zero-weight maps skipped.
+//   = 88 B/px (two scale groups: 68) once the engine has scored a pair;
+//   before, and for a batch lane, 48 (36): xyb[1] and the planes of the
+//   cached pass, 5 at scale 0.
+//
+// Reference cache (CacheLayout), made on the first SetReference: the
+// reference's XYB pyramid, its blurred mu1 (channels with any error map) and
+// sigma11 (channels with the SSIM map) per scale, about 40 B/px; an alpha
+// reference keeps its input samples there instead (8 B/px): it is scored with
+// full passes. kRef writes it, kCached reads it (a batch lane reads its
+// owner's); a pair pass never touches it.
 #pragma once
 
 #include <cstddef>
@@ -46,62 +60,97 @@ enum class PassMode {
   kFull = 2,    // both images, nothing cached
 };
 constexpr int kNumPassModes = 3;
-// Scale groups: temp holds one at a time.
-// Scale groups share one horizontal and one vertical launch. All scales form
-// one group: the small scales' rows and columns run beside scale 0's.
-constexpr int kNumGroups = 1;
+// Scale groups share one horizontal and one vertical launch, and temp holds
+// one group at a time. One group (the default): the small scales' rows and
+// columns run beside scale 0's. Two: scale 0, then scales 1.. (less memory,
+// a second pair of launches after the first).
+constexpr int kMaxGroups = 2;
+
+constexpr std::size_t kNoPlane = ~std::size_t(0);
+
+// The reference cache's regions, byte offsets into its own allocation.
+struct CacheLayout {
+  std::size_t xyb[kMaxScales] = {};  // channel c at + c * geom[s].plane_bytes
+  std::size_t mu1[kMaxScales][kNumChannels];  // kNoPlane: not needed
+  std::size_t s11[kMaxScales][kNumChannels];
+  // Input samples of an alpha reference (at most 8 bytes per pixel, rows
+  // 16-byte aligned), over the pyramid: an alpha reference has none.
+  std::size_t raw_ref = 0, raw_ref_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+
+// What a working memory serves.
+enum class Executor {
+  kEngine,     // every pass: pairs, reference preparation, cached passes
+  kReference,  // an engine before its first pair: kRef and kCached passes
+               // (no xyb[0]; kRef's mu1 / sigma11 rows share temp with
+               // kCached's mu2 / sigma22, as the two never run in one pass)
+  kLane,       // a batch lane: kCached passes against its owner's cache only
+};
+
+struct LayoutOptions {
+  bool all_features = false;
+  int result_slots = 1;  // device result slots (sums of one pass each)
+  Executor executor = Executor::kEngine;
+  int groups = 1;  // scale groups, 1..kMaxGroups
+  // Keep the linear RGB of scales >= 1 in a region of its own instead of in
+  // temp, so that it can be read back after a pass (tests' DebugDownload).
+  bool keep_linear = false;
+};
 
 struct Layout {
   MetricPlan plan;
-  // False for a batch lane's memory: it reads its owner's cache, so it has
-  // no mu1 / sigma11 / raw_ref regions of its own (offsets kNoPlane) and no
-  // kRef tables.
-  bool has_cache = true;
+  LayoutOptions options;
+  int num_groups = 1;
   ScaleGeom geom[kMaxScales];
-  // Byte offsets into the allocation; an image's channel c is at
-  // offset + c * geom[s].plane_bytes.
+  // Byte offsets into the working memory; an image's channel c is at
+  // offset + c * geom[s].plane_bytes. kNoPlane where the executor has none.
   std::size_t xyb[2][kMaxScales] = {};
   std::size_t lin[2][kMaxScales] = {};  // scales >= 1
-  std::size_t mu1[kMaxScales] = {};
-  std::size_t s11[kMaxScales] = {};
   std::size_t temp = 0, temp_bytes = 0;
-  static constexpr std::size_t kNoPlane = ~std::size_t(0);
   std::size_t temp_plane[kMaxScales][kNumChannels][kNumMapSlots];
-  std::size_t raw_ref = 0, raw_ref_bytes = 0;
+  std::size_t upload[2] = {};  // host inputs' areas, inside temp
+  std::size_t upload_bytes = 0;
   std::size_t partials = 0;
   int max_partials = 0;  // blocks of one pass (kNumSums doubles each)
   std::size_t sums = 0;
   int num_result_slots = 0;  // kSumsPerResult doubles each
   std::size_t jobs = 0, jobs_bytes = 0;
   std::size_t total_bytes = 0;
+  // The reference cache of an engine of this size (a lane reads its owner's,
+  // laid out the same).
+  CacheLayout cache;
 
+  bool is_lane() const { return options.executor == Executor::kLane; }
+  // Whether kFull passes (pairs, an alpha reference's passes) can run here.
+  bool scores_pairs() const { return options.executor == Executor::kEngine; }
+  // Whether the reference's upload area and linear RGB are there (kRef and
+  // kFull passes).
+  bool prepares_reference() const { return !is_lane(); }
   // Offset of the horizontal-pass output of (scale, channel, map).
   std::size_t TempPlane(int scale, int channel, int map) const;
-  int Group(int) const { return 0; }
-  // Upload areas for host inputs (inside temp).
-  std::size_t UploadOffset(int image) const;
-  std::size_t UploadBytes() const;
+  int Group(int scale) const { return num_groups > 1 && scale > 0 ? 1 : 0; }
+  // Whether the horizontal pass of this executor writes map `map` of a
+  // (scale, channel) with these needs.
+  bool NeedsTempPlane(const ChannelNeeds& needs, int map) const;
 };
 
 constexpr int kSumsPerResult = kMaxScales * kNumChannels * kNumSums;  // 108 doubles
 
-// `result_slots`: device result slots (sums of one pass each);
-// `with_cache`: false for a batch lane (Layout::has_cache).
-Layout MakeLayout(int width, int height, bool all_features, int result_slots,
-                  bool with_cache = true);
+Layout MakeLayout(int width, int height, const LayoutOptions& options);
 
 // Job tables of every (mode, group) with device pointers relative to `base`.
 struct LaunchTables {
-  std::vector<HJob> h[kNumPassModes][kNumGroups];
-  int h_blocks[kNumPassModes][kNumGroups] = {};
-  std::vector<VJob> v[kNumPassModes][kNumGroups];
-  int v_blocks[kNumPassModes][kNumGroups] = {};
+  std::vector<HJob> h[kNumPassModes][kMaxGroups];
+  int h_blocks[kNumPassModes][kMaxGroups] = {};
+  std::vector<VJob> v[kNumPassModes][kMaxGroups];
+  int v_blocks[kNumPassModes][kMaxGroups] = {};
   // Where each (mode, group)'s tables sit in the job region (bytes from
   // Layout::jobs) and where its V launch writes partials (blocks from
   // Layout::partials).
-  std::size_t h_offset[kNumPassModes][kNumGroups] = {};
-  std::size_t v_offset[kNumPassModes][kNumGroups] = {};
-  int partial_base[kNumPassModes][kNumGroups] = {};
+  std::size_t h_offset[kNumPassModes][kMaxGroups] = {};
+  std::size_t v_offset[kNumPassModes][kMaxGroups] = {};
+  int partial_base[kNumPassModes][kMaxGroups] = {};
   ReduceParams reduce[kNumPassModes] = {};
   // The bytes to copy to base + Layout::jobs once at creation.
   std::vector<unsigned char> blob;
@@ -113,12 +162,11 @@ struct LaunchTables {
   float neg_cbrt_bias = 0.0f;
 };
 
-// `cache_base` / `cache_layout`: the allocation whose reference pyramid
-// (xyb[0]), mu1 and sigma11 the kCached pass reads, and its layout; null:
-// `base` and `layout`. An engine's batch lanes read the cache of the engine
-// that owns them (engine_impl.h).
-LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base = nullptr,
-                        const Layout* cache_layout = nullptr);
+// `cache_base`: the reference cache (Layout::cache) that kRef writes and
+// kCached reads; an engine's batch lanes read the cache of the engine that
+// owns them (engine_impl.h). Null: no cache yet, so no kRef or kCached
+// tables (the engine makes them again once it allocates its cache).
+LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base);
 
 // Everything one pass launches, in launch order: a prepare per scale, then
 // per scale group one horizontal and one vertical blur, then (unless the
@@ -127,6 +175,7 @@ LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base = nul
 // the very same description on the CPU.
 struct PassLaunches {
   int num_scales = 0;
+  int num_groups = 0;
   PrepareParams prepare[kMaxScales];
   struct Group {
     const HJob* h_jobs;
@@ -134,7 +183,7 @@ struct PassLaunches {
     const VJob* v_jobs;
     int v_count, v_blocks;
     double* partials;
-  } groups[kNumGroups];
+  } groups[kMaxGroups];
   BlurParams blur;
   const ReduceParams* reduce = nullptr;  // null: kRef, nothing to reduce
   const double* partials = nullptr;
@@ -142,9 +191,10 @@ struct PassLaunches {
 };
 
 // `ref` / `dist`: the inputs of scale 0 (unused ones may be null: `ref` for
-// kCached, `dist` for kRef); `background`: their alpha background. `base`:
-// the device allocation the tables were made for.
-PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* base, PassMode mode,
+// kCached, `dist` for kRef); `background`: their alpha background. `base`,
+// `cache_base`: the device allocations the tables were made for.
+PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* base,
+                      char* cache_base, PassMode mode,
                       const InputDesc* ref, const InputDesc* dist, float background,
                       int result_slot);
 

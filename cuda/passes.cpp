@@ -19,7 +19,8 @@ Status LaunchPass(const PassLaunches& pass, cudaStream_t stream) {
   for (int s = 0; s < pass.num_scales; ++s) {
     SSIM2_CUDA_CHECK(LaunchPrepare(pass.prepare[s], stream));
   }
-  for (const PassLaunches::Group& g : pass.groups) {
+  for (int i = 0; i < pass.num_groups; ++i) {
+    const PassLaunches::Group& g = pass.groups[i];
     SSIM2_CUDA_CHECK(LaunchHBlur(g.h_jobs, g.h_count, g.h_blocks, pass.blur, stream));
     SSIM2_CUDA_CHECK(
         LaunchVBlur(g.v_jobs, g.v_count, g.v_blocks, pass.blur, g.partials, stream));
@@ -39,13 +40,12 @@ Status Engine::Impl::CheckAgainstReference(const ImageView* distorted, std::size
 Status Engine::Impl::CheckImage(const ImageView& v) const {
   SSIM2_RETURN_IF_ERROR(ValidateImage(v));
   SSIM2_RETURN_IF_ERROR(ValidateSize(v, width, height));
-  // The kernels apply the sRGB curve (or none, to linear planar float) and
-  // the unscaled opsin matrix: other transfers are refused, never scored as
-  // sRGB.
-  if (v.color.transfer != Transfer::kSrgb && v.format != PixelFormat::kLinearRGBPlanarF32) {
+  // The kernels convert sRGB, linear and PQ inputs (InputTransfer); HLG is
+  // refused, never scored as something else.
+  if (v.color.transfer == Transfer::kHlg) {
     return Status(StatusCode::kUnsupportedFormat,
                   std::string(TransferName(v.color.transfer)) +
-                      " input: the CUDA engine converts sRGB inputs only; score it on the CPU "
+                      " input: the CUDA engine does not convert HLG yet; score it on the CPU "
                       "(backend cpu)");
   }
   if (v.location == MemoryLocation::kCudaDevice) SSIM2_RETURN_IF_ERROR(CheckDeviceImage(v));
@@ -57,7 +57,7 @@ Status Engine::Impl::CheckImage(const ImageView& v) const {
 Status Engine::Impl::EnqueuePass(PassMode mode, const InputDesc* ref, const InputDesc* dist,
                                  float background, int result_slot) {
   const PassLaunches pass =
-      PlanPass(layout, tables, base(), mode, ref, dist, background, result_slot);
+      PlanPass(layout, tables, base(), cache_base, mode, ref, dist, background, result_slot);
   SSIM2_RETURN_IF_ERROR(LaunchPass(pass, stream()));
   if (mode == PassMode::kRef) return Status::Ok();
   double* host = reinterpret_cast<double*>(res->results.get()) +
@@ -69,18 +69,20 @@ Status Engine::Impl::EnqueuePass(PassMode mode, const InputDesc* ref, const Inpu
 
 Status Engine::Impl::SetReference(const ImageView& ref) {
   has_reference = false;
-  if (!layout.has_cache) {
+  if (layout.is_lane()) {
     return Status(StatusCode::kInternal, "a batch lane has no cache of its own");
   }
   SSIM2_RETURN_IF_ERROR(CheckImage(ref));
+  if (!base()) return Status(StatusCode::kOutOfMemory, "the engine has no working memory");
+  SSIM2_RETURN_IF_ERROR(EnsureCache());
   if (HasAlpha(ref.format)) {
     // Two passes with different backgrounds follow for every distorted
     // image: keep the samples themselves.
     Upload up;
-    char* raw = base() + layout.raw_ref;
+    char* raw = cache_base + layout.cache.raw_ref;
     if (ref.location == MemoryLocation::kHost) {
       SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging, raw,
-                                                 layout.raw_ref_bytes, stream(), &reference_raw,
+                                                 layout.cache.raw_ref_bytes, stream(), &reference_raw,
                                                  &up));
     } else {
       const FormatTraits& f = *FindFormat(ref.format);
@@ -88,7 +90,7 @@ Status Engine::Impl::SetReference(const ImageView& ref) {
       const int rows = PlaneRows(f, ref.height, 0);
       const std::size_t pitch = UploadPitch(row);
       SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging, raw,
-                                                 layout.raw_ref_bytes, stream(), &reference_raw,
+                                                 layout.cache.raw_ref_bytes, stream(), &reference_raw,
                                                  &up));
       SSIM2_CUDA_CHECK(cudaMemcpy2DAsync(raw, pitch, ref.planes[0], ref.strides[0], row, rows,
                                          cudaMemcpyDeviceToDevice, stream()));
@@ -102,33 +104,12 @@ Status Engine::Impl::SetReference(const ImageView& ref) {
   InputDesc rd;
   Upload up;
   SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging,
-                                             base() + layout.UploadOffset(0), layout.UploadBytes(),
+                                             base() + layout.upload[0], layout.upload_bytes,
                                              stream(), &rd, &up));
   SSIM2_RETURN_IF_ERROR(
       EnqueuePass(PassMode::kRef, &rd, nullptr, AlphaBackground(false, 0), -1));
   reference_alpha = false;
   has_reference = true;
-  return Status::Ok();
-}
-
-// The XYB pyramid of image 0 is one contiguous run of regions (layout.cpp
-// takes them in a row).
-Status Engine::Impl::SaveCachedReference() {
-  const int last = layout.plan.num_scales - 1;
-  const std::size_t bytes =
-      layout.xyb[0][last] + 3 * layout.geom[last].plane_bytes - layout.xyb[0][0];
-  SSIM2_RETURN_IF_ERROR(res->saved_reference.Reserve(bytes));
-  SSIM2_CUDA_CHECK(cudaMemcpyAsync(res->saved_reference.get(), base() + layout.xyb[0][0], bytes,
-                                   cudaMemcpyDeviceToDevice, stream()));
-  return Status::Ok();
-}
-
-Status Engine::Impl::RestoreCachedReference() {
-  const int last = layout.plan.num_scales - 1;
-  const std::size_t bytes =
-      layout.xyb[0][last] + 3 * layout.geom[last].plane_bytes - layout.xyb[0][0];
-  SSIM2_CUDA_CHECK(cudaMemcpyAsync(base() + layout.xyb[0][0], res->saved_reference.get(), bytes,
-                                   cudaMemcpyDeviceToDevice, stream()));
   return Status::Ok();
 }
 
@@ -138,8 +119,8 @@ Status Engine::Impl::EnqueuePairPasses(const ImageView& reference, const InputDe
   InputDesc rd;
   Upload ref_upload;
   SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(reference, Uploader::kReferenceStaging,
-                                             base() + layout.UploadOffset(0),
-                                             layout.UploadBytes(), stream(), &rd, &ref_upload));
+                                             base() + layout.upload[0], layout.upload_bytes,
+                                             stream(), &rd, &ref_upload));
   const bool alpha = HasAlpha(reference.format);
   *passes = AlphaPassCount(alpha);
   return ForEachAlphaPass(alpha, [&](int pass, float background) {
@@ -154,6 +135,7 @@ Status Engine::Impl::EnqueuePairPasses(const ImageView& reference, const InputDe
 
 Status Engine::Impl::Enqueue(const ImageView* ref, const ImageView& dist, Ticket* ticket,
                              ResultCallback callback, void* user_data) {
+  if (!base()) return Status(StatusCode::kOutOfMemory, "the engine has no working memory");
   int slot = 0;
   SSIM2_RETURN_IF_ERROR(res->tickets.NextSlot(&slot));
   if (ref) {
@@ -163,29 +145,20 @@ Status Engine::Impl::Enqueue(const ImageView* ref, const ImageView& dist, Ticket
   } else {
     SSIM2_RETURN_IF_ERROR(CheckAgainstReference(&dist, 1));
   }
+  // Pair passes (also an alpha reference's) need the reference's planes in
+  // the working memory, which then grows, before anything is uploaded to it.
+  if (ref || reference_alpha) SSIM2_RETURN_IF_ERROR(EnsurePairMemory());
   InputDesc dd;
   Upload dist_upload;
   SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(dist, res->uploads.NextDistortedStaging(),
-                                             base() + layout.UploadOffset(1),
-                                             layout.UploadBytes(), stream(), &dd, &dist_upload));
+                                             base() + layout.upload[1], layout.upload_bytes,
+                                             stream(), &dd, &dist_upload));
   int passes = 1;
   const int first_result = slot * kMaxAlphaPasses;
   if (ref) {
-    // A pair leaves the cached reference alone. An alpha reference is kept
-    // as samples, which a pair does not touch; a cached pyramid is not, as
-    // the pair's passes write the reference's XYB over it: it is copied
-    // aside and back on the stream.
-    const bool keep_pyramid = has_reference && !reference_alpha;
-    if (keep_pyramid) SSIM2_RETURN_IF_ERROR(SaveCachedReference());
-    Status status = EnqueuePairPasses(*ref, dd, dist_upload, first_result, &passes);
-    if (keep_pyramid) {
-      const Status restored = RestoreCachedReference();
-      if (!restored.ok()) {
-        has_reference = false;
-        if (status.ok()) status = restored;
-      }
-    }
-    SSIM2_RETURN_IF_ERROR(status);
+    // A pair's passes leave the cached reference alone: they work in
+    // xyb[0], not in the cache.
+    SSIM2_RETURN_IF_ERROR(EnqueuePairPasses(*ref, dd, dist_upload, first_result, &passes));
   } else if (reference_alpha) {
     passes = AlphaPassCount(true);
     SSIM2_RETURN_IF_ERROR(ForEachAlphaPass(true, [&](int pass, float background) {

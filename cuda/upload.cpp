@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "alpha_rule.h"
+#include "hdr_transfer.h"
 #include "pixel_format.h"
 
 namespace ssim2 {
@@ -119,6 +120,13 @@ Status Uploader::Prepare(const ImageView& v, int staging, char* dst, std::size_t
   desc->background = kAlphaBackgroundDefault;
   desc->yuv_matrix = static_cast<int>(v.yuv.matrix);
   desc->yuv_full = v.yuv.range == YuvRange::kFull ? 1 : 0;
+  // Engine::Impl::CheckImage has refused the transfers the kernels lack.
+  desc->transfer = v.color.transfer == Transfer::kPq       ? kTransferPq
+                   : v.color.transfer == Transfer::kLinear ? kTransferLinear
+                                                           : kTransferSrgb;
+  const float peak = IntensityTarget(v.color);
+  desc->pq_scale = hdr::PqScale(peak);
+  hdr::PremultipliedOpsin(peak, desc->opsin);
   upload->active = false;
   if (v.location == MemoryLocation::kCudaDevice) {
     for (int p = 0; p < f.num_planes; ++p) {

@@ -123,6 +123,7 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
   GstSsim2ComparePrivate *priv = self->priv;
 
   priv->scorer.reset ();
+  priv->limits_warned.clear ();
   priv->use_cuda = false;
   if (priv->run.backend != GST_SSIM2_COMPARE_BACKEND_CPU) {
     std::string why;
@@ -240,16 +241,16 @@ fall_back_to_cpu (GstSsim2Compare * self, const std::string & why)
   return true;
 }
 
-/* The CUDA engine converts sRGB inputs only: under backend=auto a PQ, HLG
- * or linear input moves scoring to the CPU (with backend=cuda the engine
- * refuses the frames, which is reported as an error). */
+/* The CUDA engine does not convert HLG yet: under backend=auto an HLG
+ * input moves scoring to the CPU (with backend=cuda the engine refuses the
+ * frames, which is reported as an error). */
 static void
 leave_cuda_for_transfer (GstSsim2Compare * self, const ssim2gst::PadState & pad)
 {
-  if (!self->priv->use_cuda || pad.fmt.color.transfer == ssim2::Transfer::kSrgb)
+  if (!self->priv->use_cuda || pad.fmt.color.transfer != ssim2::Transfer::kHlg)
     return;
   fall_back_to_cpu (self, std::string (ssim2::TransferName (pad.fmt.color.
-              transfer)) + " input: the CUDA engine converts sRGB inputs only");
+              transfer)) + " input: the CUDA engine does not convert HLG yet");
 }
 
 /* Scorer failures that come from the input, not from the backend: another
@@ -295,6 +296,49 @@ check_host_memory (GstSsim2Compare * self, int width, int height)
   return false;
 }
 
+/* Posts a warning each time the scorer has given up more speed under
+ * memory-limit (Scorer::limits grows as it meets work it has no memory
+ * for: the first batch, the first ref frame set while a batch is in
+ * flight). */
+static void
+warn_of_memory_limit (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!priv->scorer)
+    return;
+  const std::string limits = priv->scorer->limits ();
+  if (limits.empty () || limits == priv->limits_warned)
+    return;
+  priv->limits_warned = limits;
+  GST_ELEMENT_WARNING (self, RESOURCE, NO_SPACE_LEFT,
+      ("Scoring more slowly under memory-limit=%" G_GUINT64_FORMAT ": %s",
+          priv->run.memory_limit, limits.c_str ()),
+      ("The scores are the same. Raise memory-limit (0: no limit) for full "
+          "speed."));
+}
+
+/* A failure for want of room under memory-limit: the user's to raise, not
+ * the CUDA path's failure (no fall-back to the CPU). */
+static bool
+over_memory_limit (GstSsim2ComparePrivate * priv, const ssim2::Status & s)
+{
+  return priv->use_cuda && priv->run.memory_limit > 0 &&
+      s.code () == ssim2::StatusCode::kOutOfMemory;
+}
+
+static void
+post_memory_limit_error (GstSsim2Compare * self, const ssim2::Status & s)
+{
+  const GstVideoInfo & ri = self->priv->ref.fmt.info;
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("memory-limit=%" G_GUINT64_FORMAT " is too small to score %dx%d "
+          "frames: %s.", self->priv->run.memory_limit,
+          GST_VIDEO_INFO_WIDTH (&ri), GST_VIDEO_INFO_HEIGHT (&ri),
+          s.message ().c_str ()),
+      ("Raise memory-limit (0: no limit), score smaller frames, or set "
+          "backend=cpu."));
+}
+
 /* Makes sure the scorer matches the current size. */
 static GstFlowReturn
 ensure_scorer (GstSsim2Compare * self, int width, int height)
@@ -315,6 +359,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     opts.cuda_device = (int) cuda_device;
     opts.cuda_context = gst_cuda_context_get_handle (priv->context);
     opts.cuda_stream = priv->stream;
+    opts.memory_limit = priv->run.memory_limit;
     if (!gst_cuda_context_push (priv->context)) {
       if (fall_back_to_cpu (self, "the CUDA context could not be made current"))
         return FLOW_RETRY_ON_CPU;
@@ -342,12 +387,15 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   if (priv->use_cuda)
     gst_cuda_context_pop (nullptr);
 #endif
+  const bool over_limit = over_memory_limit (priv, s);
   if (!s.ok ()) {
-    if (priv->use_cuda && !is_caller_error (s.code ()) &&
+    if (priv->use_cuda && !is_caller_error (s.code ()) && !over_limit &&
         fall_back_to_cpu (self, "the CUDA engine could not be created: " +
             s.message ()))
       return FLOW_RETRY_ON_CPU;
-    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+    if (over_limit) {
+      post_memory_limit_error (self, s);
+    } else if (s.code () == ssim2::StatusCode::kOutOfMemory) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Out of %s memory for %dx%d frames: %s.",
               priv->use_cuda ? "GPU" : "host", width, height,
@@ -368,6 +416,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   priv->scorer = std::move (scorer);
   priv->scorer_ref = GST_CLOCK_TIME_NONE;
   priv->scorer_serial++;
+  warn_of_memory_limit (self);
   return GST_FLOW_OK;
 }
 
@@ -493,10 +542,13 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
     return GST_FLOW_ERROR;
   }
   if (!s.ok ()) {
-    if (priv->use_cuda && !is_caller_error (s.code ()) &&
+    const bool over_limit = over_memory_limit (priv, s);
+    if (priv->use_cuda && !is_caller_error (s.code ()) && !over_limit &&
         fall_back_to_cpu (self, "scoring on the GPU failed: " + s.message ()))
       return FLOW_RETRY_ON_CPU;
-    if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+    if (over_limit) {
+      post_memory_limit_error (self, s);
+    } else if (s.code () == ssim2::StatusCode::kOutOfMemory) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Out of %s memory while scoring: %s.",
               priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
@@ -623,6 +675,7 @@ submit_group (GstSsim2Compare * self, std::vector < PendingPair > &pairs,
           }))
     return release ();
   priv->timing.submit_us += g_get_monotonic_time () - start;
+  warn_of_memory_limit (self);
   if (!s.ok ()) {
     GST_DEBUG_OBJECT (self, "submitting %" G_GSIZE_FORMAT " pairs of ref "
         "frame %" G_GUINT64_FORMAT " failed (%s); scoring them one by one",

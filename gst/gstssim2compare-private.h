@@ -12,6 +12,7 @@
 #endif
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -34,7 +35,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_STATS_FORMAT GST_SSIM2_COMPARE_STATS_FORMAT_AUTO
-#define DEFAULT_THRESHOLD (-G_MAXDOUBLE)
+/* Off: no score is below it. */
+#define DEFAULT_THRESHOLD (-INFINITY)
 #define DEFAULT_FRAME_STEP 1
 #define DEFAULT_THREADS 0
 #define MAX_THREADS 1024
@@ -46,6 +48,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
  * 920 MiB; docs/ALIGNMENT.md, "Memory"). */
 #define DEFAULT_SYNC_WINDOW (5 * GST_SECOND)
 #define DEFAULT_SYNC_MAX_BYTES (G_GUINT64_CONSTANT (1) << 30)
+#define DEFAULT_MEMORY_LIMIT 0
 /* max-lateness=-1 in a live pipeline. */
 #define AUTO_LIVE_MAX_LATENESS GST_SECOND
 
@@ -206,6 +209,7 @@ struct Settings {
   bool post_messages = DEFAULT_POST_MESSAGES;
   std::string stats_file;
   GstSsim2CompareStatsFormat stats_format = DEFAULT_STATS_FORMAT;
+  std::string summary_file;
   gdouble threshold = DEFAULT_THRESHOLD;
   guint every = DEFAULT_FRAME_STEP;
   guint threads = DEFAULT_THREADS;
@@ -213,6 +217,9 @@ struct Settings {
   gint64 max_lateness = DEFAULT_MAX_LATENESS;
   guint64 sync_window = DEFAULT_SYNC_WINDOW;
   guint64 sync_max_bytes = DEFAULT_SYNC_MAX_BYTES;
+  /* ScorerOptions::memory_limit (property memory-limit, the tool's
+   * --memory-limit). */
+  guint64 memory_limit = DEFAULT_MEMORY_LIMIT;
 };
 
 }  // namespace ssim2gst
@@ -224,6 +231,8 @@ struct GstSsim2ComparePrivate {
   ssim2gst::Settings run;  /* snapshot taken in start() */
   ssim2gst::PadState ref;
   std::unique_ptr<ssim2::Scorer> scorer;
+  /* Scorer::limits() of the last memory-limit warning posted. */
+  std::string limits_warned;
   /* Sequence number of the ref frame the scorer holds as its reference
    * (SetReference); GST_CLOCK_TIME_NONE: none. */
   guint64 scorer_ref = GST_CLOCK_TIME_NONE;
@@ -288,6 +297,10 @@ struct GstSsim2ComparePrivate {
 
   std::unique_ptr<ssim2::ScoreLog> stats;  /* the stats-file; null: none */
   bool stats_with_source = false;  /* its rows carry the pad's name */
+  /* The summary-file's content: each pad's latest summary, in the order
+   * they were first posted; summary_file_ok: one is set and writable. */
+  std::vector<ssim2::SourceSummary> summaries;
+  bool summary_file_ok = false;
 
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context = nullptr;

@@ -28,13 +28,14 @@
  * element message `ssim2`, at the end of each measurement an `ssim2-summary`,
  * and with #GstSsim2Compare:interval an `ssim2-interval` per window;
  * #GstSsim2Compare:stats-file writes the scores to a file (CSV, JSON or
- * libvmaf's layout). With backend=auto or cuda it scores on an NVIDIA GPU,
+ * libvmaf's JSON log) and #GstSsim2Compare:summary-file the summaries. With
+ * backend=auto or cuda it scores on an NVIDIA GPU,
  * reading `video/x-raw(memory:CUDAMemory)` in place, else on the CPU.
  *
  * The full reference is docs/ELEMENT.md of gst-ssim2: the pairing rules,
  * live behaviour, caps and colour conversion, CUDA, memory, and the schema
  * of every message (said there once; gstssim2message.h reads and writes
- * them). The stats file's schema is in docs/LOGS.md.
+ * them). The stats and summary files' schema is in docs/LOGS.md.
  *
  * ## Example launch lines
  * |[
@@ -47,7 +48,7 @@
  * gst-launch-1.0 ssim2compare name=c stats-file=vmaf.json stats-format=vmaf-json ! fakesink \
  *     filesrc location=reference.mkv ! decodebin ! c.ref \
  *     filesrc location=distorted.mkv ! decodebin ! c.dist
- * ]| The same, with the scores in the JSON layout of libvmaf's log.
+ * ]| The same, with the scores in libvmaf's JSON log.
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 ! \
  *     tee name=t ! queue ! c.ref \
@@ -67,6 +68,16 @@
  *     filesrc location=ladder_720p.mp4 ! decodebin ! videoscale method=bilinear ! video/x-raw,width=1920,height=1080 ! c.dist_1
  * ]| Two renditions of a 1080p source, the 720p one upscaled to the source's
  * size, each with its own messages and summary.
+ *
+ * ## Messages
+ *
+ * Element messages, each with a `pad` field naming its rendition (fields in
+ * docs/ELEMENT.md, "Messages"), all since 0.1: `ssim2` (a scored frame),
+ * `ssim2-summary` (the end of a measurement), `ssim2-interval` (a window of
+ * #GstSsim2Compare:interval) and `ssim2-sync` (alignment=content locked,
+ * lost or locked again).
+ *
+ * Since: 0.1
  */
 
 #ifdef HAVE_CONFIG_H
@@ -103,9 +114,16 @@ using RenditionPtr = std::shared_ptr < Rendition >;
 #define SSIM2_FORMATS \
   "{ RGB, RGBA, BGRA, RGBx, BGRx, RGBA64_LE, I420, NV12, Y444, P010_10LE, " \
   "I420_10LE, GRAY8, GRAY16_LE }"
+/* The metric's minimum frame size (the reference refuses smaller images),
+ * stated in the pad templates so that negotiation knows it. */
+#define SSIM2_MIN_SIZE 8
+#define SSIM2_SIZE_RANGE "(int) [ " G_STRINGIFY (SSIM2_MIN_SIZE) ", max ]"
+#define SSIM2_VIDEO_CAPS(media) \
+  media ", format = (string) " SSIM2_FORMATS ", width = " SSIM2_SIZE_RANGE \
+  ", height = " SSIM2_SIZE_RANGE ", framerate = " GST_VIDEO_FPS_RANGE
 #define SSIM2_CAPS \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", SSIM2_FORMATS) "; " \
-  GST_VIDEO_CAPS_MAKE (SSIM2_FORMATS)
+  SSIM2_VIDEO_CAPS ("video/x-raw(memory:CUDAMemory)") "; " \
+  SSIM2_VIDEO_CAPS ("video/x-raw")
 
 static GstStaticPadTemplate ref_template = GST_STATIC_PAD_TEMPLATE ("ref",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SSIM2_CAPS));
@@ -126,6 +144,7 @@ enum
   PROP_POST_MESSAGES,
   PROP_STATS_FILE,
   PROP_STATS_FORMAT,
+  PROP_SUMMARY_FILE,
   PROP_THRESHOLD,
   PROP_FRAME_STEP,
   PROP_THREADS,
@@ -134,6 +153,7 @@ enum
   PROP_SYNC_WINDOW,
   PROP_SYNC_MAX_BYTES,
   PROP_SCORING_PASSES,
+  PROP_MEMORY_LIMIT,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -170,28 +190,6 @@ gst_ssim2_compare_backend_get_type (void)
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstSsim2CompareBackend", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-#define GST_TYPE_SSIM2_COMPARE_STATS_FORMAT \
-  (gst_ssim2_compare_stats_format_get_type ())
-static GType
-gst_ssim2_compare_stats_format_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_SSIM2_COMPARE_STATS_FORMAT_AUTO,
-        "JSON if the file name ends in .json, else CSV", "auto"},
-    {GST_SSIM2_COMPARE_STATS_FORMAT_CSV, "CSV", "csv"},
-    {GST_SSIM2_COMPARE_STATS_FORMAT_JSON, "JSON", "json"},
-    {GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON,
-        "JSON in the layout of libvmaf's log", "vmaf-json"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstSsim2CompareStatsFormat", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -248,6 +246,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * frame, the ref frame that shows the same picture (offsets, dropped and
    * repeated frames, unrelated timestamps) and passes frames it cannot be
    * sure of unscored; see #GstSsim2Compare:sync-window.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_ALIGNMENT,
       g_param_spec_enum ("alignment", "Alignment",
@@ -264,6 +264,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    *
    * Where the metric runs. auto: CUDA when a device works, else the CPU with
    * a warning message; cuda: an error when there is no usable device.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -277,6 +279,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    *
    * CUDA device to use; -1 takes the context of the neighbouring elements,
    * or device 0.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
@@ -285,38 +289,18 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 
-  g_object_class_install_property (object_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post an element message named ssim2 for every scored frame "
-          "(the ssim2-summary message at the end is always posted)",
-          DEFAULT_POST_MESSAGES,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
-              G_PARAM_STATIC_STRINGS)));
+  gst_ssim2_compare_install_report_properties (object_class,
+      PROP_POST_MESSAGES, PROP_STATS_FILE, PROP_STATS_FORMAT, PROP_SUMMARY_FILE,
+      PROP_THRESHOLD);
 
-  g_object_class_install_property (object_class, PROP_STATS_FILE,
-      g_param_spec_string ("stats-file", "Stats file",
-          "Write per-frame scores to this file as they come, completed with "
-          "the summary at the end, in the format of stats-format "
-          "(NULL: no file)", NULL,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
-
-  g_object_class_install_property (object_class, PROP_STATS_FORMAT,
-      g_param_spec_enum ("stats-format", "Stats format",
-          "Format of the stats-file: csv, json, vmaf-json (libvmaf's JSON "
-          "layout), or auto: json if the file name ends in .json, else csv",
-          GST_TYPE_SSIM2_COMPARE_STATS_FORMAT, DEFAULT_STATS_FORMAT,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
-
-  g_object_class_install_property (object_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
-          "Post a warning message for every frame that scores below this "
-          "(-1.79769e+308, the default: never)", -G_MAXDOUBLE, G_MAXDOUBLE,
-          DEFAULT_THRESHOLD,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
-              G_PARAM_STATIC_STRINGS)));
-
+  /**
+   * GstSsim2Compare:frame-step:
+   *
+   * Only every Nth pair is scored (pairs 0, N, 2N, ...); the others pass
+   * through unscored.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (object_class, PROP_FRAME_STEP,
       g_param_spec_uint ("frame-step", "Frame step",
           "Score every Nth pair of frames and pass the others through "
@@ -330,6 +314,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * Threads of the CPU path (backend=cpu, or auto without a usable CUDA
    * device); 0 uses every core. The CUDA path ignores it. Scores do not
    * depend on it.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads",
@@ -343,6 +329,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    *
    * Length of the windows of the `ssim2-interval` messages, in running time;
    * 0: no such messages.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
@@ -359,6 +347,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * element's latency included) is not scored: its frame is still passed
    * on, and the pair is counted as `skipped`. -1: 1 s in a live pipeline,
    * no skipping in any other.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_MAX_LATENESS,
       g_param_spec_int64 ("max-lateness", "Max lateness",
@@ -378,12 +368,33 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
    * started. It grows as soon as scoring starts, while the `ssim2` messages
    * come only as the scores are collected (several passes later in a
    * non-live pipeline): a watchdog can tell a slow scorer from a stall.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, PROP_SCORING_PASSES,
       g_param_spec_uint64 ("scoring-passes", "Scoring passes",
           "Aggregate passes that handed pairs to the scorer since start "
           "(read-only: progress for watchdogs)", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:memory-limit:
+   *
+   * backend=cuda: the most device memory the scorer may hold, in bytes (0:
+   * no limit). Below what full speed needs the element scores more slowly
+   * instead (a batch of renditions on fewer streams, no second engine to
+   * prepare the next ref frame beside the batch in flight, at the tightest
+   * the small scales blurred after the full-size one) and posts a warning
+   * saying what it gave up; scores are unchanged. A limit too small for one
+   * pass is an error. The CPU path ignores it.
+   */
+  g_object_class_install_property (object_class, PROP_MEMORY_LIMIT,
+      g_param_spec_uint64 ("memory-limit", "Memory limit",
+          "backend=cuda: most device memory of the scorer in bytes (0: no "
+          "limit); below full speed's need it scores more slowly and warns",
+          0, G_MAXUINT64, DEFAULT_MEMORY_LIMIT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);
@@ -403,6 +414,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
       "the ref pad with SSIMULACRA 2.1 (CPU or NVIDIA CUDA) and passes the "
       "dist frames on",
       "gst-ssim2 developers");
+  gst_element_class_add_metadata (element_class, GST_ELEMENT_METADATA_DOC_URI,
+      GST_PACKAGE_ORIGIN "/blob/main/docs/ELEMENT.md");
 
   agg_class->start = GST_DEBUG_FUNCPTR (gst_ssim2_compare_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_ssim2_compare_stop);
@@ -593,6 +606,11 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     case PROP_STATS_FORMAT:
       s.stats_format = (GstSsim2CompareStatsFormat) g_value_get_enum (value);
       break;
+    case PROP_SUMMARY_FILE:{
+      const gchar *str = g_value_get_string (value);
+      s.summary_file = str ? str : "";
+      break;
+    }
     case PROP_THRESHOLD:
       s.threshold = g_value_get_double (value);
       break;
@@ -613,6 +631,9 @@ gst_ssim2_compare_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SYNC_MAX_BYTES:
       s.sync_max_bytes = g_value_get_uint64 (value);
+      break;
+    case PROP_MEMORY_LIMIT:
+      s.memory_limit = g_value_get_uint64 (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -649,6 +670,10 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     case PROP_STATS_FORMAT:
       g_value_set_enum (value, s.stats_format);
       break;
+    case PROP_SUMMARY_FILE:
+      g_value_set_string (value,
+          s.summary_file.empty () ? NULL : s.summary_file.c_str ());
+      break;
     case PROP_THRESHOLD:
       g_value_set_double (value, s.threshold);
       break;
@@ -669,6 +694,9 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SYNC_MAX_BYTES:
       g_value_set_uint64 (value, s.sync_max_bytes);
+      break;
+    case PROP_MEMORY_LIMIT:
+      g_value_set_uint64 (value, s.memory_limit);
       break;
     case PROP_SCORING_PASSES:
       g_value_set_uint64 (value, self->priv->scoring_passes.load ());
@@ -725,7 +753,9 @@ gst_ssim2_compare_start (GstAggregator * agg)
 
   if (!gst_ssim2_compare_open_backend (self))
     return FALSE;
-  if (!gst_ssim2_compare_open_stats (self)) {
+  if (!gst_ssim2_compare_open_stats (self) ||
+      !gst_ssim2_compare_open_summary_file (self)) {
+    gst_ssim2_compare_close_stats (self);
     gst_ssim2_compare_close_backend (self);
     return FALSE;
   }
@@ -841,7 +871,9 @@ gst_ssim2_compare_set_pad_caps (GstSsim2Compare * self, GstAggregatorPad * pad,
                 (&info))),
         ("Deinterlace first (e.g. ... ! deinterlace ! ssim2compare)."));
   }
-  if (GST_VIDEO_INFO_WIDTH (&info) < 8 || GST_VIDEO_INFO_HEIGHT (&info) < 8) {
+  /* The templates refuse such caps already (accept-caps). */
+  if (GST_VIDEO_INFO_WIDTH (&info) < SSIM2_MIN_SIZE
+      || GST_VIDEO_INFO_HEIGHT (&info) < SSIM2_MIN_SIZE) {
     REFUSE_CAPS (("Frames of the %s pad are %dx%d; SSIMULACRA 2 needs at "
             "least 8x8 pixels.", name, GST_VIDEO_INFO_WIDTH (&info),
             GST_VIDEO_INFO_HEIGHT (&info)),

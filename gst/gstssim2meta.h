@@ -48,6 +48,8 @@ G_BEGIN_DECLS
  *
  * Name of the meta API type (the #GType name), for gst_buffer_get_meta()
  * with g_type_from_name().
+ *
+ * Since: 0.1
  */
 #define GST_SSIM2_META_API_NAME "GstSsim2MetaAPI"
 
@@ -55,6 +57,8 @@ G_BEGIN_DECLS
  * GST_SSIM2_META_IMPL_NAME:
  *
  * Name of the #GstMetaInfo implementation, for gst_meta_get_info().
+ *
+ * Since: 0.1
  */
 #define GST_SSIM2_META_IMPL_NAME "GstSsim2Meta"
 
@@ -67,6 +71,8 @@ G_BEGIN_DECLS
  * `pad` (G_TYPE_STRING): the name of the sink pad the frame came from
  * ("dist"; the C struct has no pad field, so that its layout stays as it
  * was: C users read the pad from the custom meta).
+ *
+ * Since: 0.1
  */
 #define GST_SSIM2_SCORE_META_NAME "GstSsim2ScoreMeta"
 
@@ -81,6 +87,8 @@ G_BEGIN_DECLS
  *   frame-step > 1 only every Nth index carries a meta)
  *
  * Score of one frame, attached by ssim2compare to the buffer it pushes.
+ *
+ * Since: 0.1
  */
 typedef struct
 {
@@ -94,6 +102,8 @@ typedef struct
  *
  * Returns: the meta API #GType, or 0 (G_TYPE_INVALID) when the ssim2 plugin
  * has not been loaded yet.
+ *
+ * Since: 0.1
  */
 static inline GType
 gst_ssim2_meta_api_type (void)
@@ -107,6 +117,8 @@ gst_ssim2_meta_api_type (void)
  *
  * Returns: (transfer none) (nullable): the #GstSsim2Meta of @buffer, or NULL
  * when it has none.
+ *
+ * Since: 0.1
  */
 static inline GstSsim2Meta *
 gst_buffer_get_ssim2_meta (GstBuffer * buffer)

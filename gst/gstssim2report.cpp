@@ -1,9 +1,10 @@
-/* gst-ssim2: what ssim2compare reports about its measurements: the meta
- * and the `ssim2` message of each scored pair, the stats file, the
- * `ssim2-interval` windows, the `ssim2-summary` message, the `ssim2-sync`
- * messages of alignment=content, and the warnings about scores below the
- * threshold and about an input that ended first.
- * docs/ELEMENT.md gives the messages' schema, docs/LOGS.md the file's.
+/* gst-ssim2: what ssim2compare reports about its measurements, and the
+ * properties that set it: the meta and the `ssim2` message of each scored
+ * pair, the stats file, the `ssim2-interval` windows, the `ssim2-summary`
+ * message, the summary file, the `ssim2-sync` messages of
+ * alignment=content, and the warnings about scores below the threshold and
+ * about an input that ended first. docs/ELEMENT.md gives the messages'
+ * schema, docs/LOGS.md the files'.
  * SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -13,6 +14,7 @@
 
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gstssim2message.h"
@@ -24,6 +26,117 @@
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
 
 using ssim2gst::Rendition;
+
+/* ------------------------------------------------------------------------ */
+/* The properties */
+
+GType
+gst_ssim2_compare_stats_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_SSIM2_COMPARE_STATS_FORMAT_AUTO,
+        "JSON if the file name ends in .json, else CSV", "auto"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_CSV, "CSV", "csv"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_JSON, "JSON", "json"},
+    {GST_SSIM2_COMPARE_STATS_FORMAT_VMAF_JSON,
+        "libvmaf's JSON log", "vmaf-json"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstSsim2CompareStatsFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+void
+gst_ssim2_compare_install_report_properties (GObjectClass * object_class,
+    guint post_messages_id, guint stats_file_id, guint stats_format_id,
+    guint summary_file_id, guint threshold_id)
+{
+  /**
+   * GstSsim2Compare:post-messages:
+   *
+   * Whether an element message `ssim2` is posted for every scored frame
+   * (docs/ELEMENT.md, "Messages"). The `ssim2-summary` message is always
+   * posted.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, post_messages_id,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message named ssim2 for every scored frame "
+          "(the ssim2-summary message at the end is always posted)",
+          DEFAULT_POST_MESSAGES,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:stats-file:
+   *
+   * A file that receives one row per scored pair as it is scored, in the
+   * format of #GstSsim2Compare:stats-format (docs/LOGS.md gives the
+   * schema); the JSON formats end with the summary.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, stats_file_id,
+      g_param_spec_string ("stats-file", "Stats file",
+          "Write per-frame scores to this file as they come, in the format of "
+          "stats-format (the JSON ones end with the summary; NULL: no file)",
+          NULL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:stats-format:
+   *
+   * The format of #GstSsim2Compare:stats-file: CSV (rows only), JSON, or
+   * libvmaf's JSON log; auto picks JSON for a name ending in .json.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, stats_format_id,
+      g_param_spec_enum ("stats-format", "Stats format",
+          "Format of the stats-file: csv, json, vmaf-json (libvmaf's JSON "
+          "log), or auto: json if the file name ends in .json, else csv",
+          GST_TYPE_SSIM2_COMPARE_STATS_FORMAT, DEFAULT_STATS_FORMAT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:summary-file:
+   *
+   * A JSON file that holds what the `ssim2-summary` messages hold, one
+   * summary per rendition pad (its latest), rewritten at each of them;
+   * docs/LOGS.md gives its schema.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, summary_file_id,
+      g_param_spec_string ("summary-file", "Summary file",
+          "Write the summaries (what the ssim2-summary messages hold) to this "
+          "JSON file, rewritten at each of them (NULL: no file)", NULL,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:threshold:
+   *
+   * A STREAM/FAILED warning is posted for every frame that scores below
+   * this. The default, -inf, is off: no score is below it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, threshold_id,
+      g_param_spec_double ("threshold", "Threshold",
+          "Post a warning message for every frame that scores below this "
+          "(-inf, the default: off)", -INFINITY, G_MAXDOUBLE,
+          DEFAULT_THRESHOLD,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+              G_PARAM_STATIC_STRINGS)));
+}
 
 /* ------------------------------------------------------------------------ */
 /* The stats file */
@@ -42,6 +155,29 @@ stats_write_failed (GstSsim2Compare * self)
   priv->stats.reset ();
 }
 
+/* What @r's measurement comes to: what its ssim2-summary message, the stats
+ * file's summary and the summary file carry. */
+static ssim2::LogSummary
+rendition_summary (GstSsim2Compare * self, const Rendition & r)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  ssim2::LogSummary summary;
+  summary.scores = ssim2::Summarize (r.scores);
+  summary.unmatched_ref = r.unmatched_ref;
+  summary.unmatched_dist = r.unmatched_dist;
+  summary.ended_first = r.ended_first;
+  const GstSsim2ContentCounts counts = gst_ssim2_compare_content_counts (r);
+  summary.dropped = counts.dropped;
+  summary.repeated = counts.repeated;
+  summary.unaligned = counts.unaligned;
+  summary.skipped = r.skipped;
+  if (priv->scorer)
+    summary.backend = priv->scorer->description ();
+  if (r.failed)
+    summary.failure = r.failure;
+  return summary;
+}
+
 void
 gst_ssim2_compare_close_stats (GstSsim2Compare * self)
 {
@@ -49,15 +185,6 @@ gst_ssim2_compare_close_stats (GstSsim2Compare * self)
   if (!priv->stats)
     return;
   const Rendition & dist = *priv->renditions.front ();
-  ssim2::LogSummary summary;
-  summary.scores = ssim2::Summarize (dist.scores);
-  summary.unmatched_ref = dist.unmatched_ref;
-  summary.unmatched_dist = dist.unmatched_dist;
-  summary.ended_first = dist.ended_first;
-  const GstSsim2ContentCounts counts = gst_ssim2_compare_content_counts (dist);
-  summary.dropped = counts.dropped;
-  summary.repeated = counts.repeated;
-  summary.unaligned = counts.unaligned;
   ssim2::LogRunInfo info;
   info.alignment = ssim2gst::AlignmentName (priv->run.alignment);
   info.every = MAX (priv->run.every, 1u);
@@ -65,9 +192,71 @@ gst_ssim2_compare_close_stats (GstSsim2Compare * self)
     info.width = GST_VIDEO_INFO_WIDTH (&dist.st.fmt.info);
     info.height = GST_VIDEO_INFO_HEIGHT (&dist.st.fmt.info);
   }
-  if (!priv->stats->Close (summary, info))
+  if (!priv->stats->Close (rendition_summary (self, dist), info))
     stats_write_failed (self);
   priv->stats.reset ();
+}
+
+/* ------------------------------------------------------------------------ */
+/* The summary file */
+
+/* Rewrites the summary file with priv->summaries; false (and one warning,
+ * after which the file is left alone) when that fails. */
+static bool
+summary_file_write (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  std::string error;
+  if (ssim2::WriteSummaryFile (priv->run.summary_file, priv->summaries,
+          &error))
+    return true;
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("Could not write the summary file (%s); it is not written again.",
+          error.c_str ()),
+      ("The ssim2-summary messages still carry every summary."));
+  priv->summary_file_ok = false;
+  return false;
+}
+
+bool
+gst_ssim2_compare_open_summary_file (GstSsim2Compare * self)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  priv->summaries.clear ();
+  priv->summary_file_ok = !priv->run.summary_file.empty ();
+  if (!priv->summary_file_ok)
+    return true;
+  std::string error;
+  if (!ssim2::WriteSummaryFile (priv->run.summary_file, priv->summaries,
+          &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not open summary-file \"%s\" for writing (%s).",
+            priv->run.summary_file.c_str (), error.c_str ()),
+        ("Check that the folder exists and is writable."));
+    priv->summary_file_ok = false;
+    return false;
+  }
+  return true;
+}
+
+/* @r's latest summary into the summary file: it replaces the one of an
+ * earlier measurement of the same pad. */
+static void
+summary_file_add (GstSsim2Compare * self, const Rendition & r,
+    const ssim2::LogSummary & summary)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!priv->summary_file_ok)
+    return;
+  auto same_pad = std::find_if (priv->summaries.begin (),
+      priv->summaries.end (), [&r](const ssim2::SourceSummary & s) {
+        return s.source == r.name;
+      });
+  if (same_pad != priv->summaries.end ())
+    same_pad->summary = summary;
+  else
+    priv->summaries.push_back ({r.name, summary});
+  summary_file_write (self);
 }
 
 bool
@@ -289,28 +478,25 @@ gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
 {
   r.summary_due = false;
   window_post (self, r);
-  GstSsim2ComparePrivate *priv = self->priv;
+  const ssim2::LogSummary summary = rendition_summary (self, r);
   GstSsim2SummaryMessage m;
   gst_ssim2_summary_message_init (&m);
-  ssim2gst::SetSummaryStatistics (&m, ssim2::Summarize (r.scores));
-  m.unmatched_ref = r.unmatched_ref;
-  m.unmatched_dist = r.unmatched_dist;
-  m.skipped = r.skipped;
-  if (r.ended_first)
-    m.ended_first = ssim2::InputName (*r.ended_first);
-  const std::string backend = priv->scorer ?
-      priv->scorer->description () : std::string ();
-  m.backend = backend.c_str ();
+  ssim2gst::SetSummaryStatistics (&m, summary.scores);
+  m.unmatched_ref = summary.unmatched_ref.value_or (0);
+  m.unmatched_dist = summary.unmatched_dist.value_or (0);
+  m.skipped = summary.skipped.value_or (0);
+  if (summary.ended_first)
+    m.ended_first = ssim2::InputName (*summary.ended_first);
+  m.backend = summary.backend.c_str ();
   m.pad = r.name.c_str ();
-  if (r.failed)
-    m.failure = r.failure.c_str ();
-  const GstSsim2ContentCounts counts = gst_ssim2_compare_content_counts (r);
-  m.dropped = counts.dropped;
-  m.repeated = counts.repeated;
-  m.unaligned = counts.unaligned;
+  m.failure = summary.failure.c_str ();
+  m.dropped = summary.dropped.value_or (0);
+  m.repeated = summary.repeated.value_or (0);
+  m.unaligned = summary.unaligned.value_or (0);
   GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
+  summary_file_add (self, r, summary);
 }
 
 void

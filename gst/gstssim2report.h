@@ -1,8 +1,8 @@
 /* gst-ssim2: what ssim2compare reports about its measurements
  * (gstssim2report.cpp): per scored pair the meta, the `ssim2` message, the
  * stats file's row, the `ssim2-interval` window and the threshold warning;
- * per measurement the ended-first warning, the `ssim2-summary` message and
- * the stats file's summary. All of it runs in the aggregator thread except
+ * per measurement the ended-first warning, the `ssim2-summary` message, the
+ * stats file's summary and the summary file. All of it runs in the aggregator thread except
  * opening and closing the stats file (start, stop, flush).
  * SPDX-License-Identifier: BSD-3-Clause */
 #pragma once
@@ -24,6 +24,18 @@ struct FrameTimes {
 
 }  // namespace ssim2gst
 
+/* The stats-format property's enum (GstSsim2CompareStatsFormat). */
+GType gst_ssim2_compare_stats_format_get_type (void);
+#define GST_TYPE_SSIM2_COMPARE_STATS_FORMAT \
+  (gst_ssim2_compare_stats_format_get_type ())
+
+/* The properties of what the element reports, post-messages, stats-file,
+ * stats-format, summary-file and threshold, with the ids the element gives
+ * them (class_init). */
+void gst_ssim2_compare_install_report_properties (GObjectClass *
+    object_class, guint post_messages_id, guint stats_file_id,
+    guint stats_format_id, guint summary_file_id, guint threshold_id);
+
 /* Opens (truncates) the stats-file of the run's settings for a new
  * measurement, unless none is set or one is open; posts an error and
  * returns false when it cannot be created. */
@@ -32,6 +44,12 @@ bool gst_ssim2_compare_open_stats (GstSsim2Compare * self);
 /* Appends the summary of the `dist` pad's rendition and closes the stats
  * file, if one is open. */
 void gst_ssim2_compare_close_stats (GstSsim2Compare * self);
+
+/* Creates (truncates) the summary-file of the run's settings, if one is
+ * set, holding no summary yet: each ssim2-summary posted from then on
+ * rewrites it (docs/LOGS.md, "Summary file"). Posts an error and returns
+ * false when it cannot be created. */
+bool gst_ssim2_compare_open_summary_file (GstSsim2Compare * self);
 
 /* "dist_1: ", what starts a warning's text about rendition @r when the
  * element has several; "" with the `dist` pad alone, whose warnings read as
@@ -63,6 +81,7 @@ void gst_ssim2_compare_report_ended_first (GstSsim2Compare * self,
 void gst_ssim2_compare_post_sync (GstSsim2Compare * self,
     const GstSsim2SyncMessage & m);
 
-/* Posts the summary of @r's current measurement (after its last window). */
+/* Posts the summary of @r's current measurement (after its last window) and
+ * writes it to the summary file. */
 void gst_ssim2_compare_post_summary (GstSsim2Compare * self,
     ssim2gst::Rendition & r);

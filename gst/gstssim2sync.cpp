@@ -161,6 +161,8 @@ gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
    * give none). While acquiring a lock a dist frame waits for the ref
    * frames up to this far after it: the element adds this (plus 10 frames)
    * to its latency.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, sync_window_id,
       g_param_spec_uint64 ("sync-window", "Sync window",
@@ -178,6 +180,8 @@ gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
    * (about 920 MiB at 1080p I420 for 5 s at 30 fps), plus what the
    * reference runs ahead of the dist stream. Beyond it the oldest are
    * dropped, with a warning, and pairs naming them are unaligned.
+   *
+   * Since: 0.1
    */
   g_object_class_install_property (object_class, sync_max_bytes_id,
       g_param_spec_uint64 ("sync-max-bytes", "Sync max bytes",

@@ -67,8 +67,8 @@ if [ -n "$TESTDATA" ]; then
 else
   step parity 240 "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 fi
-# HDR: the CPU path's parity on the PQ/HLG pairs, and the CUDA engine's
-# refusal of them (it converts sRGB inputs only so far).
+# HDR: the PQ/HLG pairs on the CPU path and the CUDA engine (PQ: the
+# reference's digits, one-shot, cached and in batches; HLG: refused by name).
 step hdr 240 "$BUILD/tests/test_hdr_parity"
 if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_stages" --quick

@@ -3,6 +3,7 @@
 //
 //   ssim2-bench [--seconds S] [--sizes 1280x720,1920x1080,3840x2160]
 //               [--engines 1,4] [--batch-streams N] [--no-cpu]
+//               [--memory-limit BYTES]
 //   ssim2-bench --profile-passes [--sizes WxH]
 //   ssim2-bench --ladder [--sizes WxH] [--seconds S]
 //
@@ -35,8 +36,12 @@
 //                streams (--batch-streams; the engine's default unless given)
 //   cpu          the CPU path (Scorer, Backend::kCpu, all threads), blocking;
 //                once per size, in the first engine count's row
+// --memory-limit: EngineOptions::memory_limit of every engine (and of the
+// ladder's Scorer); what an engine gives up under it is printed as a line
+// "LIMITS <size> <text>".
 // Prints "BENCH <size> <engines> <mode> <pairs/s>" per measurement,
-// "MEM <size> <bytes> <bytes/pixel>" per size (one engine's device memory),
+// "MEM <size> <bytes> <bytes/pixel>" per size (one engine's device memory
+// after its first pair),
 // "SIGNATURE <size> <format> <us>" per size (MeasureSignatures),
 // then one table whose header line starts with "| size" (the device suite
 // prints the table from that line on).
@@ -263,6 +268,10 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--batch-streams") && i + 1 < argc) {
       opt.batch_streams = std::atoi(argv[++i]);
       ok = opt.batch_streams >= 1 && opt.batch_streams <= cuda::kMaxBatchStreams;
+    } else if (!std::strcmp(argv[i], "--memory-limit") && i + 1 < argc) {
+      char* end = nullptr;
+      opt.memory_limit = std::strtoull(argv[++i], &end, 10);
+      ok = end && *end == '\0';
     } else if (!std::strcmp(argv[i], "--profile-passes")) {
       profile_passes = true;
     } else if (!std::strcmp(argv[i], "--ladder")) {
@@ -283,7 +292,7 @@ int main(int argc, char** argv) {
     if (!ok) {
       std::fprintf(stderr,
                    "usage: %s [--seconds S] [--sizes WxH,...] [--engines T,...] "
-                   "[--batch-streams N] [--no-cpu]\n",
+                   "[--batch-streams N] [--no-cpu] [--memory-limit BYTES]\n",
                    argv[0]);
       return 2;
     }
@@ -332,6 +341,7 @@ int main(int argc, char** argv) {
       // reference on its second engine while the frame in flight is scored.
       ScorerOptions so;
       so.backend = Backend::kCuda;
+      so.memory_limit = opt.memory_limit;
       std::unique_ptr<Scorer> scorer;
       if (!Ok(Scorer::Create(w, h, so, &scorer), "Scorer::Create")) return 1;
       const std::vector<ImageView> renditions(batch.begin(), batch.begin() + 4);
@@ -359,6 +369,9 @@ int main(int argc, char** argv) {
       });
       std::printf("MEM %s ladder: one engine %zu bytes, the Scorer %zu bytes\n", size.c_str(),
                   engines[0].memory_bytes(), scorer->memory_bytes());
+      if (!scorer->limits().empty()) {
+        std::printf("LIMITS %s ladder: %s\n", size.c_str(), scorer->limits().c_str());
+      }
       std::printf("| %s ladder, rendition frames/s | one engine, 4 per batch, pipelined | "
                   "the same, blocking | Scorer, pipelined | 4 engines, reference each |\n"
                   "|---|---|---|---|---|\n| | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f |\n",
@@ -385,16 +398,21 @@ int main(int argc, char** argv) {
         if (!Ok(cuda::Engine::Create(w, h, opt, &e), "Engine::Create")) return 1;
       }
       if (ei == 0) {
-        const double bpp = static_cast<double>(engines[0].memory_bytes()) / (static_cast<double>(w) * h);
         std::printf("DEVICE %s\n", engines[0].device_name().c_str());
         std::printf("batch8 on up to %d streams\n", opt.batch_streams);
-        std::printf("MEM %s %zu %.1f\n", size.c_str(), engines[0].memory_bytes(), bpp);
-        memory.push_back({size, bpp});
         Result first;
         if (!Ok(engines[0].Compute(host_view(ref.rgb.data()), host_view(dists[0].rgb.data()), &first),
                 "Compute")) {
           return 1;
         }
+        // After a pair: the engine holds a pair's working memory from then on
+        // (before, only what references and cached passes need).
+        const double bpp = static_cast<double>(engines[0].memory_bytes()) / (static_cast<double>(w) * h);
+        std::printf("MEM %s %zu %.1f\n", size.c_str(), engines[0].memory_bytes(), bpp);
+        if (!engines[0].limits().empty()) {
+          std::printf("LIMITS %s %s\n", size.c_str(), engines[0].limits().c_str());
+        }
+        memory.push_back({size, bpp});
         r0 = first.score;
         std::printf("score of the benchmark pair: %.8f\n", r0);
         MeasureSignatures(w, h, dref.get());  // a failure is printed; the rest runs on

@@ -34,6 +34,7 @@ constexpr Range kDeviceRange{0, 1024};
 // starting millions of threads.
 constexpr Range kThreadsRange{0, 1024};
 constexpr Range kJobsRange{1, 1024};
+constexpr Range kMemoryLimitRange{0, G_MAXUINT64};
 
 // The extensions -o FILE recognises (the format names themselves are the
 // score log's: ssim2::LogFormatName); vmaf-json is only chosen with --format.
@@ -174,6 +175,28 @@ gboolean OnThreads(const gchar* name, const gchar* value, gpointer data, GError*
   return TRUE;
 }
 
+// Bytes, with an optional K, M or G suffix (powers of 1024).
+gboolean OnMemoryLimit(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  std::string digits = value;
+  std::uint64_t unit = 1;
+  if (!digits.empty()) {
+    switch (g_ascii_toupper(digits.back())) {
+      case 'K': unit = 1ull << 10; break;
+      case 'M': unit = 1ull << 20; break;
+      case 'G': unit = 1ull << 30; break;
+      default: break;
+    }
+    if (unit > 1) digits.pop_back();
+  }
+  std::uint64_t n = 0;
+  if (!TakeNumber(name, digits.c_str(), kMemoryLimitRange, &n, error)) return FALSE;
+  if (n > kMemoryLimitRange.max / unit) {
+    return Reject(error, std::string(name) + ": " + value + " is too large");
+  }
+  StateOf(data)->options->memory_limit = n * unit;
+  return TRUE;
+}
+
 gboolean OnPairs(const gchar* name, const gchar* value, gpointer data, GError** error) {
   if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a list file or -");
   StateOf(data)->options->pairs_path = value;
@@ -255,6 +278,12 @@ gboolean OnPlot(const gchar* name, const gchar* value, gpointer data, GError** e
   return TRUE;
 }
 
+gboolean OnSummary(const gchar* name, const gchar* value, gpointer data, GError** error) {
+  if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a file name");
+  StateOf(data)->options->summary_path = value;
+  return TRUE;
+}
+
 gboolean OnOutput(const gchar* name, const gchar* value, gpointer data, GError** error) {
   ParseState* state = StateOf(data);
   if (state->output_given) {
@@ -304,6 +333,9 @@ struct HelpStrings {
   std::string device = "CUDA device number (" + RangeText(kDeviceRange) + ")";
   std::string threads = "threads of the CPU path (" + RangeText(kThreadsRange) +
                         "; default 0: all cores)";
+  std::string memory_limit =
+      "most device memory of a CUDA scorer, in bytes or with K, M, G (default 0: no limit); "
+      "below what it needs for full speed it scores more slowly, and says so";
   std::string offset = "skip the first N distorted frames (" + RangeText(kFrameCountRange) + ")";
   std::string every = "score every Nth frame pair (" + RangeText(kEveryRange) + ", default 1)";
   std::string frames =
@@ -367,6 +399,7 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
                   "auto|cpu|cuda"),
       ValueOption("device", OnDevice, s.device.c_str(), "N"),
       ValueOption("threads", OnThreads, s.threads.c_str(), "N"),
+      ValueOption("memory-limit", OnMemoryLimit, s.memory_limit.c_str(), "BYTES"),
       ValueOption("fail-below", OnFailBelow, s.fail_below.c_str(), "[STAT:]SCORE"),
       kEndOfEntries};
   const GOptionEntry pairs[] = {
@@ -396,7 +429,9 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       ValueOption("json", OnJson,
                   "JSON on stdout instead of the score line or summary; =FILE: into FILE",
                   "[FILE]", 0, G_OPTION_FLAG_OPTIONAL_ARG),
-      ValueOption("csv", OnCsv, "video: per-frame scores and summary as CSV", "FILE"),
+      ValueOption("csv", OnCsv, "video: per-frame scores as CSV (rows only)", "FILE"),
+      ValueOption("summary", OnSummary, "video: the summary (of each distorted video) as JSON",
+                  "FILE"),
       ValueOption("plot", OnPlot, "video: score-over-time plot (SVG)", "FILE"),
       ValueOption("output", OnOutput,
                   "write the scores to FILE, as --csv or --json=FILE by its extension", "FILE",

@@ -26,12 +26,16 @@ struct Options {
   Backend backend = Backend::kAuto;
   int cuda_device = -1;  // --device: the element's cuda-device-id
   int cpu_threads = 0;   // --threads: threads of the CPU path (0: all hardware threads)
+  // --memory-limit: device memory of one CUDA scorer at most, in bytes (0:
+  // none); ScorerOptions::memory_limit, the element's memory-limit.
+  std::uint64_t memory_limit = 0;
   bool json = false;     // images: print JSON (score, scales, 108 sub-scores) on stdout
   // Video mode.
   std::string csv_path;   // --csv FILE, -o FILE.csv: per-frame scores + summary
   std::string json_path;  // --json=FILE, -o FILE.json (images: the JSON above; video:
                           // per-frame scores + summary)
   std::string vmaf_json_path;  // -o FILE --format vmaf-json: libvmaf's log layout (video)
+  std::string summary_path;  // --summary FILE: the summary file, JSON (video)
   std::string plot_path;  // --plot FILE.svg
   Alignment alignment = Alignment::kRunningTime;
   std::uint64_t offset = 0;  // --offset N: skip the first N distorted frames

@@ -48,6 +48,7 @@ class ScorerCache {
     so.backend = worker_.backend;
     so.cuda_device = worker_.cuda_device;
     so.cpu_threads = worker_.cpu_threads;
+    so.memory_limit = worker_.memory_limit;
     std::unique_ptr<Scorer> scorer;
     if (Status s = Scorer::Create(width, height, so, &scorer); !s.ok()) return s;
     scorers_.push_front(std::move(scorer));
@@ -495,8 +496,9 @@ PairsSummary RunPairs(PairsConfig config, std::function<void(const PairRow&)> on
 int RunPairsMode(const Options& o) {
   // The rows are CSV or JSON (pairs_rows.cpp); the video logs have no
   // counterpart here.
-  if (!o.vmaf_json_path.empty() || !o.plot_path.empty())
-    return Fail("vmaf-json and --plot output are for videos; with --pairs use --csv or --json");
+  if (!o.vmaf_json_path.empty() || !o.summary_path.empty() || !o.plot_path.empty())
+    return Fail("vmaf-json, --summary and --plot output are for videos; with --pairs use --csv "
+                "or --json");
   const bool from_stdin = o.pairs_path == "-";
   const std::string list_name = from_stdin ? "stdin" : o.pairs_path;
   std::string text;
@@ -539,18 +541,21 @@ int RunPairsMode(const Options& o) {
     const int devices = CountCudaDevices(&why);
     if (devices == 0) return Fail("--device all: " + why);
     for (int e = 0; e < kEnginesPerGpu; ++e) {
-      for (int d = 0; d < devices; ++d) config.workers.push_back({Backend::kCuda, d, 0});
+      for (int d = 0; d < devices; ++d) {
+        config.workers.push_back({Backend::kCuda, d, 0, o.memory_limit});
+      }
     }
   } else {
     const bool gpu = o.backend == Backend::kCuda || (o.backend == Backend::kAuto && CudaAvailable());
     for (int e = 0; e < (gpu ? kEnginesPerGpu : 1); ++e) {
-      config.workers.push_back({o.backend, o.cuda_device, o.cpu_threads});
+      config.workers.push_back({o.backend, o.cuda_device, o.cpu_threads, o.memory_limit});
     }
     if (o.backend == Backend::kCuda && !o.decode_only) {
       // Fail once, up front, rather than on every row.
       ScorerOptions so;
       so.backend = Backend::kCuda;
       so.cuda_device = o.cuda_device;
+      so.memory_limit = o.memory_limit;
       std::unique_ptr<Scorer> probe;
       if (Status s = Scorer::Create(8, 8, so, &probe); !s.ok()) return Fail(s.message());
     }

@@ -18,6 +18,7 @@
 
 #include <csignal>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct PairsWorker {
   Backend backend = Backend::kAuto;
   int cuda_device = -1;
   int cpu_threads = 0;  // CPU backend: 0 = all hardware threads
+  std::uint64_t memory_limit = 0;  // CUDA: ScorerOptions::memory_limit
 };
 
 struct PairsConfig {

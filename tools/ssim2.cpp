@@ -122,20 +122,22 @@ int LoadInput(const char* which, const std::string& path, io::Image* image) {
 int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
   // Score files of the video mode have no image counterpart: refuse them
   // rather than write nothing.
-  if (!o.csv_path.empty() || !o.vmaf_json_path.empty() || !o.plot_path.empty())
-    return Fail("ssim2: CSV, vmaf-json and plot output (--csv, -o FILE.csv, --format vmaf-json, "
-                "--plot) are for videos; "
+  if (!o.csv_path.empty() || !o.vmaf_json_path.empty() || !o.summary_path.empty() ||
+      !o.plot_path.empty())
+    return Fail("ssim2: CSV, vmaf-json, summary and plot output (--csv, -o FILE.csv, --format "
+                "vmaf-json, --summary, --plot) are for videos; "
                 "for images use --json=FILE or -o FILE.json");
   ScorerOptions so;
   so.backend = o.backend;
-  // The CUDA engine converts sRGB inputs only: other transfers go to the CPU
-  // path unless the CUDA backend was asked for (which then says why not).
+  // The CUDA engine does not convert HLG yet: HLG inputs go to the CPU path
+  // unless the CUDA backend was asked for (which then says why not).
   if (so.backend == Backend::kAuto &&
-      (ref.color().transfer != Transfer::kSrgb || dist.color().transfer != Transfer::kSrgb)) {
+      (ref.color().transfer == Transfer::kHlg || dist.color().transfer == Transfer::kHlg)) {
     so.backend = Backend::kCpu;
   }
   so.cuda_device = o.cuda_device;
   so.cpu_threads = o.cpu_threads;
+  so.memory_limit = o.memory_limit;
   const bool want_json = o.json || !o.json_path.empty();
   so.all_features = want_json;  // the skipped maps' sub-scores are wanted too
   std::unique_ptr<Scorer> scorer;
@@ -143,6 +145,9 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
   Status s = Scorer::Create(ref.width(), ref.height(), so, &scorer);
   if (s.ok()) s = scorer->Compute(ref.view(), dist.view(), &result);
   if (!s.ok()) return Fail("ssim2: " + s.message());
+  if (!scorer->limits().empty()) {
+    std::fprintf(stderr, "ssim2: warning: --memory-limit: %s\n", scorer->limits().c_str());
+  }
   if (want_json) {
     const std::string json = JsonReport(o, ref, dist, *scorer, result);
     if (!o.json_path.empty()) {

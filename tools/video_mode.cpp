@@ -269,6 +269,8 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
     b->dropped = summary.dropped;
     b->repeated = summary.repeated;
     b->unaligned = summary.unaligned;
+    b->skipped = summary.skipped;
+    b->backend = summary.backend;
     return;
   }
   GstSsim2SyncMessage sync;
@@ -533,9 +535,10 @@ void Cleanup(Run* run) {
   if (run->loop) g_main_loop_unref(run->loop);
 }
 
-// --csv, --json=FILE, vmaf-json and --plot; false when one of them could
-// not be written (each failure is one line on stderr). Rows of several
-// distorted inputs carry their `source`.
+// --csv, --json=FILE, vmaf-json, --summary and --plot; false when one of
+// them could not be written (each failure is one line on stderr). Rows of
+// several distorted inputs carry their `source`; the summary file has one
+// summary per distorted input.
 bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frames,
                       const LogSummary& log_summary, const LogRunInfo& info) {
   bool ok = true;
@@ -549,6 +552,14 @@ bool WriteOutputFiles(const Options& options, const std::vector<ScoreRow>& frame
     log.format = format;
     log.with_source = !log_summary.per_source.empty();
     if (!path->empty() && !WriteScoreLog(*path, log, frames, log_summary, info, &write_error)) {
+      std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
+      ok = false;
+    }
+  }
+  if (!options.summary_path.empty()) {
+    std::vector<SourceSummary> summaries = log_summary.per_source;
+    if (summaries.empty()) summaries.push_back({info.distorted, log_summary});
+    if (!WriteSummaryFile(options.summary_path, summaries, &write_error)) {
       std::fprintf(stderr, "ssim2: %s\n", write_error.c_str());
       ok = false;
     }
@@ -628,6 +639,8 @@ LogSummary SummarizeInput(Run& run, const Branch& b) {
   summary.dropped = b.dropped;
   summary.repeated = b.repeated;
   summary.unaligned = b.unaligned;
+  summary.skipped = b.skipped;
+  summary.backend = b.backend;
   return summary;
 }
 

@@ -59,6 +59,8 @@ struct Branch {
   std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
   std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
   std::optional<std::uint64_t> dropped, repeated, unaligned;   // likewise
+  std::optional<std::uint64_t> skipped;                        // likewise
+  std::string backend;                                         // likewise
   std::vector<LockEvent> locks;  // --alignment content: its ssim2-sync messages
   std::string failure;  // why this input could not be scored ("": it could)
   bool eos_sent = false;         // failed: EOS went into its branch

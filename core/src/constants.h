@@ -8,17 +8,8 @@
 // Every constant that device code reads is a scalar: a plain constexpr scalar
 // is a literal in both of nvcc's passes, whereas an array would have to be
 // __device__ for the kernels and could then not be read by the host side of
-// the __host__ __device__ functions in arith.h.
+// the __host__ __device__ functions in arith.h and hdr_transfer.h (#20091-D).
 #define SSIM2_CONST constexpr
-// Arrays that device code indexes are __device__ constexpr under nvcc (nvcc
-// refuses host constexpr arrays in device code). Only kernels may read them:
-// the host side of a __host__ __device__ function cannot (#20091-D), so such
-// functions read scalars, as arith.h does.
-#if defined(__CUDACC__)
-#define SSIM2_CONST_ARRAY __device__ constexpr
-#else
-#define SSIM2_CONST_ARRAY constexpr
-#endif
 
 namespace ssim2 {
 

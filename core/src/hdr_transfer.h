@@ -23,10 +23,11 @@ constexpr float kSdrPeak = 255.0f;  // everything else: the opsin matrix is unsc
 // TF_PQ::DisplayFromEncoded: 4/4 rational polynomial in t = x + x², Horner
 // with fused multiply-adds (the reference runs it as AVX2/AVX-512 code), IEEE
 // division, then the scale 10000 / peak. The sign is stripped and restored.
-SSIM2_CONST_ARRAY float kPqP[5] = {2.62975656e-04f, -6.23553089e-03f, 7.38602301e-01f,
-                                   2.64553172e+00f, 5.50034862e-01f};
-SSIM2_CONST_ARRAY float kPqQ[5] = {4.21350107e+02f, -4.28736818e+02f, 1.74364667e+02f,
-                                   -3.39078883e+01f, 2.67718770e+00f};
+// Scalars, not arrays: the kernels use these functions too (constants.h).
+SSIM2_CONST float kPqP0 = 2.62975656e-04f, kPqP1 = -6.23553089e-03f, kPqP2 = 7.38602301e-01f,
+                  kPqP3 = 2.64553172e+00f, kPqP4 = 5.50034862e-01f;
+SSIM2_CONST float kPqQ0 = 4.21350107e+02f, kPqQ1 = -4.28736818e+02f, kPqQ2 = 1.74364667e+02f,
+                  kPqQ3 = -3.39078883e+01f, kPqQ4 = 2.67718770e+00f;
 
 // The factor TF_PQ applies after the polynomial, computed once per image as
 // the reference does (a float division).
@@ -36,11 +37,13 @@ SSIM2_HD float PqToDisplay(float encoded, float scale) {
   const std::uint32_t sign = arith::FloatBits(encoded) & 0x80000000u;
   const float x = arith::BitsFloat(arith::FloatBits(encoded) & 0x7fffffffu);
   const float t = arith::Fma(x, x, x);
-  float yp = kPqP[4];
-  float yq = kPqQ[4];
+  const float p[4] = {kPqP0, kPqP1, kPqP2, kPqP3};
+  const float q[4] = {kPqQ0, kPqQ1, kPqQ2, kPqQ3};
+  float yp = kPqP4;
+  float yq = kPqQ4;
   for (int i = 3; i >= 0; --i) {
-    yp = arith::Fma(yp, t, kPqP[i]);
-    yq = arith::Fma(yq, t, kPqQ[i]);
+    yp = arith::Fma(yp, t, p[i]);
+    yq = arith::Fma(yq, t, q[i]);
   }
   const float magnitude = (yp / yq) * scale;
   return arith::BitsFloat(arith::FloatBits(magnitude) | sign);
@@ -76,7 +79,7 @@ inline HlgOotf MakeHlgOotf(float peak) {
   return o;
 }
 
-SSIM2_CONST_ARRAY float kBt2020Luminance[3] = {0.2627002000808716f, 0.6779980659484863f,
+constexpr float kBt2020Luminance[3] = {0.2627002000808716f, 0.6779980659484863f,
                                                0.0593017116189003f};
 
 // Per pixel: Y = r Lr + g Lg + b Lb (not fused, left to right), ratio =
@@ -122,10 +125,12 @@ SSIM2_HD float SkcmsLinearCurve(float v) {
 // skcms's dst_from_src for linear BT.2020 (D65) to linear sRGB as libjxl's
 // ICC profiles describe them (docs/HDR.md "The BT.2020 to BT.709 matrix"),
 // row-major, row = output channel. Applied as m0 r + m1 g + m2 b, not fused.
-SSIM2_CONST_ARRAY std::uint32_t kBt2020ToSrgbBits[9] = {
-    0x3fd48d1du, 0xbf166fbeu, 0xbd952de0u,  //
-    0xbdff2839u, 0x3f9102d9u, 0xbc08e492u,  //
-    0xbc9488e5u, 0xbdcdfc74u, 0x3f8f3212u};
+SSIM2_HD void Bt2020ToSrgbMatrix(float m[9]) {
+  const std::uint32_t bits[9] = {0x3fd48d1du, 0xbf166fbeu, 0xbd952de0u,  //
+                                 0xbdff2839u, 0x3f9102d9u, 0xbc08e492u,  //
+                                 0xbc9488e5u, 0xbdcdfc74u, 0x3f8f3212u};
+  for (int i = 0; i < 9; ++i) m[i] = arith::BitsFloat(bits[i]);
+}
 
 struct Rgb {
   float r, g, b;
@@ -133,7 +138,7 @@ struct Rgb {
 
 SSIM2_HD Rgb Bt2020ToLinearSrgb(float r, float g, float b) {
   float m[9];
-  for (int i = 0; i < 9; ++i) m[i] = arith::BitsFloat(kBt2020ToSrgbBits[i]);
+  Bt2020ToSrgbMatrix(m);
   Rgb out;
   out.r = m[0] * r + m[1] * g + m[2] * b;
   out.g = m[3] * r + m[4] * g + m[5] * b;
@@ -144,7 +149,7 @@ SSIM2_HD Rgb Bt2020ToLinearSrgb(float r, float g, float b) {
 // One pixel of PQ or HLG BT.2020 samples (encoded, 0..1) to the linear sRGB
 // that enters XYB, as the reference computes it for an image whose intensity
 // target gave `pq_scale` (PqScale) or `ootf` (MakeHlgOotf).
-inline Rgb PqToLinearSrgb(float r, float g, float b, float pq_scale) {
+SSIM2_HD Rgb PqToLinearSrgb(float r, float g, float b, float pq_scale) {
   return Bt2020ToLinearSrgb(SkcmsLinearCurve(PqToDisplay(r, pq_scale)),
                             SkcmsLinearCurve(PqToDisplay(g, pq_scale)),
                             SkcmsLinearCurve(PqToDisplay(b, pq_scale)));
@@ -159,7 +164,7 @@ inline Rgb HlgToLinearSrgb(float r, float g, float b, const HlgOotf& ootf) {
 }
 
 // The same for 16-bit samples (the reference's 1/65535 scaling).
-inline float SampleFromU16(std::uint16_t u) { return static_cast<float>(u) * (1.0f / 65535.0f); }
+SSIM2_HD float SampleFromU16(std::uint16_t u) { return static_cast<float>(u) * (1.0f / 65535.0f); }
 
 inline Rgb PqBt2020ToLinearSrgb(std::uint16_t r, std::uint16_t g, std::uint16_t b, float peak) {
   return PqToLinearSrgb(SampleFromU16(r), SampleFromU16(g), SampleFromU16(b), PqScale(peak));

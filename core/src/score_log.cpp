@@ -1,12 +1,14 @@
 // The score log (see ssim2/score_log.h and docs/LOGS.md).
 #include "ssim2/score_log.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 
+#include "ssim2_version.h"
 #include "text_format.h"
 
 namespace ssim2 {
@@ -15,10 +17,8 @@ namespace {
 constexpr const char* kMetricName = "SSIMULACRA 2.1";
 // The metric's key in vmaf-json's "metrics" and "pooled_metrics".
 constexpr const char* kVmafMetricKey = "ssimulacra2";
-// libvmaf writes its own version there; ours names the metric's version.
-constexpr const char* kVmafVersion = "ssimulacra2 2.1 (gst-ssim2)";
-// libvmaf pools these four; the other summary fields follow them.
-constexpr const char* kVmafPools[] = {"min", "max", "mean", "harmonic_mean"};
+// vmaf-json: the key of what libvmaf's log does not have (our summary).
+constexpr const char* kVmafOwnKey = "gst_ssim2";
 
 std::string Unsigned(std::uint64_t v) {
   char buf[24];
@@ -44,6 +44,42 @@ std::string JsonStringOrNull(const std::string& s) { return s.empty() ? "null" :
 double Throughput(std::uint64_t frames, double elapsed_s) {
   return elapsed_s > 0.0 ? static_cast<double>(frames) / elapsed_s
                          : std::numeric_limits<double>::quiet_NaN();
+}
+
+// libvmaf's pooled values of one metric (vmaf_feature_score_pooled() in
+// libvmaf.c), accumulated in frame order as it does. NaN for no frame.
+struct VmafPools {
+  double min, max, mean, harmonic_mean;
+};
+
+VmafPools PoolAsLibvmaf(const std::vector<std::pair<std::uint64_t, double>>& frames) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (frames.empty()) return {nan, nan, nan, nan};
+  double min = frames.front().second, max = min, sum = 0.0, inverse_sum = 0.0;
+  for (const auto& frame : frames) {
+    const double s = frame.second;
+    sum += s;
+    inverse_sum += 1.0 / (s + 1.0);
+    min = std::min(min, s);
+    max = std::max(max, s);
+  }
+  const double n = static_cast<double>(frames.size());
+  return {min, max, sum / n, n / inverse_sum - 1.0};
+}
+
+// A number as libvmaf's JSON writer prints it: 6 decimals, 16 when the
+// fractional part starts with more than 5 zeros (its count_leading_zeros_d()
+// counts the multiplications by 10 that bring it to 1 or more), null when not
+// finite.
+std::string VmafNumber(double v) {
+  if (!std::isfinite(v)) return "null";
+  double fraction = std::fabs(v) - std::trunc(std::fabs(v));
+  int multiplications = 0;
+  while (fraction < 1.0 && fraction != 0.0) {
+    fraction *= 10.0;
+    ++multiplications;
+  }
+  return FormatFixed(v, multiplications <= 6 ? 6 : 16);
 }
 
 }  // namespace
@@ -132,7 +168,8 @@ ScoreLog::ScoreLog(const LogOptions& options, std::string path, std::FILE* file,
       Put(std::string("{\n  \"metric\": ") + JsonString(kMetricName) + ",\n  \"frames\": [");
       break;
     case LogFormat::kVmafJson:
-      Put(std::string("{\n  \"version\": ") + JsonString(kVmafVersion) + ",\n  \"frames\": [");
+      // libvmaf's "version" is that of the library that wrote the log.
+      Put(std::string("{\n  \"version\": ") + JsonString(SSIM2_PROJECT_VERSION) + ",\n");
       break;
   }
   Flush();
@@ -207,9 +244,10 @@ bool ScoreLog::Append(const ScoreRow& row) {
       line += '}';
       break;
     case LogFormat::kVmafJson:
-      line = std::string(rows_ ? ",\n" : "\n") + "    {\"frameNum\": " + Unsigned(row.frame) +
-             ", \"metrics\": {\"" + kVmafMetricKey + "\": " + JsonNumber(row.score, 8) + "}}";
-      break;
+      vmaf_frames_.emplace_back(row.frame, row.score);
+      pairs_read_ = std::max(pairs_read_, row.index + 1);
+      ++rows_;
+      return ok();
   }
   ++rows_;
   Put(line);
@@ -228,26 +266,6 @@ std::array<std::pair<const char*, std::optional<std::uint64_t>>, 3> AlignmentCou
            {"unaligned", summary.unaligned}}};
 }
 
-// The summary's `# key,value` lines of a CSV log.
-std::string CsvSummaryLines(const LogSummary& summary) {
-  const Summary& s = summary.scores;
-  std::string out = "# frames," + Unsigned(s.frames) + "\n";
-  for (const SummaryField& f : kSummaryFields) {
-    out += std::string("# ") + f.name + "," + FormatScore(s.*f.value) + "\n";
-  }
-  out += "# unmatched_ref," +
-         (summary.unmatched_ref ? Unsigned(*summary.unmatched_ref) : std::string()) + "\n";
-  out += "# unmatched_dist," +
-         (summary.unmatched_dist ? Unsigned(*summary.unmatched_dist) : std::string()) + "\n";
-  out += "# ended_first," +
-         (summary.ended_first ? std::string(InputName(*summary.ended_first)) : std::string()) +
-         "\n";
-  for (const auto& [name, count] : AlignmentCounts(summary)) {
-    out += std::string("# ") + name + "," + (count ? Unsigned(*count) : std::string()) + "\n";
-  }
-  return out;
-}
-
 // The summary as a JSON object; `indent` is that of the line it starts on.
 std::string JsonSummaryObject(const LogSummary& summary, const std::string& indent) {
   const Summary& s = summary.scores;
@@ -263,7 +281,17 @@ std::string JsonSummaryObject(const LogSummary& summary, const std::string& inde
   for (const auto& [name, count] : AlignmentCounts(summary)) {
     out += ",\n" + in + "\"" + name + "\": " + JsonOptional(count);
   }
+  out += ",\n" + in + "\"skipped\": " + JsonOptional(summary.skipped);
+  out += ",\n" + in + "\"backend\": " + JsonStringOrNull(summary.backend);
+  out += ",\n" + in + "\"failure\": " + JsonStringOrNull(summary.failure);
   return out + "\n" + indent + "}";
+}
+
+// {"source": NAME, "summary": {...}}, an element of "source_summaries" and of
+// the summary file's "summaries", on a line indented by `indent`.
+std::string JsonSourceSummary(const SourceSummary& source, const std::string& indent) {
+  return indent + "{\"source\": " + JsonString(source.source) +
+         ", \"summary\": " + JsonSummaryObject(source.summary, indent) + "}";
 }
 
 }  // namespace
@@ -273,23 +301,15 @@ bool ScoreLog::Close(const LogSummary& summary, const LogRunInfo& info) {
   const Summary& s = summary.scores;
   std::string out;
   switch (options_.format) {
-    case LogFormat::kCsv: {
-      out = CsvSummaryLines(summary);
-      for (const SourceSummary& source : summary.per_source) {
-        out += "# source," + CsvField(source.source) + "\n" + CsvSummaryLines(source.summary);
-      }
-      break;
-    }
+    case LogFormat::kCsv:
+      break;  // rows only: the summary goes to the JSON log and the summary file
     case LogFormat::kJson: {
       out = rows_ ? "\n  ],\n" : "],\n";
       out += "  \"summary\": " + JsonSummaryObject(summary, "  ") + ",\n";
       if (!summary.per_source.empty()) {
         out += "  \"source_summaries\": [";
         for (std::size_t i = 0; i < summary.per_source.size(); ++i) {
-          const SourceSummary& source = summary.per_source[i];
-          out += std::string(i ? ",\n" : "\n") + "    {\"source\": " +
-                 JsonString(source.source) +
-                 ", \"summary\": " + JsonSummaryObject(source.summary, "    ") + "}";
+          out += std::string(i ? ",\n" : "\n") + JsonSourceSummary(summary.per_source[i], "    ");
         }
         out += "\n  ],\n";
       }
@@ -311,26 +331,30 @@ bool ScoreLog::Close(const LogSummary& summary, const LogRunInfo& info) {
       break;
     }
     case LogFormat::kVmafJson: {
-      out = rows_ ? "\n  ],\n" : "],\n";
-      out += std::string("  \"pooled_metrics\": {\n    \"") + kVmafMetricKey + "\": {";
-      bool first = true;
-      auto add = [&](const char* name, double v) {
-        out += std::string(first ? "\n" : ",\n") + "      \"" + name + "\": " + JsonNumber(v, 8);
-        first = false;
-      };
-      for (const char* pool : kVmafPools) {
-        for (const SummaryField& f : kSummaryFields) {
-          if (std::strcmp(f.name, pool) == 0) add(f.name, s.*f.value);
-        }
+      // libvmaf's vmaf_write_output_json(): its keys, their order, its layout
+      // and its numbers; then ours under a key of our own.
+      // libvmaf's fps counts the pictures read, those that --subsample
+      // passes over too: here the pairs up to the last one scored.
+      out = "  \"fps\": " + JsonNumber(Throughput(pairs_read_, info.elapsed_s), 2) + ",\n";
+      out += "  \"frames\": [";
+      for (std::size_t i = 0; i < vmaf_frames_.size(); ++i) {
+        out += std::string(i ? ",\n" : "\n") + "    {\n      \"frameNum\": " +
+               Unsigned(vmaf_frames_[i].first) + ",\n      \"metrics\": {\n        \"" +
+               kVmafMetricKey + "\": " + VmafNumber(vmaf_frames_[i].second) +
+               "\n      }\n    }";
       }
-      for (const SummaryField& f : kSummaryFields) {
-        bool pooled = false;
-        for (const char* pool : kVmafPools) pooled = pooled || std::strcmp(f.name, pool) == 0;
-        if (!pooled) add(f.name, s.*f.value);
-      }
-      out += "\n    }\n  },\n";
-      out += "  \"aggregate_metrics\": {},\n";
-      out += "  \"fps\": " + JsonNumber(Throughput(s.frames, info.elapsed_s), 2) + "\n}\n";
+      out += "\n  ],\n";
+      const VmafPools pools = PoolAsLibvmaf(vmaf_frames_);
+      out += std::string("  \"pooled_metrics\": {\n    \"") + kVmafMetricKey + "\": {\n";
+      out += "      \"min\": " + VmafNumber(pools.min) + ",\n";
+      out += "      \"max\": " + VmafNumber(pools.max) + ",\n";
+      out += "      \"mean\": " + VmafNumber(pools.mean) + ",\n";
+      out += "      \"harmonic_mean\": " + VmafNumber(pools.harmonic_mean) + "\n";
+      out += "    }\n  },\n";
+      out += "  \"aggregate_metrics\": {\n  },\n";
+      out += std::string("  \"") + kVmafOwnKey + "\": {\n    \"metric\": " +
+             JsonString(kMetricName) + ",\n    \"summary\": " +
+             JsonSummaryObject(summary, "    ") + "\n  }\n}\n";
       break;
     }
   }
@@ -357,6 +381,30 @@ bool WriteScoreLog(const std::string& path, const LogOptions& options,
     return false;
   }
   return true;
+}
+
+std::string RenderSummaryFile(const std::vector<SourceSummary>& summaries) {
+  std::string out = std::string("{\n  \"metric\": ") + JsonString(kMetricName) +
+                    ",\n  \"summaries\": [";
+  for (std::size_t i = 0; i < summaries.size(); ++i) {
+    out += std::string(i ? ",\n" : "\n") + JsonSourceSummary(summaries[i], "    ");
+  }
+  return out + (summaries.empty() ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+bool WriteSummaryFile(const std::string& path, const std::vector<SourceSummary>& summaries,
+                      std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    if (error) *error = "cannot write " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  const std::string text = RenderSummaryFile(summaries);
+  int err = 0;
+  if (std::fwrite(text.data(), 1, text.size(), file) != text.size()) err = errno;
+  if (std::fclose(file) != 0 && err == 0) err = errno;
+  if (err != 0 && error) *error = "cannot write " + path + ": " + std::strerror(err);
+  return err == 0;
 }
 
 std::string RenderScoreLog(const LogOptions& options, const std::vector<ScoreRow>& rows,

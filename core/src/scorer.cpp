@@ -80,6 +80,7 @@ Status Scorer::Create(int width, int height, const ScorerOptions& options,
 Backend Scorer::backend() const { return backend_->backend(); }
 std::size_t Scorer::memory_bytes() const { return backend_->memory_bytes(); }
 std::string Scorer::description() const { return backend_->description(); }
+std::string Scorer::limits() const { return backend_->limits(); }
 
 Status Scorer::Compute(const ImageView& reference, const ImageView& distorted,
                        Result* result) {

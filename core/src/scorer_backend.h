@@ -26,6 +26,8 @@ class __attribute__((visibility("hidden"))) ScorerBackend {
   // Scorer::memory_bytes() and Scorer::description().
   virtual std::size_t memory_bytes() const = 0;
   virtual std::string description() const = 0;
+  // Scorer::limits(); a backend without a memory limit gives up nothing.
+  virtual std::string limits() const { return std::string(); }
 
   // The images have been checked: valid views of the scorer's size, and
   // ScoreAgainstReference is only called after a successful CacheReference.

@@ -263,7 +263,8 @@ TEST(Args, HelpIsGrouped) {
     EXPECT_GT(at, last) << title << " out of order";
     last = at;
   }
-  for (const char* option : {"--backend=", "--device=N", "--threads=N", "--alignment=",
+  for (const char* option : {"--backend=", "--device=N", "--threads=N", "--memory-limit=BYTES",
+                             "--alignment=",
                              "--offset=N", "--every=N", "--frames=N", "-q, --quiet", "--json",
                              "--csv=FILE", "--plot=FILE", "-o, --output=FILE",
                              "--format=csv|json|vmaf-json", "-h, --help", "--version",
@@ -322,6 +323,24 @@ TEST(Args, Threads) {
   ASSERT_TRUE(p.ok) << p.error;
   EXPECT_EQ(p.options.cpu_threads, 3);
   EXPECT_EQ(Parse({"--threads=1024", "a", "b"}).options.cpu_threads, 1024);
+}
+
+TEST(Args, MemoryLimit) {
+  EXPECT_EQ(Parse({"a", "b"}).options.memory_limit, 0u);
+  const Parsed p = Parse({"--memory-limit", "2000000000", "a", "b"});
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.options.memory_limit, 2000000000u);
+  EXPECT_EQ(Parse({"--memory-limit=512K", "a", "b"}).options.memory_limit, 512u << 10);
+  EXPECT_EQ(Parse({"--memory-limit=3m", "a", "b"}).options.memory_limit, 3u << 20);
+  EXPECT_EQ(Parse({"--memory-limit=2G", "a", "b"}).options.memory_limit, 2ull << 30);
+  for (const char* bad : {"--memory-limit=", "--memory-limit=G", "--memory-limit=2T",
+                          "--memory-limit=-1", "--memory-limit=1.5G",
+                          "--memory-limit=17179869184G"}) {
+    const Parsed q = Parse({bad, "a", "b"});
+    EXPECT_FALSE(q.ok) << bad;
+    EXPECT_NE(q.error.find("--memory-limit"), std::string::npos) << q.error;
+    EXPECT_EQ(q.error.find('\n'), std::string::npos) << q.error;
+  }
 }
 
 TEST(Args, OutputFormatFromExtension) {

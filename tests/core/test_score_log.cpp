@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <clocale>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "../locale/de_locale.h"
+#include "ssim2_version.h"
 #include "text_format.h"
 
 namespace ssim2 {
@@ -48,6 +50,8 @@ LogSummary SummaryOf(const std::vector<ScoreRow>& rows) {
   s.dropped = 4;
   s.repeated = 5;
   s.unaligned = 6;
+  s.skipped = 7;
+  s.backend = "CPU (test)";
   return s;
 }
 
@@ -58,28 +62,15 @@ std::string Render(LogFormat format, const std::vector<ScoreRow>& rows,
   return RenderScoreLog(options, rows, SummaryOf(rows), info);
 }
 
+// A CSV log is rows only (RFC 4180): the header and one line per row, no
+// summary lines for a CSV reader to take for rows.
 TEST(ScoreLog, CsvSchema) {
   EXPECT_EQ(Render(LogFormat::kCsv, TwoRows()),
             "index,frame,pts,stream_time,running_time,duration,score,ref_frame\n"
             "0,0,0,0,0,33333333,87.50000000,3\n"
-            "2,5,66666666,,,,-3.25000000,\n"
-            "# frames,2\n"
-            "# mean,42.12500000\n"
-            "# stddev,45.37500000\n"
-            "# min,-3.25000000\n"
-            "# p1,-2.34250000\n"
-            "# p5,1.28750000\n"
-            "# p50,42.12500000\n"
-            "# p95,82.96250000\n"
-            "# p99,86.59250000\n"
-            "# max,87.50000000\n"
-            "# harmonic_mean,0.00000000\n"
-            "# unmatched_ref,1\n"
-            "# unmatched_dist,0\n"
-            "# ended_first,ref\n"
-            "# dropped,4\n"
-            "# repeated,5\n"
-            "# unaligned,6\n");
+            "2,5,66666666,,,,-3.25000000,\n");
+  EXPECT_EQ(Render(LogFormat::kCsv, {}),
+            "index,frame,pts,stream_time,running_time,duration,score,ref_frame\n");
 }
 
 TEST(ScoreLog, CsvSourceColumnIsQuotedWhenNeeded) {
@@ -97,8 +88,8 @@ TEST(ScoreLog, CsvSourceColumnIsQuotedWhenNeeded) {
       << csv;
 }
 
-// Several sources in one log: each source's own summary follows the main
-// one, and a log without them is unchanged (the schema tests above).
+// Several sources in one JSON log: each source's own summary follows the
+// main one, and a log without them is unchanged (the schema tests above).
 TEST(ScoreLog, PerSourceSummaries) {
   std::vector<ScoreRow> rows = TwoRows();
   rows[0].source = "a.mkv";
@@ -108,23 +99,15 @@ TEST(ScoreLog, PerSourceSummaries) {
   second.unmatched_ref.reset();
   second.ended_first.reset();
   second.unaligned.reset();
+  second.skipped.reset();
+  second.backend.clear();
   summary.per_source = {{"a.mkv", SummaryOf({rows[0]})}, {"b,c.mkv", second}};
   LogOptions options;
   options.with_source = true;
+  // CSV: rows only, whatever the summaries.
   const std::string csv = RenderScoreLog(options, rows, summary, {});
-  const std::string csv_tail =
-      "# unaligned,6\n"
-      "# source,a.mkv\n"
-      "# frames,1\n"
-      "# mean,87.50000000\n";
-  EXPECT_NE(csv.find(csv_tail), std::string::npos) << csv;
-  EXPECT_NE(csv.find("# source,\"b,c.mkv\"\n# frames,1\n# mean,-3.25000000\n"),
-            std::string::npos)
-      << csv;
-  EXPECT_NE(csv.find("# unmatched_ref,\n# unmatched_dist,0\n# ended_first,\n# dropped,4\n"
-                     "# repeated,5\n# unaligned,\n"),
-            std::string::npos)
-      << csv;
+  EXPECT_EQ(csv.find('#'), std::string::npos) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
   options.format = LogFormat::kJson;
   const std::string json = RenderScoreLog(options, rows, summary, {});
   EXPECT_NE(json.find("  \"source_summaries\": [\n"
@@ -139,7 +122,8 @@ TEST(ScoreLog, PerSourceSummaries) {
             std::string::npos)
       << json;
   EXPECT_NE(json.find("      \"ended_first\": null,\n      \"dropped\": 4,\n      \"repeated\": 5,\n"
-                      "      \"unaligned\": null\n    }}\n  ],\n"),
+                      "      \"unaligned\": null,\n      \"skipped\": null,\n"
+                      "      \"backend\": null,\n      \"failure\": null\n    }}\n  ],\n"),
             std::string::npos)
       << json;
   // Without per-source summaries the JSON has no such key.
@@ -182,7 +166,10 @@ TEST(ScoreLog, JsonSchema) {
             "    \"ended_first\": \"ref\",\n"
             "    \"dropped\": 4,\n"
             "    \"repeated\": 5,\n"
-            "    \"unaligned\": 6\n"
+            "    \"unaligned\": 6,\n"
+            "    \"skipped\": 7,\n"
+            "    \"backend\": \"CPU (test)\",\n"
+            "    \"failure\": null\n"
             "  },\n"
             "  \"reference\": \"ref.mkv\",\n"
             "  \"distorted\": null,\n"
@@ -210,31 +197,117 @@ TEST(ScoreLog, EmptyJsonHasNullStatistics) {
   EXPECT_NE(json.find("\"elapsed_s\": null"), std::string::npos) << json;
 }
 
+// vmaf-json is libvmaf's vmaf_write_output_json(): its keys in its order,
+// its layout, its pooled values (harmonic_mean = 1 / mean(1 / (x + 1)) - 1)
+// and its numbers (6 decimals); our summary under a key of our own.
 TEST(ScoreLog, VmafJsonSchema) {
+  // Our summary: the JSON log's summary object (JsonSchema), one level in.
+  const std::string json = Render(LogFormat::kJson, TwoRows());
+  const std::size_t start = json.find("  \"summary\": {\n");
+  const std::size_t end = json.find("\n  },\n", start);
+  ASSERT_NE(end, std::string::npos) << json;
+  std::string own_summary = "  " + json.substr(start, end + 4 - start);
+  for (std::size_t at = own_summary.find('\n'); at != std::string::npos;
+       at = own_summary.find('\n', at + 1)) {
+    own_summary.insert(at + 1, "  ");
+  }
   EXPECT_EQ(Render(LogFormat::kVmafJson, TwoRows()),
             "{\n"
-            "  \"version\": \"ssimulacra2 2.1 (gst-ssim2)\",\n"
+            "  \"version\": \"" SSIM2_PROJECT_VERSION "\",\n"
+            "  \"fps\": null,\n"
             "  \"frames\": [\n"
-            "    {\"frameNum\": 0, \"metrics\": {\"ssimulacra2\": 87.50000000}},\n"
-            "    {\"frameNum\": 5, \"metrics\": {\"ssimulacra2\": -3.25000000}}\n"
+            "    {\n"
+            "      \"frameNum\": 0,\n"
+            "      \"metrics\": {\n"
+            "        \"ssimulacra2\": 87.500000\n"
+            "      }\n"
+            "    },\n"
+            "    {\n"
+            "      \"frameNum\": 5,\n"
+            "      \"metrics\": {\n"
+            "        \"ssimulacra2\": -3.250000\n"
+            "      }\n"
+            "    }\n"
             "  ],\n"
             "  \"pooled_metrics\": {\n"
             "    \"ssimulacra2\": {\n"
-            "      \"min\": -3.25000000,\n"
-            "      \"max\": 87.50000000,\n"
-            "      \"mean\": 42.12500000,\n"
-            "      \"harmonic_mean\": 0.00000000,\n"
-            "      \"stddev\": 45.37500000,\n"
-            "      \"p1\": -2.34250000,\n"
-            "      \"p5\": 1.28750000,\n"
-            "      \"p50\": 42.12500000,\n"
-            "      \"p95\": 82.96250000,\n"
-            "      \"p99\": 86.59250000\n"
+            "      \"min\": -3.250000,\n"
+            "      \"max\": 87.500000,\n"
+            "      \"mean\": 42.125000,\n"
+            "      \"harmonic_mean\": -5.617391\n"
             "    }\n"
             "  },\n"
-            "  \"aggregate_metrics\": {},\n"
-            "  \"fps\": null\n"
+            "  \"aggregate_metrics\": {\n"
+            "  },\n"
+            "  \"gst_ssim2\": {\n"
+            "    \"metric\": \"SSIMULACRA 2.1\",\n" +
+                own_summary +
+            "\n  }\n"
             "}\n");
+}
+
+// libvmaf prints 16 decimals when a number's fractional part starts with
+// more than 5 zeros; fps counts the pairs read (frame-step's skipped ones
+// too) per second.
+TEST(ScoreLog, VmafJsonNumbersAndFps) {
+  std::vector<ScoreRow> rows = TwoRows();
+  rows.push_back(rows[0]);
+  rows[2].index = 5;
+  rows[2].frame = 7;
+  rows[2].score = 50.0000001;
+  LogRunInfo info;
+  info.elapsed_s = 2.0;
+  const std::string text = Render(LogFormat::kVmafJson, rows, info);
+  EXPECT_NE(text.find("\"fps\": 3.00,\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"ssimulacra2\": 50.0000001000000012\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"harmonic_mean\": -8.254487\n"), std::string::npos) << text;
+  // Without frames the pools are null, as libvmaf writes what is not finite.
+  const std::string empty = Render(LogFormat::kVmafJson, {});
+  EXPECT_NE(empty.find("\"frames\": [\n  ],\n"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("\"min\": null,\n"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("\"harmonic_mean\": null\n"), std::string::npos) << empty;
+}
+
+// The summary file: the JSON log's summary objects, one per source.
+TEST(ScoreLog, SummaryFile) {
+  const std::vector<ScoreRow> rows = TwoRows();
+  LogSummary second = SummaryOf({rows[1]});
+  second.failure = "bad \"caps\"";
+  const std::string text = RenderSummaryFile({{"dist", SummaryOf(rows)}, {"dist_1", second}});
+  EXPECT_EQ(text.rfind("{\n"
+                       "  \"metric\": \"SSIMULACRA 2.1\",\n"
+                       "  \"summaries\": [\n"
+                       "    {\"source\": \"dist\", \"summary\": {\n"
+                       "      \"frames\": 2,\n"
+                       "      \"mean\": 42.12500000,\n",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find("    {\"source\": \"dist_1\", \"summary\": {\n"
+                      "      \"frames\": 1,\n"
+                      "      \"mean\": -3.25000000,\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      \"failure\": \"bad \\\"caps\\\"\"\n    }}\n  ]\n}\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(RenderSummaryFile({}), "{\n  \"metric\": \"SSIMULACRA 2.1\",\n  \"summaries\": []\n}\n");
+  // Written as rendered, and a file that cannot be created is one error.
+  char path[] = "/tmp/ssim2-summary-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::string error;
+  ASSERT_TRUE(WriteSummaryFile(path, {{"dist", SummaryOf(rows)}}, &error)) << error;
+  std::FILE* f = std::fopen(path, "rb");
+  ASSERT_NE(f, nullptr);
+  std::string back(4096, '\0');
+  back.resize(std::fread(&back[0], 1, back.size(), f));
+  std::fclose(f);
+  std::remove(path);
+  EXPECT_EQ(back, RenderSummaryFile({{"dist", SummaryOf(rows)}}));
+  EXPECT_FALSE(WriteSummaryFile("/nonexistent-dir/s.json", {}, &error));
+  EXPECT_EQ(error.rfind("cannot write /nonexistent-dir/s.json: ", 0), 0u) << error;
 }
 
 TEST(ScoreLog, VmafJsonRefusesSources) {

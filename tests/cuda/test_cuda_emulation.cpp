@@ -35,27 +35,42 @@ unsigned Bits(float f) {
   return u;
 }
 
-// The engine's device memory and tables, in host memory.
+// The engine's device memory (working memory and reference cache) and
+// tables, in host memory. The linear RGB planes are kept for the checks.
 struct EmuEngine {
   Layout layout;
   LaunchTables tables;
   char* base = nullptr;
-  EmuEngine(int w, int h, bool all) {
-    layout = MakeLayout(w, h, all, 4);
-    const std::size_t bytes = (layout.total_bytes + 255) / 256 * 256;
-    base = static_cast<char*>(std::aligned_alloc(256, bytes));
-    std::memset(base, 0, bytes);
-    tables = MakeTables(layout, base);
+  char* cache = nullptr;
+  EmuEngine(int w, int h, bool all, int groups = 1) {
+    LayoutOptions o;
+    o.all_features = all;
+    o.result_slots = 4;
+    o.groups = groups;
+    o.keep_linear = true;
+    layout = MakeLayout(w, h, o);
+    auto alloc = [](std::size_t bytes) {
+      bytes = (bytes + 255) / 256 * 256;
+      char* p = static_cast<char*>(std::aligned_alloc(256, bytes));
+      std::memset(p, 0, bytes);
+      return p;
+    };
+    base = alloc(layout.total_bytes);
+    cache = alloc(layout.cache.total_bytes);
+    tables = MakeTables(layout, base, cache);
     std::memcpy(base + layout.jobs, tables.blob.data(), tables.blob.size());
   }
-  ~EmuEngine() { std::free(base); }
+  ~EmuEngine() {
+    std::free(base);
+    std::free(cache);
+  }
   EmuEngine(const EmuEngine&) = delete;
   EmuEngine& operator=(const EmuEngine&) = delete;
 
   void Pass(PassMode mode, const InputDesc* ref, const InputDesc* dist, float background,
             int slot) {
-    EXPECT_OK(LaunchPass(PlanPass(layout, tables, base, mode, ref, dist, background, slot),
-                         nullptr));
+    EXPECT_OK(LaunchPass(
+        PlanPass(layout, tables, base, cache, mode, ref, dist, background, slot), nullptr));
   }
 
   Result ResultOf(int slot) const {
@@ -67,6 +82,14 @@ struct EmuEngine {
   }
   const float* Plane(std::size_t offset, int s, int c) const {
     return reinterpret_cast<const float*>(base + offset + c * layout.geom[s].plane_bytes);
+  }
+  // The cached reference's XYB pyramid, and its planes of one channel.
+  const float* CachedXyb(int s, int c) const {
+    return reinterpret_cast<const float*>(cache + layout.cache.xyb[s] +
+                                          c * layout.geom[s].plane_bytes);
+  }
+  const float* CachePlane(std::size_t offset) const {
+    return reinterpret_cast<const float*>(cache + offset);
   }
 };
 
@@ -109,7 +132,7 @@ bool ComparePlane(const char* what, int s, int c, const cpu::Plane& cpu, const f
   return true;
 }
 
-void LinearTest(int w, int h, std::uint32_t seed) {
+void LinearTest(int w, int h, std::uint32_t seed, int groups) {
   cpu::Image3 ref, dist;
   RandomLinear(w, h, seed, &ref);
   RandomLinear(w, h, seed + 1, &dist);
@@ -118,7 +141,7 @@ void LinearTest(int w, int h, std::uint32_t seed) {
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x)
         if ((x * 7 + y * 3) % 5 != 0) dist.plane[c].Row(y)[x] = ref.plane[c].Row(y)[x];
-  EmuEngine e(w, h, true);
+  EmuEngine e(w, h, true, groups);
   const InputDesc rd = LinearDesc(ref), dd = LinearDesc(dist);
   e.Pass(PassMode::kRef, &rd, nullptr, 0.5f, 0);
   const MetricPlan& plan = e.layout.plan;
@@ -136,7 +159,7 @@ void LinearTest(int w, int h, std::uint32_t seed) {
     }
     replay::ToPositiveXyb(lin, &xyb);
     for (int c = 0; c < 3 && ok; ++c) {
-      ok &= ComparePlane("xyb", s, c, xyb.plane[c], e.Plane(e.layout.xyb[0][s], s, c), g.pitch);
+      ok &= ComparePlane("xyb", s, c, xyb.plane[c], e.CachedXyb(s, c), g.pitch);
       cpu::Plane temp, mu, sq(g.width, g.height), sigma;
       // Horizontal pass alone: rows of the temp plane of map mu1 (scale
       // groups reuse temp, so only the last group's planes are still there).
@@ -149,12 +172,13 @@ void LinearTest(int w, int h, std::uint32_t seed) {
                            g.pitch);
       }
       replay::Blur(bc, xyb.plane[c], &temp, &mu);
-      ok &= ComparePlane("blur mu1", s, c, mu, e.Plane(e.layout.mu1[s], s, c), g.pitch);
+      ok &= ComparePlane("blur mu1", s, c, mu, e.CachePlane(e.layout.cache.mu1[s][c]), g.pitch);
       for (int y = 0; y < g.height; ++y)
         for (int x = 0; x < g.width; ++x)
           sq.Row(y)[x] = xyb.plane[c].Row(y)[x] * xyb.plane[c].Row(y)[x];
       replay::Blur(bc, sq, &temp, &sigma);
-      ok &= ComparePlane("blur sigma11", s, c, sigma, e.Plane(e.layout.s11[s], s, c), g.pitch);
+      ok &= ComparePlane("blur sigma11", s, c, sigma, e.CachePlane(e.layout.cache.s11[s][c]),
+                         g.pitch);
     }
   }
   e.Pass(PassMode::kCached, nullptr, &dd, 0.5f, 1);
@@ -167,8 +191,15 @@ void LinearTest(int w, int h, std::uint32_t seed) {
   e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 2);
   const Result full = e.ResultOf(2);
   EXPECT_TRUE(cudatest::BitIdentical(full, cached)) << cudatest::Format("%dx%d: full %.17g != cached %.17g", w, h, full.score, cached.score);
-  std::printf("   linear %dx%d: score %.10f (replay %.10f), sub-scores %.2e\n", w, h, cached.score,
-              expected.score, fd);
+  // The scale groups change where planes live and when launches run, never
+  // a result.
+  if (groups > 1) {
+    EmuEngine one(w, h, true, 1);
+    one.Pass(PassMode::kFull, &rd, &dd, 0.5f, 0);
+    EXPECT_TRUE(cudatest::BitIdentical(one.ResultOf(0), full)) << cudatest::Format("%dx%d: %d scale groups %.17g != one %.17g", w, h, groups, full.score, one.ResultOf(0).score);
+  }
+  std::printf("   linear %dx%d, %d scale group(s): score %.10f (replay %.10f), sub-scores %.2e\n",
+              w, h, groups, cached.score, expected.score, fd);
 }
 
 // Packed 8/16-bit inputs with and without alpha, against replay::Compute
@@ -279,7 +310,11 @@ TEST(GpuEmulation, LinearInputsEveryStage) {
     sizes.push_back({255, 127});
   }
   std::uint32_t seed = 3;
-  for (auto [w, h] : sizes) LinearTest(w, h, seed += 7);
+  int groups = 0;
+  for (auto [w, h] : sizes) {
+    groups = groups % kMaxGroups + 1;  // sizes alternate between the plans
+    LinearTest(w, h, seed += 7, groups);
+  }
 }
 
 TEST(GpuEmulation, PackedInputs) {
@@ -303,6 +338,15 @@ TEST(GpuEmulation, YCbCrInputs) {
 // 16x16 RGB8 noise, for the out-of-memory tests: their subject is what is
 // left out, not the content.
 namespace {
+// The layout an engine with default options makes for its working memory.
+Layout EngineLayout(int w, int h, Executor executor, int groups = 1) {
+  LayoutOptions o;
+  o.result_slots = kMaxAlphaPasses * EngineOptions().max_batch;
+  o.executor = executor;
+  o.groups = groups;
+  return MakeLayout(w, h, o);
+}
+
 constexpr int kNoiseSide = 16;
 std::vector<unsigned char> NoiseImage(std::mt19937& rng) {
   std::uniform_int_distribution<int> byte(0, 255);
@@ -331,13 +375,12 @@ TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
   for (std::size_t i = 0; i < views.size(); ++i) {
     ASSERT_TRUE(engine.Compute(ref_view, views[i], &expected[i]).ok());
   }
+  ASSERT_TRUE(engine.SetReference(ref_view).ok());
   const std::size_t one_engine = engine.memory_bytes();
-  const std::size_t one_lane =
-      MakeLayout(kW, kH, false, kMaxAlphaPasses * EngineOptions().max_batch, false).total_bytes;
+  const std::size_t one_lane = EngineLayout(kW, kH, Executor::kLane).total_bytes;
   ASSERT_LT(one_lane, one_engine) << "a lane has no cache of its own";
   // Room for one lane (of the default three), not two.
   emu::SetDeviceMemoryHeadroom(one_lane + one_lane / 2);
-  ASSERT_TRUE(engine.SetReference(ref_view).ok());
   std::vector<Result> batch(views.size());
   const Status s = engine.ComputeBatch(views.data(), views.size(), batch.data());
   emu::SetDeviceMemoryHeadroom(~std::size_t(0));
@@ -360,62 +403,233 @@ TEST(GpuEmulation, BatchLanesLeftOutWithoutMemory) {
   }
 }
 
+// Three reference frames and a batch of two distorted images (16x16 noise),
+// with what a CUDA scorer that has all the memory it wants gives for each
+// frame's batch, and that scorer's memory afterwards.
+struct FramesOfTwo {
+  std::vector<std::vector<unsigned char>> refs, dists;
+  std::vector<ImageView> batch;
+  std::vector<std::vector<Result>> expected;
+  std::size_t memory = 0;
+  ImageView View(const std::vector<unsigned char>& rgb) const {
+    return ImageView::Packed(PixelFormat::kRGB8, kNoiseSide, kNoiseSide, rgb.data(),
+                             3 * kNoiseSide);
+  }
+};
+
+void ScoreFramesOfTwo(unsigned seed, FramesOfTwo* f) {
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 3; ++t) f->refs.push_back(NoiseImage(rng));
+  for (int i = 0; i < 2; ++i) f->dists.push_back(NoiseImage(rng));
+  for (const auto& d : f->dists) f->batch.push_back(f->View(d));
+  ScorerOptions options;
+  options.backend = Backend::kCuda;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
+  f->expected.resize(f->refs.size());
+  for (std::size_t t = 0; t < f->refs.size(); ++t) {
+    ASSERT_TRUE(scorer->SetReference(f->View(f->refs[t])).ok());
+    ASSERT_TRUE(scorer->ComputeWithReference(f->batch, &f->expected[t]).ok());
+  }
+  f->memory = scorer->memory_bytes();
+  EXPECT_EQ(scorer->limits(), "");
+}
+
+// Collects the batches of the first handles.size() frames, submitted in
+// order, and expects what the unlimited scorer gave.
+void ExpectCollected(Scorer* scorer, const std::vector<Scorer::BatchHandle>& handles,
+                     const FramesOfTwo& f, const char* what) {
+  for (std::size_t t = 0; t < handles.size(); ++t) {
+    std::vector<Result> got;
+    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
+    ASSERT_EQ(got.size(), f.batch.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &f.expected[t][i], sizeof(Result)), 0)
+          << what << ", frame " << t << ", image " << i;
+    }
+  }
+}
+
 // The CUDA scorer prepares a reference set while a batch is in flight on a
 // second engine. When that engine cannot get its memory, the first engine
 // does everything, in order, with the same results and no error.
 TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
-  constexpr int kW = kNoiseSide, kH = kNoiseSide;
-  std::mt19937 rng(6);
-  auto image = [&]() { return NoiseImage(rng); };
-  auto view = [&](const std::vector<unsigned char>& rgb) {
-    return ImageView::Packed(PixelFormat::kRGB8, kW, kH, rgb.data(), 3 * kW);
-  };
-  const std::vector<std::vector<unsigned char>> refs = {image(), image(), image()};
-  const std::vector<std::vector<unsigned char>> dists = {image(), image()};
-  const std::vector<ImageView> batch = {view(dists[0]), view(dists[1])};
-
+  FramesOfTwo f;
+  ASSERT_NO_FATAL_FAILURE(ScoreFramesOfTwo(6, &f));
   ScorerOptions options;
   options.backend = Backend::kCuda;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::Create(kW, kH, options, &scorer).ok());
-  std::vector<std::vector<Result>> expected(refs.size());
-  for (std::size_t t = 0; t < refs.size(); ++t) {
-    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
-    ASSERT_TRUE(scorer->ComputeWithReference(batch, &expected[t]).ok());
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
+  std::vector<Result> warm;
+  for (std::size_t t = 0; t < f.refs.size(); ++t) {  // the cache and lanes made
+    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE(scorer->ComputeWithReference(f.batch, &warm).ok());
   }
-  const std::size_t memory = scorer->memory_bytes();
   emu::SetDeviceMemoryHeadroom(0);
-  std::vector<Scorer::BatchHandle> handles(refs.size());
+  std::vector<Scorer::BatchHandle> handles(f.refs.size());
   Status s;
-  for (std::size_t t = 0; t < refs.size() && s.ok(); ++t) {
-    s = scorer->SetReference(view(refs[t]));
-    if (s.ok()) s = scorer->SubmitWithReference(batch, &handles[t]);
+  for (std::size_t t = 0; t < f.refs.size() && s.ok(); ++t) {
+    s = scorer->SetReference(f.View(f.refs[t]));
+    if (s.ok()) s = scorer->SubmitWithReference(f.batch, &handles[t]);
   }
   emu::SetDeviceMemoryHeadroom(~std::size_t(0));
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(scorer->memory_bytes(), memory) << "no second engine";
-  for (std::size_t t = 0; t < refs.size(); ++t) {
-    std::vector<Result> got;
-    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
-    ASSERT_EQ(got.size(), batch.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
-          << "frame " << t << ", image " << i;
-    }
-  }
+  EXPECT_EQ(scorer->memory_bytes(), f.memory) << "no second engine";
+  ExpectCollected(scorer.get(), handles, f, "one engine");
   // Memory back: the next reference set with a batch in flight gets its engine.
   handles.assign(2, 0);
   for (std::size_t t = 0; t < 2; ++t) {
-    ASSERT_TRUE(scorer->SetReference(view(refs[t])).ok());
-    ASSERT_TRUE(scorer->SubmitWithReference(batch, &handles[t]).ok());
+    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
   }
-  EXPECT_GT(scorer->memory_bytes(), memory);
-  for (std::size_t t = 0; t < 2; ++t) {
-    std::vector<Result> got;
-    ASSERT_TRUE(scorer->CollectBatch(handles[t], &got).ok());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
-          << "second engine, frame " << t << ", image " << i;
+  EXPECT_GT(scorer->memory_bytes(), f.memory);
+  ExpectCollected(scorer.get(), handles, f, "second engine");
+}
+
+// Under EngineOptions::memory_limit the engine gives up speed, never a score:
+// it blurs scale 0 before the smaller scales when a pass and the cache do not
+// fit otherwise, makes only the batch lanes that fit, says so in limits(), and
+// never holds more than the limit (the emulated device has no more either).
+// A limit below one pass is a clear error at Create, one without room for the
+// reference cache a clear error at SetReference.
+namespace {
+struct LimitCase {
+  std::size_t limit;
+  int groups;       // the engine's scale groups, 0: Create fails
+  bool pair_fits;   // the working memory grows for a pair
+  bool cache_fits;  // SetReference works
+  int lanes;        // lanes a batch of four gets
+};
+}  // namespace
+
+TEST(GpuEmulation, MemoryLimitGivesUpSpeedNotScores) {
+  constexpr int kW = 96, kH = 72;  // five scales: the scale groups differ
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255);
+  auto image = [&]() {
+    std::vector<unsigned char> rgb(3 * kW * kH);
+    for (unsigned char& v : rgb) v = static_cast<unsigned char>(byte(rng));
+    return rgb;
+  };
+  auto view = [](const std::vector<unsigned char>& rgb) {
+    return ImageView::Packed(PixelFormat::kRGB8, kW, kH, rgb.data(), 3 * kW);
+  };
+  const std::vector<unsigned char> ref = image();
+  std::vector<std::vector<unsigned char>> dists;
+  for (int i = 0; i < 4; ++i) dists.push_back(image());
+  std::vector<ImageView> views;
+  for (const auto& d : dists) views.push_back(view(d));
+
+  Engine unlimited;
+  ASSERT_TRUE(Engine::Create(kW, kH, EngineOptions(), &unlimited).ok());
+  std::vector<Result> expected(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    ASSERT_TRUE(unlimited.Compute(view(ref), views[i], &expected[i]).ok());
+  }
+  EXPECT_EQ(unlimited.limits(), "");
+
+  // Working memory before and after the first pair, with one and two groups.
+  const Layout one = EngineLayout(kW, kH, Executor::kEngine, 1);
+  const Layout two = EngineLayout(kW, kH, Executor::kEngine, 2);
+  const std::size_t before_pair[] = {EngineLayout(kW, kH, Executor::kReference, 1).total_bytes,
+                                     EngineLayout(kW, kH, Executor::kReference, 2).total_bytes};
+  const std::size_t lane_one = EngineLayout(kW, kH, Executor::kLane, 1).total_bytes;
+  const std::size_t cache = one.cache.total_bytes;
+  std::printf("   %dx%d: working memory %zu bytes (two scale groups %zu; before a pair %zu, "
+              "%zu), cache %zu, lane %zu\n", kW, kH, one.total_bytes, two.total_bytes,
+              before_pair[0], before_pair[1], cache, lane_one);
+  ASSERT_LT(two.total_bytes, one.total_bytes) << "two scale groups need less";
+  const std::size_t between = (one.total_bytes - two.total_bytes) / 2;
+  const LimitCase cases[] = {
+      {before_pair[1] - 1, 0, false, false, 0},
+      {(before_pair[1] + two.total_bytes) / 2, 2, false, false, 0},
+      {two.total_bytes + cache / 2, 2, true, false, 0},
+      {two.total_bytes + cache + between, 2, true, true, 0},
+      {one.total_bytes + cache + lane_one / 2, 1, true, true, 0},
+      {one.total_bytes + cache + 2 * lane_one + lane_one / 2, 1, true, true, 2},
+      {one.total_bytes + cache + 4 * lane_one, 1, true, true, 3},
+  };
+  for (const LimitCase& c : cases) {
+    SCOPED_TRACE(cudatest::Format("limit %zu", c.limit));
+    EngineOptions o;
+    o.memory_limit = c.limit;
+    emu::SetDeviceMemoryHeadroom(c.limit);
+    Engine engine;
+    const Status created = Engine::Create(kW, kH, o, &engine);
+    if (c.groups == 0) {
+      emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+      EXPECT_EQ(created.code(), StatusCode::kOutOfMemory);
+      EXPECT_NE(created.message().find("limit of " + std::to_string(c.limit) + " bytes"),
+                std::string::npos) << created.message();
+      EXPECT_NE(created.message().find("one pass"), std::string::npos) << created.message();
+      continue;
+    }
+    ASSERT_TRUE(created.ok()) << created.message();
+    EXPECT_EQ(engine.memory_bytes(), before_pair[c.groups - 1]);
+    EXPECT_EQ(engine.limits().find("Scale 0 is blurred before") != std::string::npos,
+              c.groups == 2) << engine.limits();
+    Result pair;
+    const Status paired = engine.Compute(view(ref), views[0], &pair);
+    if (c.pair_fits) {
+      ASSERT_TRUE(paired.ok()) << paired.message();
+      EXPECT_EQ(std::memcmp(&pair, &expected[0], sizeof(Result)), 0) << "pair";
+      EXPECT_EQ(engine.memory_bytes(), (c.groups == 1 ? one : two).total_bytes);
+    } else {
+      EXPECT_EQ(paired.code(), StatusCode::kOutOfMemory);
+      EXPECT_NE(paired.message().find("planes of a pair"), std::string::npos) << paired.message();
+    }
+    const Status cached = engine.SetReference(view(ref));
+    if (!c.cache_fits) {
+      emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+      EXPECT_EQ(cached.code(), StatusCode::kOutOfMemory);
+      EXPECT_NE(cached.message().find("reference cache"), std::string::npos) << cached.message();
+      continue;
+    }
+    ASSERT_TRUE(cached.ok()) << cached.message();
+    std::vector<Result> batch(views.size());
+    const Status s = engine.ComputeBatch(views.data(), views.size(), batch.data());
+    emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(engine.batch_lanes(), c.lanes);
+    EXPECT_LE(engine.memory_bytes(), c.limit);
+    EXPECT_EQ(engine.limits().find("Batches run on " + std::to_string(c.lanes + 1) +
+                                   " of 4 streams") != std::string::npos,
+              c.lanes < 3) << engine.limits();
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
     }
   }
+}
+
+// Under ScorerOptions::memory_limit the CUDA scorer makes no second engine
+// when the first leaves no room for it: a reference set while a batch is in
+// flight is prepared after it, with the same results, within the limit, and
+// limits() says so. A limit below one pass fails Scorer::Create clearly.
+TEST(GpuEmulation, ScorerMemoryLimitLeavesOutTheSecondEngine) {
+  FramesOfTwo f;
+  ASSERT_NO_FATAL_FAILURE(ScoreFramesOfTwo(8, &f));
+  // One engine with its cache and the lane of a batch of two, and half a
+  // lane more: no room for a second engine.
+  const std::size_t lane = EngineLayout(kNoiseSide, kNoiseSide, Executor::kLane).total_bytes;
+  ScorerOptions options;
+  options.backend = Backend::kCuda;
+  options.memory_limit = f.memory + lane / 2;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
+  std::vector<Scorer::BatchHandle> handles(f.refs.size());
+  for (std::size_t t = 0; t < f.refs.size(); ++t) {
+    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
+  }
+  EXPECT_LE(scorer->memory_bytes(), options.memory_limit);
+  EXPECT_EQ(scorer->memory_bytes(), f.memory) << "no second engine";
+  EXPECT_NE(scorer->limits().find("No second engine"), std::string::npos) << scorer->limits();
+  ExpectCollected(scorer.get(), handles, f, "under the limit");
+
+  options.memory_limit =
+      EngineLayout(kNoiseSide, kNoiseSide, Executor::kReference, kMaxGroups).total_bytes - 1;
+  std::unique_ptr<Scorer> none;
+  const Status s = Scorer::Create(kNoiseSide, kNoiseSide, options, &none);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(s.message().find("below the"), std::string::npos) << s.message();
 }

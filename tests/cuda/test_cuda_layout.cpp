@@ -1,6 +1,6 @@
 // Host-side planning of the CUDA engine (no device needed): regions do not
 // overlap, uploads fit, job tables cover exactly the maps the plan needs,
-// and the memory stays under 160 bytes per pixel.
+// and the memory per pixel stays within today's plan.
 #include <cstdio>
 #include <vector>
 
@@ -17,56 +17,126 @@ struct Region {
   const char* name;
 };
 
-void CheckLayout(int w, int h, bool all) {
-  const Layout l = MakeLayout(w, h, all, 16);
-  std::vector<Region> regions;
-  for (int i = 0; i < 2; ++i)
-    for (int s = 0; s < l.plan.num_scales; ++s) {
-      regions.push_back({l.xyb[i][s], l.xyb[i][s] + 3 * l.geom[s].plane_bytes, "xyb"});
-      if (s > 0) regions.push_back({l.lin[i][s], l.lin[i][s] + 3 * l.geom[s].plane_bytes, "lin"});
+bool Overlap(const Region& a, const Region& b) { return a.begin < b.end && b.begin < a.end; }
+
+// Regions of one allocation: aligned, inside it, pairwise disjoint.
+void CheckRegions(const std::vector<Region>& regions, std::size_t total, int w, int h) {
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    EXPECT_TRUE(regions[i].begin % kRegionAlign == 0) << cudatest::Format("%s not aligned", regions[i].name);
+    EXPECT_TRUE(regions[i].end <= total) << cudatest::Format("%dx%d: %s past the end", w, h, regions[i].name);
+    for (std::size_t j = i + 1; j < regions.size(); ++j) {
+      EXPECT_TRUE(!Overlap(regions[i], regions[j])) << cudatest::Format("%dx%d: %s overlaps %s", w, h, regions[i].name, regions[j].name);
     }
-  for (int s = 0; s < l.plan.num_scales; ++s) {
-    regions.push_back({l.mu1[s], l.mu1[s] + 3 * l.geom[s].plane_bytes, "mu1"});
-    regions.push_back({l.s11[s], l.s11[s] + 3 * l.geom[s].plane_bytes, "s11"});
   }
-  regions.push_back({l.temp, l.temp + l.temp_bytes, "temp"});
+}
+
+LayoutOptions Options(bool all, Executor executor = Executor::kEngine, int groups = 1) {
+  LayoutOptions o;
+  o.all_features = all;
+  o.result_slots = 16;
+  o.executor = executor;
+  o.groups = groups;
+  return o;
+}
+
+void CheckLayout(int w, int h, bool all, Executor executor, int groups) {
+  const Layout l = MakeLayout(w, h, Options(all, executor, groups));
+  const bool lane = executor == Executor::kLane;
+  const bool pairs = executor == Executor::kEngine;
+  std::vector<Region> regions;
+  for (int i = pairs ? 0 : 1; i < 2; ++i)
+    for (int s = 0; s < l.plan.num_scales; ++s)
+      regions.push_back({l.xyb[i][s], l.xyb[i][s] + 3 * l.geom[s].plane_bytes, "xyb"});
+  if (!pairs) {
+    EXPECT_EQ(l.xyb[0][0], kNoPlane) << "the reference's XYB is in the cache";
+  }
+  const Region temp{l.temp, l.temp + l.temp_bytes, "temp"};
+  regions.push_back(temp);
   regions.push_back({l.partials, l.partials + l.max_partials * kNumSums * 8, "partials"});
   regions.push_back({l.sums, l.sums + l.num_result_slots * kSumsPerResult * 8, "sums"});
   regions.push_back({l.jobs, l.jobs + l.jobs_bytes, "jobs"});
-  for (std::size_t i = 0; i < regions.size(); ++i) {
-    EXPECT_TRUE(regions[i].begin % kRegionAlign == 0) << cudatest::Format("%s not aligned", regions[i].name);
-    EXPECT_TRUE(regions[i].end <= l.total_bytes) << cudatest::Format("%s past the end", regions[i].name);
-    for (std::size_t j = i + 1; j < regions.size(); ++j) {
-      const bool overlap = regions[i].begin < regions[j].end && regions[j].begin < regions[i].end;
-      EXPECT_TRUE(!overlap) << cudatest::Format("%dx%d: %s overlaps %s", w, h, regions[i].name, regions[j].name);
-    }
+  CheckRegions(regions, l.total_bytes, w, h);
+  // Before the horizontal pass temp holds the uploads (the largest host
+  // upload: linear float, 3 planes, 16-byte rows) and the linear RGB of the
+  // smaller scales, disjoint: the first prepare reads the uploads and writes
+  // the next scale's linear RGB. Only a pair pass has two images; otherwise
+  // the reference's and the distorted image's take turns in the same bytes.
+  const std::size_t upload = 3 * ((static_cast<std::size_t>(w) * 4 + 15) / 16 * 16) * h;
+  std::vector<Region> early;
+  if (executor == Executor::kReference) {
+    EXPECT_EQ(l.upload[0], l.upload[1]);
+    EXPECT_EQ(l.lin[0][1], l.lin[1][1]);
   }
-  // Temp planes: inside temp, disjoint, present exactly for needed maps.
-  std::vector<Region> planes;
+  for (int i = pairs ? 0 : 1; i < 2; ++i) {
+    EXPECT_TRUE(upload <= l.upload_bytes) << cudatest::Format("%dx%d: upload %zu > %zu", w, h, upload, l.upload_bytes);
+    early.push_back({l.upload[i], l.upload[i] + l.upload_bytes, "upload"});
+    for (int s = 1; s < l.plan.num_scales; ++s)
+      early.push_back({l.lin[i][s], l.lin[i][s] + 3 * l.geom[s].plane_bytes, "lin"});
+  }
+  if (lane) {
+    EXPECT_EQ(l.upload[0], kNoPlane);
+  }
+  for (const Region& r : early) {
+    EXPECT_TRUE(r.begin >= temp.begin && r.end <= temp.end) << cudatest::Format("%dx%d: %s outside temp", w, h, r.name);
+  }
+  CheckRegions(early, l.total_bytes, w, h);
+  // Temp planes: inside temp, disjoint within a scale group, present exactly
+  // for the maps this executor blurs; before its first pair an engine's
+  // reference rows (kRef) are those of the distorted image's (kCached).
+  std::vector<Region> planes[kMaxGroups];
+  if (executor == Executor::kReference) {
+    for (int s = 0; s < l.plan.num_scales; ++s)
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_EQ(l.TempPlane(s, c, kMapMu1), l.TempPlane(s, c, kMapMu2));
+        EXPECT_EQ(l.TempPlane(s, c, kMapS11), l.TempPlane(s, c, kMapS22));
+      }
+  }
   for (int s = 0; s < l.plan.num_scales; ++s)
     for (int c = 0; c < 3; ++c)
       for (int m = 0; m < kNumMapSlots; ++m) {
         const ChannelNeeds& n = l.plan.needs[s][c];
-        const bool needed = n.ssim || (n.edge && m < 2);
+        const bool reference_map = m == kMapMu1 || m == kMapS11;
+        const bool needed = (n.ssim || (n.edge && m < 2)) && !(lane && reference_map);
         const std::size_t off = l.TempPlane(s, c, m);
-        EXPECT_TRUE((off != Layout::kNoPlane) == needed) << cudatest::Format("%dx%d: temp plane s%d c%d m%d", w, h, s, c, m);
-        if (off == Layout::kNoPlane) continue;
+        EXPECT_TRUE((off != kNoPlane) == needed) << cudatest::Format("%dx%d: temp plane s%d c%d m%d", w, h, s, c, m);
+        if (off == kNoPlane) continue;
         EXPECT_TRUE(off % 128 == 0) << "temp plane not 128-byte aligned";
         EXPECT_TRUE(off >= l.temp && off + l.geom[s].plane_bytes <= l.temp + l.temp_bytes) << cudatest::Format("%dx%d: temp plane s%d c%d m%d outside temp", w, h, s, c, m);
-        planes.push_back({off, off + l.geom[s].plane_bytes, "temp plane"});
+        const bool alias = executor == Executor::kReference && reference_map;
+        if (!alias) planes[l.Group(s)].push_back({off, off + l.geom[s].plane_bytes, "temp plane"});
       }
-  for (std::size_t i = 0; i < planes.size(); ++i)
-    for (std::size_t j = i + 1; j < planes.size(); ++j)
-      EXPECT_TRUE(!(planes[i].begin < planes[j].end && planes[j].begin < planes[i].end)) << cudatest::Format("%dx%d: temp planes overlap", w, h);
-  // The alpha reference's samples sit inside the cache region of scale 0.
-  EXPECT_TRUE(l.raw_ref == l.mu1[0] && l.raw_ref + l.raw_ref_bytes <= l.mu1[0] + 3 * l.geom[0].plane_bytes) << cudatest::Format("%dx%d: raw_ref does not fit the mu1 region", w, h);
-  // Largest host upload (linear float, 3 planes, 16-byte rows) fits in half of temp.
-  const std::size_t upload = 3 * ((static_cast<std::size_t>(w) * 4 + 15) / 16 * 16) * h;
-  EXPECT_TRUE(upload <= l.UploadBytes()) << cudatest::Format("%dx%d: upload %zu > %zu", w, h, upload, l.UploadBytes());
+  for (const auto& group : planes)
+    for (std::size_t i = 0; i < group.size(); ++i)
+      for (std::size_t j = i + 1; j < group.size(); ++j)
+        EXPECT_TRUE(!Overlap(group[i], group[j])) << cudatest::Format("%dx%d: temp planes overlap", w, h);
+  // The cache: pyramid, mu1 of every channel with an error map, sigma11 of
+  // every channel with the SSIM map, disjoint; an alpha reference's samples
+  // fit.
+  const CacheLayout& cache = l.cache;
+  std::vector<Region> cached;
+  for (int s = 0; s < l.plan.num_scales; ++s) {
+    cached.push_back({cache.xyb[s], cache.xyb[s] + 3 * l.geom[s].plane_bytes, "cached xyb"});
+    for (int c = 0; c < 3; ++c) {
+      const ChannelNeeds& n = l.plan.needs[s][c];
+      EXPECT_EQ(cache.mu1[s][c] != kNoPlane, n.any());
+      EXPECT_EQ(cache.s11[s][c] != kNoPlane, n.ssim);
+      if (n.any()) cached.push_back({cache.mu1[s][c], cache.mu1[s][c] + l.geom[s].plane_bytes, "mu1"});
+      if (n.ssim) cached.push_back({cache.s11[s][c], cache.s11[s][c] + l.geom[s].plane_bytes, "s11"});
+    }
+  }
+  CheckRegions(cached, cache.total_bytes, w, h);
+  EXPECT_TRUE(cache.raw_ref + cache.raw_ref_bytes <= cache.total_bytes);
+  EXPECT_GE(cache.raw_ref_bytes, static_cast<std::size_t>(w) * 8 * h);
+  if (!pairs) return;
 
   // Job tables: every needed map appears once per mode.
   char* base = reinterpret_cast<char*>(0x100000000ull);
-  const LaunchTables t = MakeTables(l, base);
+  char* cache_base = reinterpret_cast<char*>(0x900000000ull);
+  // Before the cache exists only pairs have tables.
+  const LaunchTables pairs_only = MakeTables(l, base, nullptr);
+  EXPECT_TRUE(pairs_only.h[0][0].empty() && pairs_only.h[1][0].empty());
+  EXPECT_FALSE(pairs_only.h[2][0].empty());
+  const LaunchTables t = MakeTables(l, base, cache_base);
   for (int m = 0; m < kNumPassModes; ++m) {
     int h_jobs = 0, v_jobs = 0, expect_h = 0, expect_v = 0, partial_end = 0;
     for (int s = 0; s < l.plan.num_scales; ++s)
@@ -78,7 +148,7 @@ void CheckLayout(int w, int h, bool all) {
         if (m == 1) expect_h += n.ssim ? 3 : 1;
         if (m == 2) expect_h += n.ssim ? 5 : 2;
       }
-    for (int g = 0; g < kNumGroups; ++g) {
+    for (int g = 0; g < l.num_groups; ++g) {
       h_jobs += static_cast<int>(t.h[m][g].size());
       v_jobs += static_cast<int>(t.v[m][g].size());
       partial_end = std::max(partial_end, t.partial_base[m][g] + t.v_blocks[m][g]);
@@ -104,70 +174,97 @@ void CheckLayout(int w, int h, bool all) {
 
 TEST(GpuLayout, RegionsUploadsAndJobTables) {
   const int sizes[][2] = {{8, 8}, {9, 9}, {17, 33}, {64, 64}, {127, 255}, {1921, 1081}};
-  for (const auto& s : sizes) {
-    CheckLayout(s[0], s[1], false);
-    CheckLayout(s[0], s[1], true);
-  }
+  for (const auto& s : sizes)
+    for (bool all : {false, true})
+      for (Executor e : {Executor::kEngine, Executor::kReference, Executor::kLane})
+        for (int groups = 1; groups <= kMaxGroups; ++groups) CheckLayout(s[0], s[1], all, e, groups);
 }
 
-// A batch lane's memory has no cache of its own: its regions stay disjoint,
-// it is smaller by the mu1 and sigma11 planes, it has no kRef tables, and
-// its kCached tables read the owner's XYB pyramid, mu1 and sigma11 while
-// writing only its own memory.
+// A batch lane only scores against its owner's cache: it is smaller than
+// the engine's working memory by the reference's planes, has no kRef or kFull
+// tables, and its kCached tables read the owner's cached XYB pyramid, mu1 and
+// sigma11 while writing only its own memory.
 TEST(GpuLayout, LaneReadsItsOwnersCache) {
   for (bool all : {false, true}) {
-    const Layout owner = MakeLayout(1921, 1081, all, 16);
-    const Layout lane = MakeLayout(1921, 1081, all, 16, /*with_cache=*/false);
-    EXPECT_FALSE(lane.has_cache);
-    std::size_t cache_bytes = 0;
-    for (int s = 0; s < owner.plan.num_scales; ++s) cache_bytes += 2 * 3 * owner.geom[s].plane_bytes;
-    EXPECT_LE(lane.total_bytes, owner.total_bytes - cache_bytes);
-    EXPECT_EQ(lane.mu1[0], Layout::kNoPlane);
-    EXPECT_EQ(lane.raw_ref_bytes, 0u);
-    EXPECT_EQ(lane.xyb[0][0], owner.xyb[0][0]);
+    const Layout owner = MakeLayout(1921, 1081, Options(all));
+    const Layout lane = MakeLayout(1921, 1081, Options(all, Executor::kLane));
+    EXPECT_TRUE(lane.is_lane());
+    std::size_t reference_xyb = 0;
+    for (int s = 0; s < owner.plan.num_scales; ++s) reference_xyb += 3 * owner.geom[s].plane_bytes;
+    EXPECT_LE(lane.total_bytes, owner.total_bytes - reference_xyb);
 
     char* owner_base = reinterpret_cast<char*>(0x100000000ull);
+    char* cache_base = reinterpret_cast<char*>(0x500000000ull);
     char* lane_base = reinterpret_cast<char*>(0x900000000ull);
-    const LaunchTables t = MakeTables(lane, lane_base, owner_base, &owner);
+    const LaunchTables t = MakeTables(lane, lane_base, cache_base);
     const int ref = static_cast<int>(PassMode::kRef);
     const int cached = static_cast<int>(PassMode::kCached);
+    const int full = static_cast<int>(PassMode::kFull);
     EXPECT_TRUE(t.h[ref][0].empty() && t.v[ref][0].empty()) << "a lane never prepares a reference";
+    EXPECT_TRUE(t.h[full][0].empty() && t.v[full][0].empty()) << "a lane scores no pairs";
     auto in = [](const void* p, char* base, std::size_t bytes) {
       const char* c = static_cast<const char*>(p);
       return c >= base && c < base + bytes;
     };
+    const std::size_t cache_bytes = owner.cache.total_bytes;
     for (const VJob& v : t.v[cached][0]) {
-      EXPECT_TRUE(in(v.img1, owner_base, owner.total_bytes)) << "reference XYB from the owner";
+      EXPECT_TRUE(in(v.img1, cache_base, cache_bytes)) << "reference XYB from the cache";
       EXPECT_TRUE(in(v.img2, lane_base, lane.total_bytes)) << "distorted XYB of the lane";
       EXPECT_EQ(v.mode[kMapMu1], kSlotLoad);
-      EXPECT_TRUE(in(v.src[kMapMu1], owner_base, owner.total_bytes)) << "mu1 from the owner";
-      const std::size_t mu1 = reinterpret_cast<const char*>(v.src[kMapMu1]) - owner_base;
+      const std::size_t mu1 = reinterpret_cast<const char*>(v.src[kMapMu1]) - cache_base;
       bool at_mu1 = false;
       for (int s = 0; s < owner.plan.num_scales; ++s)
-        for (int c = 0; c < 3; ++c) at_mu1 = at_mu1 || mu1 == owner.mu1[s] + c * owner.geom[s].plane_bytes;
-      EXPECT_TRUE(at_mu1) << "mu1 at one of the owner's mu1 planes";
+        for (int c = 0; c < 3; ++c) at_mu1 = at_mu1 || mu1 == owner.cache.mu1[s][c];
+      EXPECT_TRUE(at_mu1) << "mu1 at one of the cache's mu1 planes";
       if (v.ssim) {
-        EXPECT_TRUE(in(v.src[kMapS11], owner_base, owner.total_bytes)) << "sigma11 from the owner";
+        EXPECT_TRUE(in(v.src[kMapS11], cache_base, cache_bytes)) << "sigma11 from the cache";
       }
     }
     for (const HJob& j : t.h[cached][0]) {
       EXPECT_TRUE(in(j.out, lane_base, lane.total_bytes)) << "the lane writes its own temp";
     }
+    (void)owner_base;
   }
 }
 
-TEST(GpuLayout, AtMost160BytesPerPixel) {
-  const int video[][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
-  for (const auto& s : video) {
+// Device memory per pixel of scale 0, planned on the host (nothing is
+// allocated, so 8K costs nothing here), with one and with two scale groups:
+// the working memory of an engine that has scored a pair (what ssim2-bench's
+// MEM line reports), of one that has only prepared references and scored
+// against them (the element's), of a batch lane, and the reference cache.
+// The bounds are today's plan (docs/PERFORMANCE.md, "Device memory"); before
+// it an engine held 128 bytes per pixel from Create on and a lane 96.
+TEST(GpuLayout, BytesPerPixel) {
+  struct Bound {
+    double pairs[kMaxGroups], cached[kMaxGroups], lane[kMaxGroups], cache;
+  };
+  const Bound bound{{88.5, 68.5}, {48.5, 36.5}, {48.5, 36.5}, 40.5};
+  const Bound bound_all{{112.5, 92.5}, {64.5, 52.5}, {64.5, 52.5}, 48.5};  // all_features
+  const int sizes[][2] = {{8, 8},       {33, 17},     {641, 361},   {1919, 1079},
+                          {1920, 1080}, {3840, 2160}, {7680, 4320}};
+  for (const auto& s : sizes) {
+    const double px = static_cast<double>(s[0]) * s[1];
     for (bool all : {false, true}) {
-      const Layout l = MakeLayout(s[0], s[1], all, 16);
-      const double bpp = static_cast<double>(l.total_bytes) / (static_cast<double>(s[0]) * s[1]);
-      std::printf("%dx%d%s: %zu bytes of device memory, %.1f bytes per pixel\n", s[0], s[1],
-                  all ? " (all features)" : "", l.total_bytes, bpp);
-      EXPECT_LE(bpp, 160.0) << s[0] << "x" << s[1];
-      const Layout lane = MakeLayout(s[0], s[1], all, 16, /*with_cache=*/false);
-      std::printf("  a batch lane: %zu bytes, %.1f bytes per pixel\n", lane.total_bytes,
-                  static_cast<double>(lane.total_bytes) / (static_cast<double>(s[0]) * s[1]));
+      const Bound& b = all ? bound_all : bound;
+      auto bpp = [&](const Layout& l) { return static_cast<double>(l.total_bytes) / px; };
+      for (int groups = 1; groups <= kMaxGroups; ++groups) {
+        const Layout pairs = MakeLayout(s[0], s[1], Options(all, Executor::kEngine, groups));
+        const Layout cached = MakeLayout(s[0], s[1], Options(all, Executor::kReference, groups));
+        const Layout lane = MakeLayout(s[0], s[1], Options(all, Executor::kLane, groups));
+        const double cache = static_cast<double>(pairs.cache.total_bytes) / px;
+        std::printf("%5dx%-5d%s, %d scale group(s): pairs %6.1f B/px, cached reference only "
+                    "%6.1f + cache %5.1f, lane %6.1f\n",
+                    s[0], s[1], all ? " all" : "    ", groups, bpp(pairs), bpp(cached), cache,
+                    bpp(lane));
+        EXPECT_LE(lane.total_bytes, cached.total_bytes);
+        EXPECT_LE(cached.total_bytes, pairs.total_bytes);
+        if (px < 2e6) continue;  // the job tables, sums and padding weigh at small sizes
+        const int g = groups - 1;
+        EXPECT_LE(bpp(pairs), b.pairs[g]) << s[0] << "x" << s[1] << ", groups " << groups;
+        EXPECT_LE(bpp(cached), b.cached[g]) << s[0] << "x" << s[1] << ", groups " << groups;
+        EXPECT_LE(bpp(lane), b.lane[g]) << s[0] << "x" << s[1] << ", groups " << groups;
+        EXPECT_LE(cache, b.cache) << s[0] << "x" << s[1];
+      }
     }
   }
 }

@@ -106,6 +106,7 @@ void StageTest(int w, int h, std::uint32_t seed) {
   Perturb(ref, seed + 1, &dist);
   cuda::EngineOptions opt;
   opt.all_features = true;
+  opt.keep_linear_planes = true;  // read back below
   cuda::Engine engine;
   EXPECT_OK(cuda::Engine::Create(w, h, opt, &engine));
   if (!engine.valid()) return;

@@ -24,6 +24,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 from ssim2_test import fail, finish, require, run, run_tool, stop_with  # noqa: E402
+from vmaf_log import check_vmaf_log  # noqa: E402
 
 W, H = 320, 240
 FRAME_BYTES = W * H * 3 // 2  # I420
@@ -100,34 +101,50 @@ def parse_summary(stdout):
 
 CSV_COLUMNS = ["index", "frame", "pts", "stream_time", "running_time", "duration", "score",
                "ref_frame"]
-CSV_SUMMARY_EXTRA = ["unmatched_ref", "unmatched_dist", "ended_first", "dropped", "repeated",
-                     "unaligned"]
+SUMMARY_EXTRA = ["unmatched_ref", "unmatched_dist", "ended_first", "dropped", "repeated",
+                 "unaligned", "skipped", "backend", "failure"]
 
 
-def read_csv(path):
-    """(rows as (frame, time in s or None, score), summary dict) of a --csv
-    file, read as docs/LOGS.md describes it: a csv reader over the lines that
-    do not start with '#', then the '# key,value' summary lines."""
-    with open(path, encoding="utf-8") as f:
+def summary_path(path):
+    """Where a case writes the --summary file that goes with log `path`."""
+    return path + ".summary.json"
+
+
+def read_csv(path, with_summary=False):
+    """(rows as (frame, time in s or None, score), summary dict or None) of a
+    --csv file, read as docs/LOGS.md describes it: rows only (RFC 4180), so
+    that csv.DictReader gives one row per scored frame. `with_summary`: the
+    summary of the --summary file beside it (summary_path()), the statistics
+    as floats and the other fields as text ("" for null)."""
+    with open(path, encoding="utf-8", newline="") as f:
         text = f.read()
-    lines = text.splitlines()
-    require(lines[0] == ",".join(CSV_COLUMNS), f"CSV header is {lines[0]!r}")
-    body = [l for l in lines if not l.startswith("#")]
+    require(text.splitlines()[0] == ",".join(CSV_COLUMNS), f"CSV header is {text.splitlines()[0]!r}")
+    require(not any(l.startswith("#") for l in text.splitlines()), "CSV has '#' lines")
     rows = []
-    for r in csv.DictReader(io.StringIO("\n".join(body))):
+    for r in csv.DictReader(io.StringIO(text)):
         require(None not in r and len(r) == len(CSV_COLUMNS), f"CSV row {r}")
         t = r["stream_time"] or r["pts"]
         rows.append((int(r["frame"]), int(t) / 1e9 if t else None, float(r["score"])))
-    summary = {}
-    for l in lines:
-        if l.startswith("# "):
-            key, value = l[2:].split(",")
-            summary[key] = float(value) if key in SUMMARY_KEYS else value
-    require(list(summary) == SUMMARY_KEYS + CSV_SUMMARY_EXTRA, f"CSV summary keys {list(summary)}")
-    # The summary comes after the rows only.
-    first_comment = next(i for i, l in enumerate(lines) if l.startswith("#"))
-    require(all(l.startswith("#") for l in lines[first_comment:]), "CSV rows after the summary")
-    return rows, summary
+    if not with_summary:
+        return rows, None
+    summaries = read_summary_file(summary_path(path))
+    require(len(summaries) == 1, f"{len(summaries)} summaries in the summary file")
+    return rows, next(iter(summaries.values()))
+
+
+def read_summary_file(path):
+    """{source: summary dict} of a --summary file (docs/LOGS.md), in its
+    order; each summary as read_csv() gives it."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    require(list(doc) == ["metric", "summaries"], f"summary file keys {list(doc)}")
+    out = {}
+    for entry in doc["summaries"]:
+        summary = entry["summary"]
+        require(list(summary) == SUMMARY_KEYS + SUMMARY_EXTRA, f"summary keys {list(summary)}")
+        out[entry["source"]] = {k: (float(v) if k in SUMMARY_KEYS else
+                                    "" if v is None else str(v)) for k, v in summary.items()}
+    return out
 
 
 def percentile(sorted_values, p):
@@ -196,12 +213,13 @@ def case_shared_clip(exe, data, tmp):
         for r in csv.DictReader(f):
             want[int(r["frame"])] = float(r["score"])
     csv_path, json_path, svg_path = (os.path.join(tmp, n) for n in ("s.csv", "s.json", "s.svg"))
-    rc, out, err = run_tool(exe, "--csv", csv_path, f"--json={json_path}", "--plot", svg_path,
+    rc, out, err = run_tool(exe, "--csv", csv_path, "--summary", summary_path(csv_path),
+                            f"--json={json_path}", "--plot", svg_path,
                             os.path.join(data, "video", "reference.mkv"),
                             os.path.join(data, "video", "distorted.mkv"))
     require(rc == 0, f"exit {rc}")
     require(err == "", "stderr not empty when not a terminal")
-    rows, csv_summary = read_csv(csv_path)
+    rows, csv_summary = read_csv(csv_path, with_summary=True)
     require([r[0] for r in rows] == list(range(30)), f"frames {[r[0] for r in rows]}")
     deltas = [abs(score - want[frame]) for frame, _, score in rows]
     worst = max(range(len(deltas)), key=lambda i: deltas[i])
@@ -212,14 +230,15 @@ def case_shared_clip(exe, data, tmp):
     scores = [r[2] for r in rows]
     printed = parse_summary(out)
     check_summary(printed, scores, "stdout summary")
-    check_summary(csv_summary, scores, "CSV summary")
+    check_summary(csv_summary, scores, "summary file")
     for key in SUMMARY_KEYS:
-        require(printed[key] == csv_summary[key], f"stdout and CSV differ in {key}")
+        require(printed[key] == csv_summary[key], f"stdout and the summary file differ in {key}")
     with open(json_path) as f:
         doc = json.load(f)
     require(doc["width"] == 1280 and doc["height"] == 720, "JSON size")
     require([fr["score"] for fr in doc["frames"]] == scores, "JSON and CSV scores differ")
     require(all(doc["summary"][k] == csv_summary[k] for k in SUMMARY_KEYS), "JSON summary")
+    require(list(doc["summary"]) == SUMMARY_KEYS + SUMMARY_EXTRA, "JSON summary keys")
     require(abs(doc["summary"]["min"] - 20.31) < 0.01 and rows[10][2] == doc["summary"]["min"],
             "frame 10 is not the worst")
     check_svg(svg_path, rows)
@@ -332,11 +351,12 @@ def case_content(exe, data, tmp):
     encode(raw, full, 0)
     encode(raw, tail, 18, first=3)
     c = os.path.join(tmp, "c.csv")
-    rc, out, err = run_tool(exe, "--alignment", "content", "--csv", c, full, tail)
+    rc, out, err = run_tool(exe, "--alignment", "content", "--csv", c, "--summary",
+                            summary_path(c), full, tail)
     require(rc == 0, f"exit {rc}: {err}")
-    rows, summary = read_csv(c)
-    with open(c, encoding="utf-8") as f:
-        body = [r for r in csv.DictReader(l for l in f if not l.startswith("#"))]
+    rows, summary = read_csv(c, with_summary=True)
+    with open(c, encoding="utf-8", newline="") as f:
+        body = list(csv.DictReader(f))
     require(len(body) >= 20, f"only {len(body)} of 27 frames paired")
     require(all(int(r["ref_frame"]) == int(r["frame"]) + 3 for r in body),
             f"a wrong pair: {[(r['frame'], r['ref_frame']) for r in body]}")
@@ -369,9 +389,10 @@ def case_every_frames(exe, data, tmp):
     require(rc == 0, f"exit {rc}")
     all_rows = {r[0]: r[2] for r in read_csv(c)[0]}
     for args, frames in expectations:
-        rc, out, err = run_tool(exe, *args, "--csv", c, p["ref"], p["poor"])
+        rc, out, err = run_tool(exe, *args, "--csv", c, "--summary", summary_path(c), p["ref"],
+                                p["poor"])
         require(rc == 0, f"{args}: exit {rc}")
-        rows, summary = read_csv(c)
+        rows, summary = read_csv(c, with_summary=True)
         require([r[0] for r in rows] == frames, f"{args}: frames {[r[0] for r in rows]}, "
                                               f"expected {frames}")
         require(summary["frames"] == len(frames), f"{args}: summary frames {summary['frames']}")
@@ -384,14 +405,15 @@ def case_files(exe, data, tmp):
     """CSV, JSON (also --json on stdout) and SVG contents."""
     p = generated_pair(tmp, frames=12)
     c, j, s = (os.path.join(tmp, n) for n in ("f.csv", "f.json", "f.svg"))
-    rc, out, err = run_tool(exe, "--csv", c, f"--json={j}", "--plot", s, p["ref"], p["good"])
+    rc, out, err = run_tool(exe, "--csv", c, "--summary", summary_path(c), f"--json={j}",
+                            "--plot", s, p["ref"], p["good"])
     require(rc == 0, f"exit {rc}")
-    rows, summary = read_csv(c)
+    rows, summary = read_csv(c, with_summary=True)
     require(len(rows) == 12, f"{len(rows)} CSV rows")
-    check_summary(summary, [r[2] for r in rows], "CSV")
+    check_summary(summary, [r[2] for r in rows], "summary file")
     with open(c) as f:
         for line in f:
-            if not line.startswith("#") and not line.startswith("index"):
+            if not line.startswith("index"):
                 require(len(line.strip().split(",")[6].split(".")[1]) == 8, "score not %.8f")
     with open(j) as f:
         doc = json.load(f)
@@ -420,9 +442,16 @@ def case_files(exe, data, tmp):
     require(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
             "unwritable CSV")
     # A full disk: the failed writes are reported, not lost silently.
-    for option in ("--csv", "--json"):
+    for option in ("--csv", "--json", "--summary"):
         rc, out, err = run_tool(exe, option, "/dev/full", p["ref"], p["good"])
         require(rc == 1 and "cannot write /dev/full" in err, f"{option} /dev/full: exit {rc}")
+    # An unwritable summary file costs the other files nothing.
+    os.remove(c)
+    rc, out, err = run_tool(exe, "--summary", os.path.join(tmp, "no", "such", "s.json"),
+                            "--csv", c, p["ref"], p["good"])
+    require(rc == 1 and len(err.strip().splitlines()) == 1 and "cannot write" in err,
+            f"unwritable summary file: exit {rc}, stderr {err!r}")
+    require(len(read_csv(c)[0]) == 12, "the CSV beside an unwritable summary file")
 
 
 def de_locale_env(tmp):
@@ -453,13 +482,14 @@ def case_locale(exe, data, tmp):
     latin1 = os.path.join(os.fsencode(tmp), b"caf\xe9.mkv")
     os.rename(p["good"], latin1)
     c, j, s = (os.path.join(tmp, n) for n in ("de.csv", "de.json", "de.svg"))
-    rc, out, err = run([os.fsencode(exe), b"--csv", c.encode(), b"--json=" + j.encode(),
+    rc, out, err = run([os.fsencode(exe), b"--csv", c.encode(), b"--summary",
+                        summary_path(c).encode(), b"--json=" + j.encode(),
                         b"--plot", s.encode(), p["ref"].encode(), latin1], env=env)
     print(f"$ LC_ALL=de_DE.UTF-8 ssim2 --csv --json --plot ref caf\\xe9.mkv -> exit {rc}")
     require(rc == 0, f"exit {rc}: {err}")
-    rows, summary = read_csv(c)
+    rows, summary = read_csv(c, with_summary=True)
     require(len(rows) == 6, f"{len(rows)} CSV rows")
-    check_summary(summary, [r[2] for r in rows], "CSV")
+    check_summary(summary, [r[2] for r in rows], "summary file")
     check_summary(parse_summary(out), [r[2] for r in rows], "stdout")
     rc, _, err = run([sys.executable, "-m", "json.tool", j])
     require(rc == 0, f"python3 -m json.tool rejects the JSON: {err}")
@@ -543,9 +573,9 @@ def case_bad_input(exe, data, tmp):
     for args, counts, first in (([p["ref"], short], ("12", "7"), "dist"),
                                 ([short, p["ref"]], ("7", "12"), "ref")):
         c = os.path.join(tmp, "short.csv")
-        rc, out, err = run_tool(exe, "--csv", c, *args)
+        rc, out, err = run_tool(exe, "--csv", c, "--summary", summary_path(c), *args)
         require(rc == 0, f"shorter stream: exit {rc}")
-        rows, summary = read_csv(c)
+        rows, summary = read_csv(c, with_summary=True)
         require(summary["ended_first"] == first,
                 f"shorter stream: ended_first {summary['ended_first']!r}, expected {first!r}")
         require(len(rows) == 7, f"shorter stream: {len(rows)} pairs scored, expected 7")
@@ -857,20 +887,19 @@ def case_options(exe, data, tmp):
                             by_stream_time, p["ref"], p["good"])
     require(rc == 0 and err == "", f"--alignment stream-time: exit {rc}, stderr {err!r}")
     require(read_csv(by_stream_time)[0] == rows, "--alignment stream-time pairs other frames")
-    # --format vmaf-json: libvmaf's layout, read the way vmaf's Python tools
-    # read their logs.
+    # --format vmaf-json: libvmaf's log, its pooled values recomputed from
+    # its frames as libvmaf pools them.
     as_vmaf = os.path.join(tmp, "scores.vmaf.json")
     rc, out, err = run_tool(exe, "--backend", "cpu", "--format", "vmaf-json", "-o", as_vmaf,
                             p["ref"], p["good"])
     require(rc == 0 and err == "", f"--format vmaf-json: exit {rc}, stderr {err!r}")
-    with open(as_vmaf) as f:
-        vmaf = json.load(f)
-    require([(fr["frameNum"], round(fr["metrics"]["ssimulacra2"], 8)) for fr in vmaf["frames"]]
-            == [(r[0], r[2]) for r in rows], "vmaf-json frames differ from the CSV")
-    pooled = vmaf["pooled_metrics"]["ssimulacra2"]
-    require(abs(pooled["min"] - min(r[2] for r in rows)) < 1e-8 and
-            abs(pooled["mean"] - sum(r[2] for r in rows) / len(rows)) < 1e-8 and
-            "harmonic_mean" in pooled and "max" in pooled, f"vmaf-json pooled metrics {pooled}")
+    rc, version, _ = run_tool(exe, "--version")
+    require(rc == 0 and version.startswith("ssim2 "), f"--version: {version!r}")
+    # "version" is that of what wrote the log, as libvmaf's is.
+    vmaf = check_vmaf_log(as_vmaf, [r[2] for r in rows], version.split()[1])
+    require([fr["frameNum"] for fr in vmaf["frames"]] == [r[0] for r in rows],
+            "vmaf-json frames differ from the CSV")
+    require(isinstance(vmaf["fps"], float) and vmaf["fps"] > 0, f"vmaf-json fps {vmaf['fps']}")
     # --threads: the CPU path gives the same scores with one thread.
     rc, out, err = run_tool(exe, "--backend", "cpu", "--threads", 1, "--csv", by_o,
                             p["ref"], p["good"])
@@ -893,22 +922,19 @@ def case_options(exe, data, tmp):
 # Several distorted files (one reference decoded once) and --scale
 
 def read_multi_csv(path):
-    """(rows per source as {source: [score text, ...]}, per-source summaries
-    as {source: {key: value}}) of a log with a source column."""
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    require(lines[0] == ",".join(CSV_COLUMNS + ["source"]), f"CSV header is {lines[0]!r}")
+    """(rows per source as {source: [score text, ...]}, summaries per source
+    of the --summary file beside it if there is one, else None) of a log
+    with a source column."""
+    with open(path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    require(text.splitlines()[0] == ",".join(CSV_COLUMNS + ["source"]),
+            f"CSV header is {text.splitlines()[0]!r}")
+    require(not any(l.startswith("#") for l in text.splitlines()), "CSV has '#' lines")
     rows = {}
-    for r in csv.DictReader(io.StringIO("\n".join(l for l in lines if not l.startswith("#")))):
+    for r in csv.DictReader(io.StringIO(text)):
         rows.setdefault(r["source"], []).append(r["score"])
-    summaries, current = {}, None
-    for l in lines:
-        if l.startswith("# source,"):
-            current = next(csv.reader([l[len("# source,"):]]))[0]
-            summaries[current] = {}
-        elif l.startswith("# ") and current is not None:
-            key, value = l[2:].split(",")
-            summaries[current][key] = value
+    summaries = (read_summary_file(summary_path(path))
+                 if os.path.exists(summary_path(path)) else None)
     return rows, summaries
 
 
@@ -917,14 +943,15 @@ def single_scores(exe, tmp, ref, dist, *options):
     c = os.path.join(tmp, "single.csv")
     rc, out, err = run_tool(exe, "-q", *options, "--csv", c, ref, dist)
     require(rc == 0, f"{dist}: exit {rc}")
-    with open(c, encoding="utf-8") as f:
-        return [r["score"] for r in csv.DictReader(l for l in f if not l.startswith("#"))]
+    with open(c, encoding="utf-8", newline="") as f:
+        return [r["score"] for r in csv.DictReader(f)]
 
 
 def case_several_files(exe, data, tmp):
     """ssim2 REF D1 D2 D3: per file the same per-frame scores as three
     one-to-one runs (exactly), one summary block per file on stdout, one CSV
-    and one JSON with a source column and a summary per source, a plot with
+    and one JSON with a source column, a summary per source in the JSON and
+    the summary file, a plot with
     one line per file; vmaf-json, which holds one file, is refused in one
     line."""
     p = generated_pair(tmp, frames=12)
@@ -934,7 +961,8 @@ def case_several_files(exe, data, tmp):
     encode(raw, p["mid"], quantizer=30)
     dists = [p["good"], p["mid"], p["poor"]]
     c, j = os.path.join(tmp, "all.csv"), os.path.join(tmp, "all.json")
-    rc, out, err = run_tool(exe, "-q", "--csv", c, f"--json={j}", p["ref"], *dists)
+    rc, out, err = run_tool(exe, "-q", "--csv", c, "--summary", summary_path(c), f"--json={j}",
+                            p["ref"], *dists)
     require(rc == 0 and err == "", f"exit {rc}, stderr {err!r}")
     rows, summaries = read_multi_csv(c)
     require(list(rows) == dists, f"sources {list(rows)}, expected {dists}")
@@ -950,7 +978,7 @@ def case_several_files(exe, data, tmp):
         require(len(single) == 12, f"{d}: {len(single)} frames in the one-to-one run")
         require(rows[d] == single,
                 f"{d}: scores differ from the one-to-one run:\n{rows[d]}\n{single}")
-        require(summaries[d]["frames"] == "12", f"{d}: summary frames {summaries[d]['frames']}")
+        require(summaries[d]["frames"] == 12, f"{d}: summary frames {summaries[d]['frames']}")
         head = block.splitlines()[0]
         require(head == "distorted      " + d, f"block head {head!r}")
         got = parse_summary("\n".join(block.splitlines()[1:]))

@@ -1,6 +1,7 @@
 // The score log: per-frame scores and their summary, written as CSV, JSON or
-// libvmaf-style JSON. One schema (docs/LOGS.md) for the element's stats-file
-// and the ssim2 tool's files. No GStreamer dependency.
+// libvmaf's JSON log; and the summary file. One schema (docs/LOGS.md) for the
+// element's stats-file and summary-file and the ssim2 tool's files. No
+// GStreamer dependency.
 //
 // Numbers are written locale-independently (a '.' decimal separator whatever
 // LC_NUMERIC says) and every JSON string is valid UTF-8.
@@ -13,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ssim2/stats.h"
@@ -90,9 +92,15 @@ struct LogSummary {
   // of a sure partner; 0 in the other modes, unknown (null) where not
   // counted.
   std::optional<std::uint64_t> dropped, repeated, unaligned;
-  // A log of several sources: each source's own summary, in order, written
-  // after the one above (CSV: `# source,NAME` and its lines; JSON:
-  // "source_summaries"). Empty: nothing more is written. Not in vmaf-json.
+  // Pairs not scored for lateness (the element's max-lateness); unknown
+  // (null) where not counted.
+  std::optional<std::uint64_t> skipped;
+  // The scorer that ran (Scorer::description()), and why the source could
+  // not be scored; empty: unknown / none (null).
+  std::string backend, failure;
+  // A JSON log of several sources: each source's own summary, in order,
+  // written after the one above ("source_summaries"). Empty: nothing more is
+  // written. Not in CSV (rows only) nor vmaf-json.
   std::vector<SourceSummary> per_source;
 };
 
@@ -136,7 +144,9 @@ LogFormat LogFormatForPath(std::string_view path);
 struct LogOptions {
   LogFormat format = LogFormat::kCsv;
   bool with_source = false;  // rows carry a `source` (not for vmaf-json)
-  bool flush_rows = false;   // flush after every row (a live log others may read)
+  // Flush after every row (a live log others may read). vmaf-json writes its
+  // frames at Close(), after "fps", as libvmaf does.
+  bool flush_rows = false;
 };
 
 // Writes rows as they come and the summary at the end. Every write is
@@ -178,6 +188,9 @@ class ScoreLog {
   std::FILE* file_ = nullptr;
   std::string* text_ = nullptr;
   std::uint64_t rows_ = 0;
+  // vmaf-json: the frames (frame number, score), written at Close().
+  std::vector<std::pair<std::uint64_t, double>> vmaf_frames_;
+  std::uint64_t pairs_read_ = 0;  // vmaf-json: 1 + the last row's index
   bool closed_ = false;
   std::string error_;
 };
@@ -188,5 +201,16 @@ bool WriteScoreLog(const std::string& path, const LogOptions& options,
                    const LogRunInfo& info, std::string* error);
 std::string RenderScoreLog(const LogOptions& options, const std::vector<ScoreRow>& rows,
                            const LogSummary& summary, const LogRunInfo& info);
+
+// ---------------------------------------------------------------------------
+// The summary file (the element's summary-file, the tool's --summary): one
+// JSON document, {"metric": ..., "summaries": [{"source": NAME, "summary":
+// {...}}, ...]}, each summary object the JSON log's (docs/LOGS.md).
+
+std::string RenderSummaryFile(const std::vector<SourceSummary>& summaries);
+// Creates (truncates) `path` with RenderSummaryFile(); false and *error
+// ("cannot write PATH: reason") on failure.
+bool WriteSummaryFile(const std::string& path, const std::vector<SourceSummary>& summaries,
+                      std::string* error);
 
 }  // namespace ssim2

@@ -124,8 +124,8 @@ const char* PrimariesName(Primaries primaries); // "BT.709", "BT.2020"
 // and HLG with BT.2020 primaries on the packed RGB formats and the 10-bit
 // Y'CbCr formats (R'G'B' rounded to 16 bits first, as a 16-bit PNG export of
 // the frame holds it). Anything else is refused (kUnsupportedFormat) with a
-// message naming it, never scored as SDR. The CUDA backend converts sRGB
-// inputs only so far.
+// message naming it, never scored as SDR. The CUDA backend refuses HLG
+// so far (kUnsupportedFormat).
 struct ColorDescription {
   Transfer transfer = Transfer::kSrgb;
   Primaries primaries = Primaries::kBT709;
@@ -220,6 +220,14 @@ struct ScorerOptions {
   // primary context and a stream of the engine's own.
   void* cuda_context = nullptr;
   void* cuda_stream = nullptr;
+  // CUDA: the most device memory the scorer may hold, in bytes; 0: no limit.
+  // Under a limit the scorer gives up speed, never a score: a batch runs on
+  // fewer streams, a reference set while a batch is in flight waits for it
+  // instead of being prepared beside it on a second engine, and at the
+  // tightest the small scales are blurred after scale 0 instead of beside it;
+  // limits() says what it gave up. Create fails with kOutOfMemory when not
+  // even one pass fits, SetReference when the reference cache does not.
+  std::size_t memory_limit = 0;
 };
 
 // Scores pairs of one size. Create one per resolution and reuse it: buffers
@@ -252,7 +260,8 @@ struct ScorerOptions {
 //   batches may be in flight; a batch larger than the engine takes at once
 //   is scored at submit), and a reference set while a batch is in flight is
 //   prepared beside it on a second engine, made then (memory_bytes()
-//   doubles; without the memory the first engine goes on alone); the CPU
+//   grows by it; without the memory, or the room under memory_limit, the
+//   first engine goes on alone); the CPU
 //   backend scores it at submit. The images'
 //   memory must stay valid and unchanged until the batch is collected. A
 //   handle is collected once; an unknown one fails with kInvalidArgument.
@@ -277,6 +286,10 @@ class Scorer {
   std::size_t memory_bytes() const;
   // Human-readable description ("CPU, 2 threads", "CUDA, NVIDIA H200").
   std::string description() const;
+  // What ScorerOptions::memory_limit made the scorer give up so far, in
+  // sentences ("" when nothing). It grows as the scorer meets work it has no
+  // memory for (a batch, a reference set while a batch is in flight).
+  std::string limits() const;
 
   Status Compute(const ImageView& reference, const ImageView& distorted, Result* result);
   // Caches every reference-only intermediate; then ComputeWithReference()

@@ -213,6 +213,11 @@ GST_START_TEST (test_caps_refused)
     CAPS64 ("ARGB64"),
     CAPS64 ("I420") ",interlace-mode=interleaved",
     CAPS64 ("NV12") ",interlace-mode=mixed",
+    /* Under the metric's minimum, 8x8, which the pad templates state. */
+    "video/x-raw,format=I420,width=6,height=48,framerate=30/1",
+    "video/x-raw,format=RGB,width=64,height=7,framerate=30/1",
+    "video/x-raw(memory:CUDAMemory),format=NV12,width=7,height=7,"
+        "framerate=30/1",
     "video/x-bayer,format=rggb,width=64,height=48",
     "image/jpeg,width=64,height=48",
   };
@@ -252,12 +257,51 @@ GST_START_TEST (test_grey_limited_range_refused)
 
 GST_END_TEST;
 
-GST_START_TEST (test_error_too_small)
+/* Width and height in @caps are [ 8, max ] in every structure. */
+static void
+check_minimum_size (GstCaps * caps, const gchar * what)
 {
-  expect_caps_error ("video/x-raw,format=I420,width=6,height=48,"
-      "framerate=30/1", "at least 8x8");
-  expect_caps_error ("video/x-raw,format=RGB,width=64,height=7,"
-      "framerate=30/1", "at least 8x8");
+  fail_unless (gst_caps_get_size (caps) > 0, "%s: no caps", what);
+  for (guint k = 0; k < gst_caps_get_size (caps); k++) {
+    const GstStructure *s = gst_caps_get_structure (caps, k);
+    const gchar *fields[] = { "width", "height" };
+    for (guint j = 0; j < 2; j++) {
+      const GValue *v = gst_structure_get_value (s, fields[j]);
+      fail_unless (v != NULL && GST_VALUE_HOLDS_INT_RANGE (v), "%s: %s",
+          what, fields[j]);
+      fail_unless_equals_int (gst_value_get_int_range_min (v), 8);
+      fail_unless_equals_int (gst_value_get_int_range_max (v), G_MAXINT);
+    }
+  }
+}
+
+/* The pad templates state the metric's minimum size, 8x8: upstream sees it
+ * in the caps query (so a scaler can pick a size that fits), and 8x8 is
+ * accepted (test_caps_refused: smaller is not). */
+GST_START_TEST (test_caps_minimum_size)
+{
+  GstElement *e = make_element (NULL);
+  const gchar *templates[] = { "ref", "dist", "dist_%u", "src" };
+  for (guint i = 0; i < G_N_ELEMENTS (templates); i++) {
+    GstPadTemplate *t =
+        gst_element_get_pad_template (e, templates[i]);
+    fail_unless (t != NULL, "no template %s", templates[i]);
+    GstCaps *caps = gst_pad_template_get_caps (t);
+    check_minimum_size (caps, templates[i]);
+    gst_caps_unref (caps);
+  }
+  GstPad *ref = gst_element_get_static_pad (e, "ref");
+  GstCaps *queried = gst_pad_query_caps (ref, NULL);
+  check_minimum_size (queried, "ref caps query");
+  gst_caps_unref (queried);
+  gst_object_unref (ref);
+  GstPad *dist = gst_element_get_static_pad (e, "dist");
+  GstCaps *c = gst_caps_from_string ("video/x-raw,format=I420,width=8,"
+      "height=8,framerate=30/1");
+  fail_unless (gst_pad_query_accept_caps (dist, c));
+  gst_caps_unref (c);
+  gst_object_unref (dist);
+  gst_object_unref (e);
 }
 
 GST_END_TEST;
@@ -348,6 +392,21 @@ GST_START_TEST (test_error_no_cuda)
 
 GST_END_TEST;
 
+/* Pulls @n frames from @f's dist pad and checks that each was scored 100
+ * (the same frames on both pads). */
+static void
+pull_perfect_scores (Fixture * f, guint n, const gchar * what)
+{
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f->dist), n);
+  for (guint k = 0; k < n; k++) {
+    GstBuffer *out = gst_harness_pull (f->dist);
+    GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
+    fail_unless (meta != NULL, "%s: frame %u not scored", what, k);
+    fail_unless_equals_float (meta->score, 100.0);
+    gst_buffer_unref (out);
+  }
+}
+
 /* backend=auto with the CUDA path failing (@fault, through the element's
  * test hook): the frames are scored on the CPU, with one warning that says
  * why. */
@@ -360,14 +419,7 @@ check_auto_falls_back_to_cpu (const gchar * fault, const gchar * why)
   run_frames (&f, make_element ("backend", 0 /* auto */ , NULL),
       CAPS64 ("I420"), 0, 3, 3, 0);
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 3);
-  for (guint k = 0; k < 3; k++) {
-    GstBuffer *out = gst_harness_pull (f.dist);
-    GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
-    fail_unless (meta != NULL, "%s: frame %u not scored", fault, k);
-    fail_unless_equals_float (meta->score, 100.0);
-    gst_buffer_unref (out);
-  }
+  pull_perfect_scores (&f, 3, fault);
   fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL, "%s: error", fault);
   GstMessage *w = pop_type (f.bus, GST_MESSAGE_WARNING);
   fail_unless (w != NULL, "%s: no warning", fault);
@@ -445,6 +497,32 @@ GST_START_TEST (test_error_out_of_memory)
   g_unsetenv ("GST_SSIM2_COMPARE_TEST_FAULT");
   const gchar *parts[] = { "Out of host memory for 64x48 frames", NULL };
   expect_out_of_memory (&f, parts, "backend=cpu");
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_memory_limit_cpu_ignores_it)
+{
+  /* memory-limit bounds the CUDA scorer's device memory; the CPU path has
+   * none to bound: a limit of one byte scores as without one, with no
+   * warning and no error. */
+  Fixture f;
+  GstVideoInfo info;
+  guint64 limit = 0;
+  GstElement *e = make_element ("backend", 2 /* cpu */ , NULL);
+  g_object_get (e, "memory-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 0);
+  g_object_set (e, "memory-limit", (guint64) 1, NULL);
+  g_object_get (e, "memory-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 1);
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, e, CAPS64 ("I420"), CAPS64 ("I420"));
+  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
+          0, 0), FALSE);
+  pull_perfect_scores (&f, 3, "memory-limit=1 on the CPU");
+  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL);
+  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL);
   fixture_clear (&f);
 }
 
@@ -1100,13 +1178,14 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_grey_scores_as_grey_png);
   tcase_add_test (tc, test_grey_limited_range_refused);
   tcase_add_test (tc, test_caps_refused);
-  tcase_add_test (tc, test_error_too_small);
+  tcase_add_test (tc, test_caps_minimum_size);
   tcase_add_test (tc, test_error_unsupported_matrix);
   tcase_add_test (tc, test_error_size_mismatch);
   tcase_add_test (tc, test_error_no_cuda);
   tcase_add_test (tc, test_backend_auto_falls_back_to_cpu);
   tcase_add_test (tc, test_backend_cuda_error_without_device);
   tcase_add_test (tc, test_error_out_of_memory);
+  tcase_add_test (tc, test_memory_limit_cpu_ignores_it);
   tcase_add_test (tc, test_error_not_enough_host_memory);
   tcase_add_test (tc, test_pairing_running_time);
   tcase_add_test (tc, test_pairing_dist_without_ref);

@@ -550,16 +550,18 @@ GST_START_TEST (test_ladder_wrong_size_rendition)
 GST_END_TEST;
 
 /* With rendition pads, one stats file holds every rendition's rows, each
- * naming its pad in the source column. */
+ * naming its pad in the source column, and the summary file one summary
+ * per pad. */
 GST_START_TEST (test_ladder_stats_file_source_column)
 {
   const gchar *paths[RENDITIONS];
   for (guint i = 0; i < RENDITIONS; i++)
     paths[i] = rendition_paths[i];
   gchar *csv = g_build_filename (tmp_dir, "ladder.csv", NULL);
+  gchar *summary = g_build_filename (tmp_dir, "ladder-summary.json", NULL);
   GstElement *pipe = make_pipeline (paths, pad_names, RENDITIONS, NULL);
   GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
-  g_object_set (c, "stats-file", csv, NULL);
+  g_object_set (c, "stats-file", csv, "summary-file", summary, NULL);
   gst_object_unref (c);
   Run ladder;
   run_pipeline (pipe, &ladder);
@@ -571,7 +573,7 @@ GST_START_TEST (test_ladder_stats_file_source_column)
   fail_unless (g_str_has_suffix (lines[0], ",score,ref_frame,source"), "%s",
       lines[0]);
   guint rows[RENDITIONS] = { 0 };
-  for (guint k = 1; lines[k] && lines[k][0] && lines[k][0] != '#'; k++) {
+  for (guint k = 1; lines[k] && lines[k][0]; k++) {
     const gchar *source = strrchr (lines[k], ',') + 1;
     guint i = 0;
     while (i < RENDITIONS && strcmp (source, pad_names[i]) != 0)
@@ -593,6 +595,17 @@ GST_START_TEST (test_ladder_stats_file_source_column)
   g_free (text);
   g_unlink (csv);
   g_free (csv);
+
+  fail_unless (g_file_get_contents (summary, &text, NULL, NULL));
+  for (guint i = 0; i < RENDITIONS; i++) {
+    gchar *entry = g_strdup_printf ("{\"source\": \"%s\", \"summary\": {\n"
+        "      \"frames\": %u,\n", pad_names[i], CLIP_FRAMES);
+    fail_unless (strstr (text, entry) != NULL, "no %s in\n%s", entry, text);
+    g_free (entry);
+  }
+  g_free (text);
+  g_unlink (summary);
+  g_free (summary);
   run_clear (&ladder);
 }
 
@@ -607,15 +620,16 @@ count_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Caps that cannot be scored on the `dist` pad (frames under 8x8) are a
- * warning naming it while the request pads are scored; its frames still
+/* Caps that cannot be scored on the `dist` pad (frames of another size than
+ * the reference's; frames under 8x8 are refused at negotiation already) are
+ * a warning naming it while the request pads are scored; its frames still
  * leave on src, unscored. */
 GST_START_TEST (test_ladder_bad_caps_on_dist)
 {
   const gchar *paths[] = { rendition_paths[1], rendition_paths[2] };
   const gchar *pads[] = { "dist_1", "dist_2" };
   const gchar *extra = "videotestsrc num-buffers=30 ! "
-      "video/x-raw,format=I420,width=6,height=6,framerate=30/1 ! queue ! "
+      "video/x-raw,format=I420,width=8,height=8,framerate=30/1 ! queue ! "
       "c.dist ";
   GstElement *pipe = make_pipeline (paths, pads, 2, extra);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "fakesink0");
@@ -633,11 +647,13 @@ GST_START_TEST (test_ladder_bad_caps_on_dist)
 
   fail_unless_equals_int (ladder.warnings->len, 1);
   const gchar *w = (const gchar *) g_ptr_array_index (ladder.warnings, 0);
-  fail_unless (g_str_has_prefix (w, "dist|") && strstr (w, "8x8"), "%s", w);
+  fail_unless (g_str_has_prefix (w, "dist|") && strstr (w, "pad dist are 8x8"),
+      "%s", w);
   const PadResult *bad = run_pad (&ladder, "dist");
   fail_unless_equals_int (bad->summaries, 1);
   fail_unless_equals_uint64 (bad->summary_frames, 0);
-  fail_unless (bad->failure && strstr (bad->failure, "8x8"));
+  fail_unless (bad->failure && strstr (bad->failure, "reference's size"), "%s",
+      bad->failure);
   for (guint i = 0; i < 2; i++) {
     const PadResult *r = run_pad (&ladder, pads[i]);
     fail_unless_equals_uint64 (r->summary_frames, CLIP_FRAMES);

@@ -1,7 +1,8 @@
 /* gst-check tests of what ssim2compare reports (gst/gstssim2report.cpp):
  * the ssim2 and ssim2-summary messages against an independent computation
  * and the meta, post-messages, the stats file in each format (checked by
- * Python's csv and json), its write errors, and the threshold warnings.
+ * Python's csv and json), its write errors, the summary file, and the
+ * threshold warnings.
  * SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,18 +22,23 @@
 #include "check_util.h"
 #include "../../locale/de_locale.h"
 
-/* A stats file that cannot be created (a missing folder) or whose first
- * line cannot be written (a full disk): an error naming the file, and the
- * element does not start. */
+/* A stats file or summary file that cannot be created (a missing folder)
+ * or whose first line cannot be written (a full disk): an error naming the
+ * file, and the element does not start. */
 GST_START_TEST (test_error_stats_file_unwritable)
 {
   const gchar *paths[] = { "/nonexistent-dir/x/s.csv", "/dev/full" };
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
-    GstElement *e = make_element ("stats-file", paths[i], NULL);
+  const gchar *properties[] = { "stats-file", "summary-file" };
+  for (guint i = 0; i < 2 * G_N_ELEMENTS (paths); i++) {
+    const gchar *property = properties[i / G_N_ELEMENTS (paths)];
+    GstElement *e = make_element (property, paths[i % G_N_ELEMENTS (paths)],
+        NULL);
     GError *err = start_error (e);
     fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
             GST_RESOURCE_ERROR_OPEN_WRITE), "%s", err->message);
-    fail_unless (strstr (err->message, paths[i]) != NULL, "%s", err->message);
+    fail_unless (strstr (err->message, property) != NULL, "%s", err->message);
+    fail_unless (strstr (err->message, paths[i % G_N_ELEMENTS (paths)]) !=
+        NULL, "%s", err->message);
     g_clear_error (&err);
     gst_object_unref (e);
   }
@@ -152,54 +158,60 @@ stats_path_free (gchar * path)
   g_free (path);
 }
 
-/* Runs a Python snippet with the stats file as sys.argv[1] and the scores
- * of @msgs ("%.8f", comma-separated) as sys.argv[2]; fails the test unless
- * it exits 0. */
+/* Runs a Python snippet with @path as sys.argv[1] and @arg as sys.argv[2];
+ * fails the test unless it exits 0. */
 static void
-check_with_python (const gchar * script, const gchar * path, GList * msgs)
+run_python (const gchar * script, const gchar * path, const gchar * arg)
 {
   gchar *python = g_find_program_in_path ("python3");
   fail_unless (python != NULL, "python3 not found");
+  const gchar *argv[] = { python, "-c", script, path, arg, NULL };
+  gchar *out = NULL, *err = NULL;
+  gint status = 0;
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_DEFAULT,
+          NULL, NULL, &out, &err, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL),
+      "python check of %s failed:\n%s%s\nsys.argv[2]: %s", path, out, err, arg);
+  g_free (out);
+  g_free (err);
+  g_free (python);
+}
+
+/* Runs a Python snippet with the stats file as sys.argv[1] and the scores
+ * of @msgs ("%.8f", comma-separated) as sys.argv[2]. */
+static void
+check_with_python (const gchar * script, const gchar * path, GList * msgs)
+{
   GString *scores = g_string_new (NULL);
   for (GList * l = msgs; l; l = l->next) {
     gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
     g_ascii_formatd (buf, sizeof buf, "%.8f", score_message (GST_MESSAGE (l->data)).score);
     g_string_append_printf (scores, "%s%s", l == msgs ? "" : ",", buf);
   }
-  const gchar *argv[] = { python, "-c", script, path, scores->str, NULL };
-  gchar *out = NULL, *err = NULL;
-  gint status = 0;
-  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_DEFAULT,
-          NULL, NULL, &out, &err, &status, NULL));
-  fail_unless (g_spawn_check_wait_status (status, NULL),
-      "python check of %s failed:\n%s%s", path, out, err);
-  g_free (out);
-  g_free (err);
+  run_python (script, path, scores->str);
   g_string_free (scores, TRUE);
-  g_free (python);
 }
 
 /* The documented CSV schema (docs/LOGS.md), read with Python's csv module:
- * the header, one row per ssim2 message with its timestamps, the summary as
- * '#' lines. Numbers must parse with float(), which takes only '.'. */
+ * rows only (RFC 4180), so that csv.DictReader gives exactly one row per
+ * ssim2 message, with its timestamps. Numbers must parse with float(),
+ * which takes only '.'. */
 static const gchar *csv_check =
     "import csv, sys\n"
     "want = [float(v) for v in sys.argv[2].split(',')]\n"
-    "lines = open(sys.argv[1], encoding='utf-8').read().splitlines()\n"
-    "rows = list(csv.reader(l for l in lines if not l.startswith('#')))\n"
-    "assert rows[0] == ['index', 'frame', 'pts', 'stream_time', "
-    "'running_time', 'duration', 'score', 'ref_frame'], rows[0]\n"
-    "assert len(rows) == 1 + len(want), rows\n"
-    "for i, r in enumerate(rows[1:]):\n"
-    "    assert len(r) == 8, r\n"
-    "    assert [int(v) for v in r[:6]] == "
+    "with open(sys.argv[1], encoding='utf-8', newline='') as f:\n"
+    "    reader = csv.DictReader(f)\n"
+    "    rows = list(reader)\n"
+    "assert reader.fieldnames == ['index', 'frame', 'pts', 'stream_time', "
+    "'running_time', 'duration', 'score', 'ref_frame'], reader.fieldnames\n"
+    "assert len(rows) == len(want), rows\n"
+    "for i, r in enumerate(rows):\n"
+    "    assert None not in r and None not in r.values(), r\n"
+    "    assert [int(r[k]) for k in ('index', 'frame', 'pts', 'stream_time', "
+    "'running_time', 'duration')] == "
     "[i, i, i * 33333333, i * 33333333, i * 33333333, 33333333], r\n"
-    "    assert abs(float(r[6]) - want[i]) < 1e-8, (r, want[i])\n"
-    "    assert int(r[7]) == i, r\n"
-    "summary = dict(l[2:].split(',', 1) for l in lines if l.startswith('# '))\n"
-    "assert int(summary['frames']) == len(want), summary\n"
-    "assert abs(float(summary['mean']) - sum(want) / len(want)) < 1e-7\n"
-    "assert summary['unmatched_ref'] == '0' and summary['ended_first'] == ''\n";
+    "    assert abs(float(r['score']) - want[i]) < 1e-8, (r, want[i])\n"
+    "    assert int(r['ref_frame']) == i, r\n";
 
 /* The JSON schema, parsed by a strict parser (and accepted by
  * `python3 -m json.tool`). */
@@ -220,20 +232,23 @@ static const gchar *json_check =
     "assert doc['summary']['ended_first'] is None\n"
     "assert (doc['width'], doc['height'], doc['every']) == (64, 48, 1)\n";
 
-/* libvmaf's JSON log, read the way vmaf's Python tools read theirs. */
+/* libvmaf's JSON log: its keys, numbers and pooled values, recomputed from
+ * the frames as libvmaf pools them (tests/helpers/vmaf_log.py), then read
+ * the way vmaf's Python tools read theirs. */
 static const gchar *vmaf_check =
-    "import json, sys\n"
+    "import json, os, sys\n"
+    "sys.path.insert(0, os.environ['SSIM2_TEST_HELPERS'])\n"
+    "from vmaf_log import check_vmaf_log\n"
     "want = [float(v) for v in sys.argv[2].split(',')]\n"
+    "check_vmaf_log(sys.argv[1], want, os.environ['SSIM2_VERSION'])\n"
     "with open(sys.argv[1]) as f:\n"
     "    log = json.load(f)\n"
     "frames = log['frames']\n"
     "assert [fr['frameNum'] for fr in frames] == list(range(len(want)))\n"
-    "scores = [fr['metrics']['ssimulacra2'] for fr in frames]\n"
-    "assert scores == [round(w, 8) for w in want], scores\n"
-    "pooled = log['pooled_metrics']['ssimulacra2']\n"
-    "assert abs(pooled['mean'] - sum(want) / len(want)) < 1e-7, pooled\n"
-    "assert pooled['min'] == min(scores) and pooled['max'] == max(scores)\n"
-    "assert 'harmonic_mean' in pooled and 'p5' in pooled\n";
+    "assert log['fps'] is None, log['fps']\n"
+    "summary = log['gst_ssim2']['summary']\n"
+    "assert abs(summary['mean'] - sum(want) / len(want)) < 1e-7, summary\n"
+    "assert summary['unmatched_ref'] == 0 and summary['ended_first'] is None\n";
 
 static void
 run_stats_file (const gchar * name, const gchar * format, guint n,
@@ -328,6 +343,77 @@ GST_START_TEST (test_stats_file_write_error)
 
 GST_END_TEST;
 
+/* An ssim2-summary message's fields as a JSON object: its keys with '_' for
+ * '-', doubles with 8 decimals (as the files write them), "" as null. */
+static gchar *
+summary_message_as_json (GstMessage * m)
+{
+  const GstStructure *s = gst_message_get_structure (m);
+  GString *json = g_string_new ("{");
+  for (gint i = 0; i < gst_structure_n_fields (s); i++) {
+    const gchar *name = gst_structure_nth_field_name (s, i);
+    const GValue *v = gst_structure_get_value (s, name);
+    gchar *key = g_strdup (name);
+    g_strdelimit (key, "-", '_');
+    g_string_append_printf (json, "%s\"%s\": ", i ? ", " : "", key);
+    g_free (key);
+    if (G_VALUE_HOLDS_DOUBLE (v)) {
+      gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append (json, isfinite (g_value_get_double (v)) ?
+          g_ascii_formatd (buf, sizeof buf, "%.8f", g_value_get_double (v)) :
+          "null");
+    } else if (G_VALUE_HOLDS_UINT64 (v)) {
+      g_string_append_printf (json, "%" G_GUINT64_FORMAT,
+          g_value_get_uint64 (v));
+    } else {
+      fail_unless (G_VALUE_HOLDS_STRING (v), "field %s", name);
+      const gchar *text = g_value_get_string (v);
+      gchar *escaped = g_strescape (text ? text : "", NULL);
+      g_string_append_printf (json, *escaped ? "\"%s\"" : "null", escaped);
+      g_free (escaped);
+    }
+  }
+  g_string_append (json, "}");
+  return g_string_free (json, FALSE);
+}
+
+/* The summary file (sys.argv[1]) holds what the ssim2-summary message
+ * (sys.argv[2], from summary_message_as_json) holds: every field, its pad as
+ * `source`, in the file's JSON schema. */
+static const gchar *summary_file_check =
+    "import json, sys\n"
+    "doc = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+    "message = json.loads(sys.argv[2])\n"
+    "assert list(doc) == ['metric', 'summaries'], doc\n"
+    "assert doc['metric'] == 'SSIMULACRA 2.1', doc\n"
+    "assert len(doc['summaries']) == 1, doc\n"
+    "entry = doc['summaries'][0]\n"
+    "assert entry['source'] == message.pop('pad') == 'dist', entry\n"
+    "summary = entry['summary']\n"
+    "assert message['frames'] == 4 and message['backend'], message\n"
+    "for key, value in message.items():\n"
+    "    assert key in summary and summary[key] == value, (key, value, summary)\n";
+
+GST_START_TEST (test_summary_file)
+{
+  Fixture f;
+  gchar *path = stats_path_new ("summary.json");
+  GList *msgs = run_noisy (&f, make_element ("summary-file", path, NULL), 4);
+  fail_unless_equals_int (g_list_length (msgs), 4);
+  fail_unless (pop_type (f.bus, GST_MESSAGE_WARNING) == NULL);
+  GList *sum = pop_element_messages (f.bus, "ssim2-summary");
+  fail_unless_equals_int (g_list_length (sum), 1);
+  gchar *message = summary_message_as_json (GST_MESSAGE (sum->data));
+  run_python (summary_file_check, path, message);
+  g_free (message);
+  g_list_free_full (sum, (GDestroyNotify) gst_message_unref);
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+  fixture_clear (&f);
+  stats_path_free (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_threshold)
 {
   Fixture f;
@@ -352,9 +438,17 @@ GST_START_TEST (test_threshold)
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 
-  /* Default threshold: no warning. */
+  /* Default threshold: off, which gst-inspect shows as -inf (no score is
+   * below it), not as a huge negative number. */
   msgs = run_noisy (&f, make_element (NULL), 3);
   fail_unless (pop_type (f.bus, GST_MESSAGE_WARNING) == NULL);
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (f.element), "threshold");
+  fail_unless (spec != NULL);
+  const GValue *def = g_param_spec_get_default_value (spec);
+  fail_unless (isinf (g_value_get_double (def))
+      && g_value_get_double (def) < 0);
+  fail_unless (isinf (G_PARAM_SPEC_DOUBLE (spec)->minimum));
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   fixture_clear (&f);
 }
@@ -377,6 +471,7 @@ ssim2compare_report_suite (void)
   tcase_add_test (tc, test_stats_file_vmaf_json);
   tcase_add_test (tc, test_stats_file_locale);
   tcase_add_test (tc, test_stats_file_write_error);
+  tcase_add_test (tc, test_summary_file);
   tcase_add_test (tc, test_threshold);
   return s;
 }

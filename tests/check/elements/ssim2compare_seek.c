@@ -75,6 +75,7 @@ typedef struct
   GArray *summary_frames;       /* guint64, one per ssim2-summary */
   GPtrArray *warnings;          /* texts of the warning messages */
   gchar *stats;                 /* stats file at the end */
+  gchar *summary;               /* summary file at the end */
 } Run;
 
 static void
@@ -84,6 +85,7 @@ run_clear (Run * r)
   g_array_unref (r->summary_frames);
   g_ptr_array_unref (r->warnings);
   g_free (r->stats);
+  g_free (r->summary);
 }
 
 /* Runs the two clips through the element. After @seek_after scores (or
@@ -95,11 +97,13 @@ run_compare_files (const gchar * ref, const gchar * dist,
     GstClockTime seek_to, Run * out)
 {
   gchar *stats_path = g_build_filename (tmp_dir, "stats.csv", NULL);
+  gchar *summary_path = g_build_filename (tmp_dir, "summary.json", NULL);
   gchar *desc = g_strdup_printf ("ssim2compare name=c backend=cpu "
-      "alignment=%s stats-file=\"%s\" ! fakesink sync=false "
+      "alignment=%s stats-file=\"%s\" summary-file=\"%s\" ! fakesink "
+      "sync=false "
       "filesrc location=\"%s\" ! matroskademux ! avdec_h264 ! queue ! c.ref "
       "filesrc location=\"%s\" ! matroskademux ! avdec_h264 ! queue ! c.dist",
-      alignment, stats_path, ref, dist);
+      alignment, stats_path, summary_path, ref, dist);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   fail_unless (pipe != NULL, "%s", err ? err->message : "?");
@@ -161,8 +165,11 @@ run_compare_files (const gchar * ref, const gchar * dist,
   gst_object_unref (bus);
   gst_object_unref (pipe);
   fail_unless (g_file_get_contents (stats_path, &out->stats, NULL, NULL));
+  fail_unless (g_file_get_contents (summary_path, &out->summary, NULL, NULL));
   g_unlink (stats_path);
+  g_unlink (summary_path);
   g_free (stats_path);
+  g_free (summary_path);
 }
 
 static void
@@ -174,24 +181,24 @@ run_compare (const gchar * alignment, guint seek_after, GstSeekFlags flags,
 }
 
 static guint
-count_rows (const gchar * text)
+count_lines (const gchar * text)
 {
   guint n = 0;
-  gboolean line_start = TRUE;
-  for (const gchar * p = text; *p; p++) {
-    if (line_start && *p != '#')
-      n++;
-    line_start = *p == '\n';
-  }
+  for (const gchar * p = text; *p; p++)
+    n += *p == '\n';
   return n;
 }
 
-/* The value of the CSV summary line "# frames,N"; -1 when there is none. */
+/* `frames` of the summary file's only summary (docs/LOGS.md); -1 when
+ * there is not exactly one. */
 static gint64
 summary_frames_in_file (const gchar * text)
 {
-  const gchar *line = strstr (text, "\n# frames,");
-  return line ? g_ascii_strtoll (line + strlen ("\n# frames,"), NULL, 10) : -1;
+  const gchar *key = "\"frames\": ";
+  const gchar *first = strstr (text, key);
+  if (first == NULL || strstr (first + 1, key) != NULL)
+    return -1;
+  return g_ascii_strtoll (first + strlen (key), NULL, 10);
 }
 
 /* Every score of @seeked equals the score of the same frame in @plain, each
@@ -245,8 +252,8 @@ check_same_scores (const Run * plain, const Run * seeked, GstClockTime from)
   g_hash_table_unref (want);
 }
 
-/* The last summary and the stats file describe the same pairs: those of the
- * last measurement. */
+/* The last summary, the stats file and the summary file describe the same
+ * pairs: those of the last measurement. */
 static void
 check_file_matches_summary (const Run * r)
 {
@@ -258,10 +265,12 @@ check_file_matches_summary (const Run * r)
     in_last += g_array_index (r->scores, Score, i).measurement ==
         r->summary_frames->len - 1;
   fail_unless_equals_uint64 (last, in_last);
-  /* CSV: a header line and one line per scored frame, then the summary
-   * lines of the same measurement (docs/LOGS.md). */
-  fail_unless_equals_int (count_rows (r->stats), last + 1);
-  fail_unless_equals_int64 (summary_frames_in_file (r->stats), (gint64) last);
+  /* CSV: a header line and one line per scored frame (docs/LOGS.md); the
+   * summary file: the summary of the same measurement, replacing the one
+   * before the seek. */
+  fail_unless_equals_int (count_lines (r->stats), last + 1);
+  fail_unless_equals_int64 (summary_frames_in_file (r->summary),
+      (gint64) last);
 }
 
 static void

@@ -833,3 +833,31 @@ gst_ssim2_compare_batches_in_flight (GstSsim2Compare * self)
 {
   return self->priv->scoring.size ();
 }
+
+/* The properties of where a pair is scored that the backend owns (the
+ * element's set/get_property store them in its settings). */
+void
+gst_ssim2_compare_install_backend_properties (GObjectClass * object_class,
+    guint memory_limit_id)
+{
+  /**
+   * GstSsim2Compare:memory-limit:
+   *
+   * backend=cuda: the most device memory the scorer may hold, in bytes (0:
+   * no limit). Below what full speed needs the element scores more slowly
+   * instead (a batch of renditions on fewer streams, no second engine to
+   * prepare the next ref frame beside the batch in flight, at the tightest
+   * the small scales blurred after the full-size one) and posts a warning
+   * saying what it gave up; scores are unchanged. A limit too small for one
+   * pass is an error. The CPU path ignores it.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, memory_limit_id,
+      g_param_spec_uint64 ("memory-limit", "Memory limit",
+          "backend=cuda: most device memory of the scorer in bytes (0: no "
+          "limit); below full speed's need it scores more slowly and warns",
+          0, G_MAXUINT64, DEFAULT_MEMORY_LIMIT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+}

@@ -421,6 +421,8 @@ void gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
     const std::vector < std::shared_ptr < ssim2gst::Rendition > > &list);
 
 /* Backend: where and how a pair is scored (gstssim2backend.cpp). */
+void gst_ssim2_compare_install_backend_properties (GObjectClass *
+    object_class, guint memory_limit_id);
 
 /* Chooses the backend at start: CUDA (context, stream) when the backend
  * property allows and a device works, else the CPU (with a warning under

@@ -377,24 +377,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           "(read-only: progress for watchdogs)", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
-  /**
-   * GstSsim2Compare:memory-limit:
-   *
-   * backend=cuda: the most device memory the scorer may hold, in bytes (0:
-   * no limit). Below what full speed needs the element scores more slowly
-   * instead (a batch of renditions on fewer streams, no second engine to
-   * prepare the next ref frame beside the batch in flight, at the tightest
-   * the small scales blurred after the full-size one) and posts a warning
-   * saying what it gave up; scores are unchanged. A limit too small for one
-   * pass is an error. The CPU path ignores it.
-   */
-  g_object_class_install_property (object_class, PROP_MEMORY_LIMIT,
-      g_param_spec_uint64 ("memory-limit", "Memory limit",
-          "backend=cuda: most device memory of the scorer in bytes (0: no "
-          "limit); below full speed's need it scores more slowly and warns",
-          0, G_MAXUINT64, DEFAULT_MEMORY_LIMIT,
-          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-              G_PARAM_STATIC_STRINGS)));
+  gst_ssim2_compare_install_backend_properties (object_class,
+      PROP_MEMORY_LIMIT);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);

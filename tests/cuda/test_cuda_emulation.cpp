@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "alpha_rule.h"
+#include "hdr_transfer.h"
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
 #include "emulated_runtime.h"
@@ -95,6 +96,7 @@ struct EmuEngine {
 
 InputDesc LinearDesc(const cpu::Image3& img) {
   InputDesc d{};
+  hdr::PremultipliedOpsin(hdr::kSdrPeak, d.opsin);  // SDR: as upload.cpp fills it
   d.kind = kInLinearF32;
   for (int c = 0; c < 3; ++c) {
     d.plane[c] = reinterpret_cast<const unsigned char*>(img.plane[c].Row(0));
@@ -233,6 +235,7 @@ void PackedTest(PixelFormat f, int channels, bool sixteen, int r, int g, int b, 
   EXPECT_OK(replay::Compute(vr, vd, true, &expected));
   auto desc = [&](const std::vector<unsigned char>& buf) {
     InputDesc d{};
+    hdr::PremultipliedOpsin(hdr::kSdrPeak, d.opsin);  // SDR: as upload.cpp fills it
     d.kind = sixteen ? kInPacked16 : kInPacked8;
     d.plane[0] = buf.data();
     d.stride[0] = stride;
@@ -274,6 +277,7 @@ void YuvTest(PixelFormat f, YuvMatrix m, YuvRange r, int w, int h) {
   auto desc = [&](const cudatest::Yuv& y) {
     const ImageView v = cudatest::YuvView(y);
     InputDesc d{};
+    hdr::PremultipliedOpsin(hdr::kSdrPeak, d.opsin);  // SDR: as upload.cpp fills it
     switch (f) {
       case PixelFormat::kI420: d.kind = kInI420; break;
       case PixelFormat::kNV12: d.kind = kInNV12; break;

@@ -17,7 +17,9 @@ std::unique_ptr<RenditionLog> RenditionLog::Open(const std::string& dir, const s
                                                  const LogRunInfo& info, double now,
                                                  std::string* error) {
   std::unique_ptr<RenditionLog> log(new RenditionLog());
+  log->name_ = name;
   log->path_ = dir + "/" + name + ".csv";
+  log->summary_path_ = dir + "/" + name + ".summary.json";
   log->rotation_ = rotation;
   log->info_ = info;
   if (!log->Start(now, error)) return nullptr;
@@ -42,20 +44,24 @@ bool RenditionLog::Close(std::string* error) {
   if (!log_) return true;
   LogSummary summary;
   summary.scores = Summarize(scores_);
-  const bool ok = log_->Close(summary, info_);
+  bool ok = log_->Close(summary, info_);
   if (!ok) *error = log_->error();
   log_.reset();
+  if (ok) ok = WriteSummaryFile(summary_path_, {SourceSummary{name_, summary}}, error);
   return ok;
 }
 
 bool RenditionLog::Rotate(double now, std::string* error) {
   if (!Close(error)) return false;
+  // The log and its summary move up together: NAME.csv.K, NAME.summary.json.K.
   for (int i = rotation_.keep; i >= 1; --i) {
-    const std::string from = i == 1 ? path_ : path_ + "." + std::to_string(i - 1);
-    const std::string to = path_ + "." + std::to_string(i);
-    if (std::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
-      *error = "cannot rename " + from + " to " + to + ": " + std::strerror(errno);
-      return false;
+    for (const std::string* base : {&path_, &summary_path_}) {
+      const std::string from = i == 1 ? *base : *base + "." + std::to_string(i - 1);
+      const std::string to = *base + "." + std::to_string(i);
+      if (std::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
+        *error = "cannot rename " + from + " to " + to + ": " + std::strerror(errno);
+        return false;
+      }
     }
   }
   return Start(now, error);

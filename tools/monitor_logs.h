@@ -33,7 +33,9 @@ class RenditionLog {
   // *error when a write failed (the log is then closed; nothing more is
   // written).
   bool Append(const ScoreRow& row, double now, std::string* error);
-  // Closes the file with the summary of its rows.
+  // Closes the file and writes the summary of its rows beside it,
+  // NAME.summary.json (the summary-file format of docs/LOGS.md: a CSV log
+  // is rows only).
   bool Close(std::string* error);
   const std::string& path() const { return path_; }
 
@@ -42,7 +44,9 @@ class RenditionLog {
   bool Start(double now, std::string* error);
   bool Rotate(double now, std::string* error);
 
-  std::string path_;
+  std::string name_;
+  std::string path_;          // DIR/NAME.csv
+  std::string summary_path_;  // DIR/NAME.summary.json
   LogRotation rotation_;
   LogRunInfo info_;
   std::unique_ptr<ScoreLog> log_;

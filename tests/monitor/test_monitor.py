@@ -212,14 +212,11 @@ def log_rows(path):
     return list(csv.DictReader(lines))
 
 
-def log_summary(path):
-    summary = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("# ") and "," in line:
-                key, value = line[2:].rstrip("\n").split(",", 1)
-                summary[key] = value
-    return summary
+def log_summary(csv_path):
+    """The summary of a rendition's log: NAME.summary.json beside NAME.csv
+    (the summary-file format of docs/LOGS.md; a CSV log is rows only)."""
+    with open(csv_path[:-len(".csv")] + ".summary.json") as f:
+        return json.load(f)["summaries"][0]["summary"]
 
 
 def scored(m, rendition):
@@ -345,7 +342,7 @@ def case_live(exe):
             rows = log_rows(path)
             summary = log_summary(path)
             check(len(rows) >= n, f"log rows {len(rows)} < scored {n}")
-            check(summary.get("frames") == str(len(rows)),
+            check(summary.get("frames") == len(rows),
                   f"summary frames {summary.get('frames')} for {len(rows)} rows")
             check(all(r["score"] for r in rows), "a row without a score")
             check("stopped" in m.stderr().splitlines()[-1], "the last log line is not 'stopped'")

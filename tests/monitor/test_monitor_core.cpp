@@ -247,9 +247,14 @@ TEST_F(MonitorLogs, RowsAreWrittenAtOnceAndClosedWithSummary) {
   // Flushed row by row: a reader sees both before the log is closed.
   EXPECT_EQ(RowCount(ReadFile(dir_ + "/hd.csv")), 2);
   ASSERT_TRUE(log->Close(&error)) << error;
+  // The CSV is rows only; the summary is in the summary file beside it.
   const std::string text = ReadFile(dir_ + "/hd.csv");
-  EXPECT_NE(text.find("# frames,2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("# mean,60.00000000\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find('#'), std::string::npos) << text;
+  EXPECT_EQ(RowCount(text), 2);
+  const std::string summary = ReadFile(dir_ + "/hd.summary.json");
+  EXPECT_NE(summary.find("\"source\": \"hd\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"frames\": 2"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"mean\": 60"), std::string::npos) << summary;
 }
 
 TEST_F(MonitorLogs, RotatesBySizeKeepingTheNewest) {
@@ -265,11 +270,19 @@ TEST_F(MonitorLogs, RotatesBySizeKeepingTheNewest) {
   const std::string newest = ReadFile(dir_ + "/sd.csv.1");
   const std::string older = ReadFile(dir_ + "/sd.csv.2");
   EXPECT_TRUE(ReadFile(dir_ + "/sd.csv.3").empty());  // beyond keep: removed
-  // Each file is a complete log: rows, then the summary of its own rows.
+  // Each file is a complete log: rows only, and beside it the summary of
+  // its own rows, rotated with it.
+  const std::string summaries[] = {ReadFile(dir_ + "/sd.summary.json"),
+                                   ReadFile(dir_ + "/sd.summary.json.1"),
+                                   ReadFile(dir_ + "/sd.summary.json.2")};
+  int k = 0;
   for (const std::string* text : {&current, &newest, &older}) {
     const int rows = RowCount(*text);
     EXPECT_GT(rows, 0);
-    EXPECT_NE(text->find("# frames," + std::to_string(rows) + "\n"), std::string::npos) << *text;
+    EXPECT_EQ(text->find('#'), std::string::npos) << *text;
+    EXPECT_NE(summaries[k].find("\"frames\": " + std::to_string(rows)), std::string::npos)
+        << summaries[k];
+    ++k;
   }
   // The last row is in the current file, and the rows run on across files.
   EXPECT_NE(current.find("\n39,39,"), std::string::npos) << current;

@@ -270,17 +270,8 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     metrics_->Score(name, score.score, score.offset, now);
     auto log = logs_.find(name);
     if (log == logs_.end()) return;
-    ScoreRow row;
-    row.index = score.index;
-    row.frame = score.frame;
-    row.pts = score.timestamp;
-    row.stream_time = score.stream_time;
-    row.running_time = score.running_time;
-    row.duration = score.duration;
-    row.score = score.score;
-    row.ref_frame = score.ref_frame;
     std::string error;
-    if (!log->second->Append(row, now, &error)) {
+    if (!log->second->Append(cli::ScoreRowOf(score), now, &error)) {
       Log("rendition " + name + ": its log stops (" + error + "); scoring goes on");
       logs_.erase(log);
     }

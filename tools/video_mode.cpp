@@ -281,19 +281,11 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   GstSsim2ScoreMessage score;
   if (!gst_ssim2_score_message_parse(s, &score)) return;
   if (run->options.frames > 0 && b->frames.size() >= run->options.frames) return;
-  ScoreRow f;
-  f.score = score.score;
-  f.index = score.index;
+  ScoreRow f = ScoreRowOf(score);
   // Content alignment passes frames unscored between pairs: its pairs are
   // numbered by the element's frame count, not by the pair index.
   f.frame = (run->options.alignment == ssim2gst::Alignment::kContent ? score.frame : score.index) +
-            run->options.offset;
-  f.ref_frame = score.ref_frame;  // --offset skips distorted frames only
-  // Unknown times are GST_CLOCK_TIME_NONE, which is kNoTime.
-  f.pts = score.timestamp;
-  f.stream_time = score.stream_time;
-  f.running_time = score.running_time;
-  f.duration = score.duration;
+            run->options.offset;  // --offset skips distorted frames only: ref_frame as it is
   if (Several(run)) f.source = b->path;
   b->frames.push_back(f);
   run->last_score_s = run->Elapsed();

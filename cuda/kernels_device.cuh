@@ -800,9 +800,16 @@ __global__ void __launch_bounds__(kSignatureThreads)
   static_assert(kSignatureThreads == signature::kStatisticsLanes,
                 "a thread per statistics lane");
   __shared__ bool last;
-  const SignatureParams& p = launch.frames[blockIdx.y];
+  // The frame's parameters in shared memory: the functions below take them
+  // by reference, and a reference into the kernel's parameters could make
+  // the compiler copy all of them into every thread's local memory.
+  __shared__ SignatureParams p;
+  if (static_cast<int>(blockIdx.x) >= SignatureBlocks(launch.frames[blockIdx.y].grid_height)) {
+    return;
+  }
+  if (threadIdx.x == 0) p = launch.frames[blockIdx.y];
+  __syncthreads();
   const int blocks = SignatureBlocks(p.grid_height);
-  if (static_cast<int>(blockIdx.x) >= blocks) return;
   for (int gy = blockIdx.x; gy < p.grid_height; gy += blocks) SumCellRow(p, gy);
   __threadfence();  // this block's cell sums, before it is counted
   __syncthreads();

@@ -106,9 +106,12 @@ gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
     GstQuery * query)
 {
 #ifdef HAVE_GST_CUDA
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->context) {
-    return gst_cuda_handle_context_query (GST_ELEMENT (self), query,
-        self->priv->context);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->context &&
+      gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+          self->priv->context)) {
+    /* A neighbour may now allocate in it: it stays the element's. */
+    self->priv->context_in_use = true;
+    return TRUE;
   }
 #else
   (void) self;

@@ -305,10 +305,11 @@ struct GstSsim2ComparePrivate {
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context = nullptr;
   CUstream stream = nullptr;
-  /* Something was made in the context (a scorer, the signature maker): it
-   * is no longer swapped for the context of the frames
+  /* The context is in use (a scorer or the signature maker was made in it,
+   * or a neighbour took it from a context query, from any thread): it is no
+   * longer swapped for the context of the frames
    * (gst_ssim2_compare_adopt_cuda_context). */
-  bool context_in_use = false;
+  std::atomic<bool> context_in_use { false };
 #endif
 };
 /* *INDENT-ON* */

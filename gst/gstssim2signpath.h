@@ -14,8 +14,8 @@ struct SignatureFrameFacts {
   bool cuda_memory = false;   // the frame's memory is CUDA memory
   bool same_context = false;  // ... of the element's context
   bool same_device = false;   // ... on the element's device (any, for cuda-device-id=-1)
-  // The element has already made something in its context (a scorer, the
-  // signature maker): its context can no longer be swapped.
+  // The element's context is in use (a scorer or the signature maker was
+  // made in it, or a neighbour took it): it can no longer be swapped.
   bool context_in_use = false;
 };
 

@@ -258,6 +258,14 @@ signature_paths() {  # LOG WANT (device | host: for system memory)
   fi
 }
 row "  CUDA memory: signatures on the device" "$(signature_paths "$LOG/content-cuda.log" device)"
+# The same straight from NVDEC (decoders that make their CUDA context before
+# the element starts).
+GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q \
+  filesrc location="$CLIPS/ref720.h264" ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! queue ! s.ref \
+  filesrc location="$CLIPS/dist720.h264" ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! queue ! s.dist \
+  ssim2compare name=s backend=cuda alignment=content stats-file="$LOG/content-nvdec.csv" ! fakesink sync=false \
+  >"$LOG/content-nvdec.log" 2>&1
+row "  NVDEC CUDA memory: signatures on the device" "$(signature_paths "$LOG/content-nvdec.log" device)"
 eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $(raw_cuda /tmp/ref720.nv12 | sed 's/ ! cudaupload//') ! s.ref \
   $(raw_cuda /tmp/dist720-late.nv12 | sed 's/ ! cudaupload//') ! s.dist \
   ssim2compare name=s backend=cuda alignment=content stats-file=$LOG/content-system.csv ! fakesink sync=false" \

@@ -264,13 +264,14 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   if (gst_ssim2_summary_message_parse(s, &summary)) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
-    b->unmatched_ref = summary.unmatched_ref;
-    b->unmatched_dist = summary.unmatched_dist;
-    b->dropped = summary.dropped;
-    b->repeated = summary.repeated;
-    b->unaligned = summary.unaligned;
-    b->skipped = summary.skipped;
-    b->backend = summary.backend;
+    LogSummary& e = b->element_summary;
+    e.unmatched_ref = summary.unmatched_ref;
+    e.unmatched_dist = summary.unmatched_dist;
+    e.dropped = summary.dropped;
+    e.repeated = summary.repeated;
+    e.unaligned = summary.unaligned;
+    e.skipped = summary.skipped;
+    e.backend = summary.backend;
     return;
   }
   GstSsim2SyncMessage sync;
@@ -623,16 +624,9 @@ LogSummary SummarizeInput(Run& run, const Branch& b) {
   std::vector<double> scores;
   scores.reserve(b.frames.size());
   for (const ScoreRow& f : b.frames) scores.push_back(f.score);
-  LogSummary summary;
+  LogSummary summary = b.element_summary;
   summary.scores = Summarize(scores);
   summary.ended_first = ended_first;
-  summary.unmatched_ref = b.unmatched_ref;
-  summary.unmatched_dist = b.unmatched_dist;
-  summary.dropped = b.dropped;
-  summary.repeated = b.repeated;
-  summary.unaligned = b.unaligned;
-  summary.skipped = b.skipped;
-  summary.backend = b.backend;
   return summary;
 }
 

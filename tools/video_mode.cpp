@@ -198,6 +198,14 @@ void FailInput(Run* run, Branch* b, const std::string& line) {
   EndFailedInputs(run);
 }
 
+// An input whose decoder has neither linked its video nor failed yet.
+bool InputStillOpening(Run* run) {
+  for (Branch* b : AllBranches(run)) {
+    if (!b->linked && b->failure.empty()) return true;
+  }
+  return false;
+}
+
 void HandleError(Run* run, GstMessage* msg) {
   if (!InPipeline(run, GST_MESSAGE_SRC(msg))) return;
   GError* err = nullptr;
@@ -239,8 +247,20 @@ void HandleError(Run* run, GstMessage* msg) {
     line = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(msg))) + ": " + text;
   }
   if (std::getenv("SSIM2_DEBUG") && debug) line += " [" + std::string(debug) + "]";
+  const bool unlinked_pad = GST_MESSAGE_SRC(msg) == GST_OBJECT(run->compare) && err &&
+                            err->domain == GST_CORE_ERROR && err->code == GST_CORE_ERROR_PAD;
   g_clear_error(&err);
   g_free(debug);
+  if (unlinked_pad && InputStillOpening(run)) {
+    // The element gave up waiting for a pad to be linked, after a grace of
+    // wall-clock time; the input behind that pad is still being opened and
+    // may yet fail with its own line, which says more. The element's line
+    // waits until every input has linked its video or failed
+    // (OnProgressTick), so that the line printed does not depend on which
+    // came first; the watchdog still ends an input that never decides.
+    run->unlinked_pad_error = line;
+    return;
+  }
   if (b && !size_mismatch) {
     FailInput(run, b, line);
   } else {
@@ -470,6 +490,10 @@ std::string StallLine(Run* run) {
 gboolean OnProgressTick(gpointer data) {
   Run* run = static_cast<Run*>(data);
   if (run->failed) return G_SOURCE_CONTINUE;
+  if (!run->unlinked_pad_error.empty() && !InputStillOpening(run)) {
+    Fail(run, run->unlinked_pad_error);
+    return G_SOURCE_CONTINUE;
+  }
   // Decoded frames are progress even when none is scored (--every N with a
   // large N, a long --offset); so are the element's scoring passes, which
   // start long before their scores are posted (a ladder of large frames

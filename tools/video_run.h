@@ -88,6 +88,9 @@ struct Run {
   int stop_signal = 0;          // SIGINT / SIGTERM that stopped the run, 0: none
   bool frames_reached = false;  // --frames N scores collected
   std::string missing_plugin;  // description of the last missing decoder
+  // ssim2compare's error for a pad left unlinked, held while an input is
+  // still opening (HandleError); "": none.
+  std::string unlinked_pad_error;
   std::chrono::steady_clock::time_point start;
   double last_score_s = 0.0;
   // Watchdog: the last time anything moved (a bus message, a decoded frame

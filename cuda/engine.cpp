@@ -19,12 +19,12 @@ namespace ssim2 {
 namespace cuda {
 
 #define SSIM2_GUARD()                                           \
-  ContextGuard guard_(impl_->options.context, impl_->device);  \
+  ContextGuard guard_(impl_->options.context, impl_->cuda_device);  \
   if (!guard_.status().ok()) return guard_.status()
 
 Engine::Impl::~Impl() {
   if (!res) return;
-  ContextGuard guard(options.context, device);
+  ContextGuard guard(options.context, cuda_device);
   lanes.clear();  // each waits for its stream; they read this engine's cache
   if (res->stream.get()) cudaStreamSynchronize(res->stream.get());
   res.reset();
@@ -62,15 +62,15 @@ Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
   impl->width = width;
   impl->height = height;
   impl->options = options;
-  impl->device = options.context ? -1 : options.cuda_device;
-  ContextGuard guard(options.context, impl->device);
+  impl->cuda_device = options.context ? -1 : options.cuda_device;
+  ContextGuard guard(options.context, impl->cuda_device);
   if (!guard.status().ok()) return guard.status();
   int dev = 0;
   SSIM2_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop;
   SSIM2_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   impl->device_name = prop.name;
-  if (impl->device < 0 && !options.context) impl->device = dev;
+  if (impl->cuda_device < 0 && !options.context) impl->cuda_device = dev;
 
   // SSIM2_CUDA_PAGEABLE_UPLOAD=direct: pageable host inputs are handed to
   // cudaMemcpy2DAsync as they are (the driver stages them) instead of being
@@ -212,7 +212,7 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
   if (!res->fork.get()) SSIM2_RETURN_IF_ERROR(res->fork.Create());
   EngineOptions lane_options = options;
   lane_options.stream = nullptr;  // a stream of its own
-  lane_options.cuda_device = device;
+  lane_options.cuda_device = cuda_device;
   lane_options.batch_streams = 1;
   while (lanes.size() < count) {
     if (options.memory_limit) {

@@ -23,7 +23,7 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   int width = 0;
   int height = 0;
   EngineOptions options;
-  int device = -1;
+  int cuda_device = -1;  // EngineOptions::cuda_device, or the one current at Create
   std::string device_name;
   cuda::Layout layout;
   cuda::LaunchTables tables;

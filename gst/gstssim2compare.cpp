@@ -97,6 +97,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ssim2/ssim2.h"
@@ -561,135 +562,135 @@ gst_ssim2_compare_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* One row per property stored in Settings: set_property and get_property
+ * both walk this table, so a property's field is named in one place. How a
+ * value crosses between GValue and field follows the field's type; a string
+ * property keeps NULL as "" (no file) and reads "" back as NULL. */
+struct SettingsProperty
+{
+  guint prop_id;
+  void (*set) (Settings & s, const GValue * value);
+  void (*get) (const Settings & s, GValue * value);
+};
+
+/* The GValue accessors of each plain field type, one row each. */
+template < typename T > struct GValueAccess;
+#define GVALUE_ACCESS(T, kind) \
+  template <> struct GValueAccess < T > { \
+    static constexpr auto get = g_value_get_##kind; \
+    static constexpr auto set = g_value_set_##kind; \
+  }
+GVALUE_ACCESS (bool, boolean);
+GVALUE_ACCESS (gint, int);
+GVALUE_ACCESS (guint, uint);
+GVALUE_ACCESS (gint64, int64);
+GVALUE_ACCESS (guint64, uint64);
+GVALUE_ACCESS (gdouble, double);
+#undef GVALUE_ACCESS
+
+template < auto Field > static void
+settings_property_set (Settings & s, const GValue * value)
+{
+  auto &field = s.*Field;
+  using T = std::remove_reference_t < decltype (field) >;
+  if constexpr (std::is_enum_v < T >) {
+    field = (T) g_value_get_enum (value);
+  } else if constexpr (std::is_same_v < T, std::string >) {
+    const gchar *str = g_value_get_string (value);
+    field = str ? str : "";
+  } else {
+    field = GValueAccess < T >::get (value);
+  }
+}
+
+template < auto Field > static void
+settings_property_get (const Settings & s, GValue * value)
+{
+  const auto &field = s.*Field;
+  using T = std::remove_cv_t < std::remove_reference_t < decltype (field) >>;
+  if constexpr (std::is_enum_v < T >)
+    g_value_set_enum (value, (gint) field);
+  else if constexpr (std::is_same_v < T, std::string >)
+    g_value_set_string (value, field.empty ()? NULL : field.c_str ());
+  else
+    GValueAccess < T >::set (value, field);
+}
+
+template < auto Field > static constexpr SettingsProperty
+settings_property (guint prop_id)
+{
+  return {prop_id, settings_property_set < Field >,
+      settings_property_get < Field >};
+}
+
+static const SettingsProperty settings_properties[] = {
+  settings_property < &Settings::alignment > (PROP_ALIGNMENT),
+  settings_property < &Settings::backend > (PROP_BACKEND),
+  settings_property < &Settings::cuda_device > (PROP_CUDA_DEVICE_ID),
+  settings_property < &Settings::post_messages > (PROP_POST_MESSAGES),
+  settings_property < &Settings::stats_file > (PROP_STATS_FILE),
+  settings_property < &Settings::stats_format > (PROP_STATS_FORMAT),
+  settings_property < &Settings::summary_file > (PROP_SUMMARY_FILE),
+  settings_property < &Settings::threshold > (PROP_THRESHOLD),
+  settings_property < &Settings::every > (PROP_FRAME_STEP),
+  settings_property < &Settings::threads > (PROP_THREADS),
+  settings_property < &Settings::interval > (PROP_INTERVAL),
+  settings_property < &Settings::max_lateness > (PROP_MAX_LATENESS),
+  settings_property < &Settings::sync_window > (PROP_SYNC_WINDOW),
+  settings_property < &Settings::sync_max_bytes > (PROP_SYNC_MAX_BYTES),
+  settings_property < &Settings::memory_limit > (PROP_MEMORY_LIMIT),
+};
+
+/* The row of @prop_id; NULL, with GObject's warning, when there is none. */
+static const SettingsProperty *
+find_settings_property (GObject * object, guint prop_id, GParamSpec * pspec)
+{
+  for (const SettingsProperty & p : settings_properties) {
+    if (p.prop_id == prop_id)
+      return &p;
+  }
+  G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  return NULL;
+}
+
+/* Property @prop_id of the settings, under the object lock: set from @in,
+ * or read into @out. */
+static void
+settings_property_transfer (GObject * object, guint prop_id,
+    const GValue * in, GValue * out, GParamSpec * pspec)
+{
+  GstSsim2Compare *self = GST_SSIM2_COMPARE (object);
+  const SettingsProperty *p = find_settings_property (object, prop_id, pspec);
+
+  if (p == NULL)
+    return;
+  GST_OBJECT_LOCK (self);
+  if (in != NULL)
+    p->set (self->priv->settings, in);
+  else
+    p->get (self->priv->settings, out);
+  GST_OBJECT_UNLOCK (self);
+}
+
 static void
 gst_ssim2_compare_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstSsim2Compare *self = GST_SSIM2_COMPARE (object);
-  Settings & s = self->priv->settings;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_ALIGNMENT:
-      s.alignment = (ssim2gst::Alignment) g_value_get_enum (value);
-      break;
-    case PROP_BACKEND:
-      s.backend = (GstSsim2CompareBackend) g_value_get_enum (value);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      s.cuda_device = g_value_get_int (value);
-      break;
-    case PROP_POST_MESSAGES:
-      s.post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_STATS_FILE:{
-      const gchar *str = g_value_get_string (value);
-      s.stats_file = str ? str : "";
-      break;
-    }
-    case PROP_STATS_FORMAT:
-      s.stats_format = (GstSsim2CompareStatsFormat) g_value_get_enum (value);
-      break;
-    case PROP_SUMMARY_FILE:{
-      const gchar *str = g_value_get_string (value);
-      s.summary_file = str ? str : "";
-      break;
-    }
-    case PROP_THRESHOLD:
-      s.threshold = g_value_get_double (value);
-      break;
-    case PROP_FRAME_STEP:
-      s.every = g_value_get_uint (value);
-      break;
-    case PROP_THREADS:
-      s.threads = g_value_get_uint (value);
-      break;
-    case PROP_INTERVAL:
-      s.interval = g_value_get_uint64 (value);
-      break;
-    case PROP_MAX_LATENESS:
-      s.max_lateness = g_value_get_int64 (value);
-      break;
-    case PROP_SYNC_WINDOW:
-      s.sync_window = g_value_get_uint64 (value);
-      break;
-    case PROP_SYNC_MAX_BYTES:
-      s.sync_max_bytes = g_value_get_uint64 (value);
-      break;
-    case PROP_MEMORY_LIMIT:
-      s.memory_limit = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  settings_property_transfer (object, prop_id, value, NULL, pspec);
 }
 
 static void
 gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstSsim2Compare *self = GST_SSIM2_COMPARE (object);
-  const Settings & s = self->priv->settings;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_ALIGNMENT:
-      g_value_set_enum (value, (gint) s.alignment);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s.backend);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, s.cuda_device);
-      break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, s.post_messages);
-      break;
-    case PROP_STATS_FILE:
-      g_value_set_string (value,
-          s.stats_file.empty () ? NULL : s.stats_file.c_str ());
-      break;
-    case PROP_STATS_FORMAT:
-      g_value_set_enum (value, s.stats_format);
-      break;
-    case PROP_SUMMARY_FILE:
-      g_value_set_string (value,
-          s.summary_file.empty () ? NULL : s.summary_file.c_str ());
-      break;
-    case PROP_THRESHOLD:
-      g_value_set_double (value, s.threshold);
-      break;
-    case PROP_FRAME_STEP:
-      g_value_set_uint (value, s.every);
-      break;
-    case PROP_THREADS:
-      g_value_set_uint (value, s.threads);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, s.interval);
-      break;
-    case PROP_MAX_LATENESS:
-      g_value_set_int64 (value, s.max_lateness);
-      break;
-    case PROP_SYNC_WINDOW:
-      g_value_set_uint64 (value, s.sync_window);
-      break;
-    case PROP_SYNC_MAX_BYTES:
-      g_value_set_uint64 (value, s.sync_max_bytes);
-      break;
-    case PROP_MEMORY_LIMIT:
-      g_value_set_uint64 (value, s.memory_limit);
-      break;
-    case PROP_SCORING_PASSES:
-      g_value_set_uint64 (value, self->priv->scoring_passes.load ());
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
+  /* The one property that is not a setting: progress, an atomic counter
+   * read without the object lock. */
+  if (prop_id == PROP_SCORING_PASSES) {
+    g_value_set_uint64 (value,
+        GST_SSIM2_COMPARE (object)->priv->scoring_passes.load ());
+    return;
   }
-  GST_OBJECT_UNLOCK (self);
+  settings_property_transfer (object, prop_id, NULL, value, pspec);
 }
 
 /* CUDA context sharing with the neighbours (the backend's context). */

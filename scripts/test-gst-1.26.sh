@@ -27,7 +27,7 @@ SUITE=trixie
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # One architecture is enough to check that the kernels build with trixie's
 # compiler; the default list (five) would multiply nvcc's time by five.
-CUDA_OPTIONS="-Dcuda=enabled -Dgpu_archs=75"
+CUDA_OPTIONS="-Dcuda=enabled -Dcuda-archs=75"
 
 CHROOT_NAME=test-gst-1.26
 # shellcheck source=scripts/lib-chroot.sh

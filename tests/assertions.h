@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "ssim2/ssim2.h"
 
@@ -60,6 +61,17 @@ inline std::unique_ptr<Scorer> NewScorerOrFail(int width, int height,
   EXPECT_TRUE(s.ok()) << s.message();
   return scorer;
 }
+
+// A test run once per backend (instantiated over Backend::kCpu and
+// Backend::kCuda): the CUDA run is skipped, saying why, where no CUDA device
+// works.
+class PerBackendTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (GetParam() == Backend::kCuda && !CudaAvailable(&why)) GTEST_SKIP() << why;
+  }
+};
 
 }  // namespace testing
 }  // namespace ssim2

@@ -272,15 +272,11 @@ gboolean OnCsv(const gchar* name, const gchar* value, gpointer data, GError** er
   return OnOutputOfFormat(LogFormat::kCsv, name, value, data, error);
 }
 
-gboolean OnPlot(const gchar* name, const gchar* value, gpointer data, GError** error) {
+// An output file of its own (--plot, --summary): an empty name is refused.
+template <std::string Options::*kPath>
+gboolean OnFileName(const gchar* name, const gchar* value, gpointer data, GError** error) {
   if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a file name");
-  StateOf(data)->options->plot_path = value;
-  return TRUE;
-}
-
-gboolean OnSummary(const gchar* name, const gchar* value, gpointer data, GError** error) {
-  if (value[0] == '\0') return Reject(error, std::string(name) + ": expected a file name");
-  StateOf(data)->options->summary_path = value;
+  StateOf(data)->options->*kPath = value;
   return TRUE;
 }
 
@@ -430,9 +426,10 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
                   "JSON on stdout instead of the score line or summary; =FILE: into FILE",
                   "[FILE]", 0, G_OPTION_FLAG_OPTIONAL_ARG),
       ValueOption("csv", OnCsv, "video: per-frame scores as CSV (rows only)", "FILE"),
-      ValueOption("summary", OnSummary, "video: the summary (of each distorted video) as JSON",
+      ValueOption("summary", OnFileName<&Options::summary_path>,
+                  "video: the summary (of each distorted video) as JSON", "FILE"),
+      ValueOption("plot", OnFileName<&Options::plot_path>, "video: score-over-time plot (SVG)",
                   "FILE"),
-      ValueOption("plot", OnPlot, "video: score-over-time plot (SVG)", "FILE"),
       ValueOption("output", OnOutput,
                   "write the scores to FILE, as --csv or --json=FILE by its extension", "FILE",
                   'o'),

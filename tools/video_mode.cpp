@@ -198,6 +198,14 @@ void FailInput(Run* run, Branch* b, const std::string& line) {
   EndFailedInputs(run);
 }
 
+// An input whose decoder has neither linked its video nor failed yet.
+bool InputStillOpening(Run* run) {
+  for (Branch* b : AllBranches(run)) {
+    if (!b->linked && b->failure.empty()) return true;
+  }
+  return false;
+}
+
 void HandleError(Run* run, GstMessage* msg) {
   if (!InPipeline(run, GST_MESSAGE_SRC(msg))) return;
   GError* err = nullptr;
@@ -239,8 +247,20 @@ void HandleError(Run* run, GstMessage* msg) {
     line = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(msg))) + ": " + text;
   }
   if (std::getenv("SSIM2_DEBUG") && debug) line += " [" + std::string(debug) + "]";
+  const bool unlinked_pad = GST_MESSAGE_SRC(msg) == GST_OBJECT(run->compare) && err &&
+                            err->domain == GST_CORE_ERROR && err->code == GST_CORE_ERROR_PAD;
   g_clear_error(&err);
   g_free(debug);
+  if (unlinked_pad && InputStillOpening(run)) {
+    // The element gave up waiting for a pad to be linked, after a grace of
+    // wall-clock time; the input behind that pad is still being opened and
+    // may yet fail with its own line, which says more. The element's line
+    // waits until every input has linked its video or failed
+    // (OnProgressTick), so that the line printed does not depend on which
+    // came first; the watchdog still ends an input that never decides.
+    run->unlinked_pad_error = line;
+    return;
+  }
   if (b && !size_mismatch) {
     FailInput(run, b, line);
   } else {
@@ -264,13 +284,14 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   if (gst_ssim2_summary_message_parse(s, &summary)) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
-    b->unmatched_ref = summary.unmatched_ref;
-    b->unmatched_dist = summary.unmatched_dist;
-    b->dropped = summary.dropped;
-    b->repeated = summary.repeated;
-    b->unaligned = summary.unaligned;
-    b->skipped = summary.skipped;
-    b->backend = summary.backend;
+    LogSummary& e = b->element_summary;
+    e.unmatched_ref = summary.unmatched_ref;
+    e.unmatched_dist = summary.unmatched_dist;
+    e.dropped = summary.dropped;
+    e.repeated = summary.repeated;
+    e.unaligned = summary.unaligned;
+    e.skipped = summary.skipped;
+    e.backend = summary.backend;
     return;
   }
   GstSsim2SyncMessage sync;
@@ -469,6 +490,10 @@ std::string StallLine(Run* run) {
 gboolean OnProgressTick(gpointer data) {
   Run* run = static_cast<Run*>(data);
   if (run->failed) return G_SOURCE_CONTINUE;
+  if (!run->unlinked_pad_error.empty() && !InputStillOpening(run)) {
+    Fail(run, run->unlinked_pad_error);
+    return G_SOURCE_CONTINUE;
+  }
   // Decoded frames are progress even when none is scored (--every N with a
   // large N, a long --offset); so are the element's scoring passes, which
   // start long before their scores are posted (a ladder of large frames
@@ -623,16 +648,9 @@ LogSummary SummarizeInput(Run& run, const Branch& b) {
   std::vector<double> scores;
   scores.reserve(b.frames.size());
   for (const ScoreRow& f : b.frames) scores.push_back(f.score);
-  LogSummary summary;
+  LogSummary summary = b.element_summary;
   summary.scores = Summarize(scores);
   summary.ended_first = ended_first;
-  summary.unmatched_ref = b.unmatched_ref;
-  summary.unmatched_dist = b.unmatched_dist;
-  summary.dropped = b.dropped;
-  summary.repeated = b.repeated;
-  summary.unaligned = b.unaligned;
-  summary.skipped = b.skipped;
-  summary.backend = b.backend;
   return summary;
 }
 

@@ -57,10 +57,10 @@ struct Branch {
   std::vector<ScoreRow> frames;
   bool element_warned = false;  // a warning from ssim2compare about this input
   std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
-  std::optional<std::uint64_t> unmatched_ref, unmatched_dist;  // from ssim2-summary
-  std::optional<std::uint64_t> dropped, repeated, unaligned;   // likewise
-  std::optional<std::uint64_t> skipped;                        // likewise
-  std::string backend;                                         // likewise
+  // What only the element counts (unmatched frames, content alignment's
+  // counts, skipped pairs, the backend), from its ssim2-summary message; the
+  // statistics and ended_first are filled in at the end (SummarizeInput).
+  LogSummary element_summary;
   std::vector<LockEvent> locks;  // --alignment content: its ssim2-sync messages
   std::string failure;  // why this input could not be scored ("": it could)
   bool eos_sent = false;         // failed: EOS went into its branch
@@ -88,6 +88,9 @@ struct Run {
   int stop_signal = 0;          // SIGINT / SIGTERM that stopped the run, 0: none
   bool frames_reached = false;  // --frames N scores collected
   std::string missing_plugin;  // description of the last missing decoder
+  // ssim2compare's error for a pad left unlinked, held while an input is
+  // still opening (HandleError); "": none.
+  std::string unlinked_pad_error;
   std::chrono::steady_clock::time_point start;
   double last_score_s = 0.0;
   // Watchdog: the last time anything moved (a bus message, a decoded frame

@@ -76,12 +76,8 @@ std::string Printed(double score) {
   return text;
 }
 
-class HdrParity : public ::testing::TestWithParam<Backend> {
+class HdrParity : public testing::PerBackendTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    if (GetParam() == Backend::kCuda && !CudaAvailable(&why)) GTEST_SKIP() << why;
-  }
   std::unique_ptr<Scorer> NewScorer(int width, int height) {
     ScorerOptions options;
     options.backend = GetParam();

@@ -41,11 +41,11 @@ constexpr double kScoreToleranceVsCpu = 1e-9;
 // The reference prints 8 decimals.
 constexpr double kScoreToleranceVsReference = 1e-6;
 
-class Parity : public ::testing::TestWithParam<Backend> {
+class Parity : public testing::PerBackendTest {
  protected:
   void SetUp() override {
-    std::string why;
-    if (GetParam() == Backend::kCuda && !CudaAvailable(&why)) GTEST_SKIP() << why;
+    PerBackendTest::SetUp();
+    if (IsSkipped()) return;
     SSIM2_REQUIRE_TESTDATA();
   }
 

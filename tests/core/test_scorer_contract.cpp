@@ -105,12 +105,8 @@ Result Score(Scorer* scorer, const ImageView& ref, const ImageView& dist) {
   return r;
 }
 
-class ScorerContract : public ::testing::TestWithParam<Backend> {
+class ScorerContract : public testing::PerBackendTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    if (GetParam() == Backend::kCuda && !CudaAvailable(&why)) GTEST_SKIP() << why;
-  }
   std::unique_ptr<Scorer> NewScorer(int width = kW, int height = kH) {
     ScorerOptions options;
     options.backend = GetParam();

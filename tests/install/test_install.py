@@ -43,6 +43,10 @@ INTERNAL_NAMES = re.compile(
     r"(Validate(Image|Pair|Size|MinimumSize)|Json(Escape|String)|CsvField|ToValidUtf8|"
     r"Format(Fixed|Shortest|Score))"
     r"(\[abi:\w+\])?\()")
+# Private members of the public classes, which no user can call.
+PRIVATE_MEMBERS = re.compile(
+    r"^ssim2::(Scorer::(Scorer|CheckAgainstReference)|ScoreLog::(ScoreLog|Put|Flush|Fail)|"
+    r"FrameAligner::FrameAligner|FrameSignatureMaker::FrameSignatureMaker)\(")
 
 
 def check_library(libdir, soname):
@@ -68,6 +72,8 @@ def check_library(libdir, soname):
     # interface, the input checks, the text helpers of the writers.
     unused = [n for n in names if INTERNAL_NAMES.match(n)]
     require(not unused, f"{lib} exports internal helpers: {unused[:10]}")
+    private = [n for n in names if PRIVATE_MEMBERS.match(n)]
+    require(not private, f"{lib} exports private members: {private[:10]}")
     # A public class's private state (its Impl, as FrameAligner's) stays in the library.
     impl = [n for n in names if "::Impl::" in n or "::Impl()" in n]
     require(not impl, f"{lib} exports members of a private Impl: {impl[:5]}")

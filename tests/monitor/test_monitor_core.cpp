@@ -112,6 +112,13 @@ std::string SampleLine(const std::string& text, const std::string& prefix) {
   return "";
 }
 
+// The value of the sample of exactly this series (name and labels), or ""
+// when absent.
+std::string SampleValue(const std::string& text, const std::string& series) {
+  const std::string line = SampleLine(text, series + " ");
+  return line.empty() ? "" : line.substr(series.size() + 1);
+}
+
 TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   Metrics m({"hd", "sd"}, 50.0);
   m.SetInfo("cpu", "", "1.2.3");
@@ -130,37 +137,26 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
   EXPECT_EQ(SampleLine(text, "ssim2_info{"),
             "ssim2_info{backend=\"cpu\",device=\"\",version=\"1.2.3\"} 1");
-  EXPECT_EQ(SampleLine(text, "ssim2_score{rendition=\"hd\"}"), "ssim2_score{rendition=\"hd\"} 70.25");
-  EXPECT_EQ(SampleLine(text, "ssim2_score{rendition=\"sd\"}"), "ssim2_score{rendition=\"sd\"} NaN");
-  EXPECT_EQ(SampleLine(text, "ssim2_window_mean{rendition=\"hd\"}"),
-            "ssim2_window_mean{rendition=\"hd\"} 75.375");
-  EXPECT_EQ(SampleLine(text, "ssim2_frames_total{rendition=\"hd\",result=\"scored\"}"),
-            "ssim2_frames_total{rendition=\"hd\",result=\"scored\"} 2");
-  EXPECT_EQ(SampleLine(text, "ssim2_frames_total{rendition=\"hd\",result=\"skipped\"}"),
-            "ssim2_frames_total{rendition=\"hd\",result=\"skipped\"} 1");
-  EXPECT_EQ(SampleLine(text, "ssim2_frames_total{rendition=\"sd\",result=\"paused\"}"),
-            "ssim2_frames_total{rendition=\"sd\",result=\"paused\"} 1");
-  EXPECT_EQ(SampleLine(text, "ssim2_frames_sent_total{rendition=\"hd\"}"),
-            "ssim2_frames_sent_total{rendition=\"hd\"} 2");
-  EXPECT_EQ(SampleLine(text, "ssim2_reference_frames_sent_total "),
-            "ssim2_reference_frames_sent_total 1");
-  EXPECT_EQ(SampleLine(text, "ssim2_alignment_offset_frames{rendition=\"hd\"}"),
-            "ssim2_alignment_offset_frames{rendition=\"hd\"} 3");
-  EXPECT_EQ(SampleLine(text, "ssim2_alignment_locked{rendition=\"hd\"}"),
-            "ssim2_alignment_locked{rendition=\"hd\"} 1");
-  EXPECT_EQ(SampleLine(text, "ssim2_input_up{input=\"ref\"}"), "ssim2_input_up{input=\"ref\"} 1");
-  EXPECT_EQ(SampleLine(text, "ssim2_input_up{input=\"hd\"}"), "ssim2_input_up{input=\"hd\"} 0");
-  EXPECT_EQ(SampleLine(text, "ssim2_last_frame_age_seconds{input=\"ref\"}"),
-            "ssim2_last_frame_age_seconds{input=\"ref\"} 2.5");
-  EXPECT_EQ(SampleLine(text, "ssim2_last_frame_age_seconds{input=\"hd\"}"),
-            "ssim2_last_frame_age_seconds{input=\"hd\"} NaN");
-  EXPECT_EQ(SampleLine(text, "ssim2_threshold "), "ssim2_threshold 50");
+  EXPECT_EQ(SampleValue(text, "ssim2_score{rendition=\"hd\"}"), "70.25");
+  EXPECT_EQ(SampleValue(text, "ssim2_score{rendition=\"sd\"}"), "NaN");
+  EXPECT_EQ(SampleValue(text, "ssim2_window_mean{rendition=\"hd\"}"), "75.375");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"scored\"}"), "2");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"skipped\"}"), "1");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"sd\",result=\"paused\"}"), "1");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_sent_total{rendition=\"hd\"}"), "2");
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_sent_total"), "1");
+  EXPECT_EQ(SampleValue(text, "ssim2_alignment_offset_frames{rendition=\"hd\"}"), "3");
+  EXPECT_EQ(SampleValue(text, "ssim2_alignment_locked{rendition=\"hd\"}"), "1");
+  EXPECT_EQ(SampleValue(text, "ssim2_input_up{input=\"ref\"}"), "1");
+  EXPECT_EQ(SampleValue(text, "ssim2_input_up{input=\"hd\"}"), "0");
+  EXPECT_EQ(SampleValue(text, "ssim2_last_frame_age_seconds{input=\"ref\"}"), "2.5");
+  EXPECT_EQ(SampleValue(text, "ssim2_last_frame_age_seconds{input=\"hd\"}"), "NaN");
+  EXPECT_EQ(SampleValue(text, "ssim2_threshold"), "50");
 
   m.InputDown("ref", "error: \"gone\"\nbadly", 14);
   EXPECT_FALSE(m.InputUp("ref"));
   const std::string after = m.OpenMetricsText(15);
-  EXPECT_EQ(SampleLine(after, "ssim2_input_down_total{input=\"ref\"}"),
-            "ssim2_input_down_total{input=\"ref\"} 1");
+  EXPECT_EQ(SampleValue(after, "ssim2_input_down_total{input=\"ref\"}"), "1");
   const std::string json = m.StateJson(15);
   EXPECT_NE(json.find("\"last_error\":\"error: \\\"gone\\\"\\nbadly\""), std::string::npos)
       << json;
@@ -176,9 +172,8 @@ TEST(MonitorMetrics, ThresholdAlarm) {
   EXPECT_EQ(m.Window("hd", {10, 0, 50, 40, 41}, 5), AlarmChange::kCleared);
   EXPECT_EQ(m.Window("hd", {10, 0, 10, 5, 6}, 6), AlarmChange::kRaised);
   const std::string text = m.OpenMetricsText(7);
-  EXPECT_EQ(SampleLine(text, "ssim2_alarm{rendition=\"hd\"}"), "ssim2_alarm{rendition=\"hd\"} 1");
-  EXPECT_EQ(SampleLine(text, "ssim2_alarms_total{rendition=\"hd\"}"),
-            "ssim2_alarms_total{rendition=\"hd\"} 2");
+  EXPECT_EQ(SampleValue(text, "ssim2_alarm{rendition=\"hd\"}"), "1");
+  EXPECT_EQ(SampleValue(text, "ssim2_alarms_total{rendition=\"hd\"}"), "2");
   Metrics none({"hd"}, std::nullopt);
   EXPECT_EQ(none.Window("hd", {10, 0, 1, 1, 1}, 1), AlarmChange::kNone);
   EXPECT_EQ(none.OpenMetricsText(1).find("ssim2_threshold"), std::string::npos);

@@ -584,6 +584,54 @@ def case_bad_input(exe, data, tmp):
         require(all(n in warnings[0] for n in counts), f"warning lacks both counts: {warnings[0]}")
 
 
+def case_input_fails_after_element_gave_up(exe, data, tmp):
+    """An input that fails while it is being opened is reported in its own
+    words even when ssim2compare has given up waiting for its pad first: the
+    line does not depend on which came first (under load, a slow input used
+    to lose to the element's grace). The test hook ends the grace at once;
+    the distorted input is a FIFO that gets its bytes (a truncated file) only
+    after the element's error was posted (its debug line on stderr)."""
+    p = generated_pair(tmp, frames=4)
+    with open(p["good"], "rb") as f:
+        truncated = f.read(300)  # the EBML header and little else
+    fifo = os.path.join(tmp, "truncated_later.mkv")
+    os.mkfifo(fifo)
+    env = dict(os.environ, GST_SSIM2_COMPARE_TEST_FAULT="no-unlinked-grace",
+               GST_DEBUG="ssim2compare:2", GST_DEBUG_NO_COLOR="1")
+    writer = {}
+
+    def open_writer():  # open() returns once the tool opens the FIFO
+        writer["file"] = open(fifo, "wb")
+
+    opener = threading.Thread(target=open_writer, daemon=True)
+    opener.start()
+    proc = subprocess.Popen([exe, p["ref"], fifo], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    lines = []
+    for raw in proc.stderr:
+        line = raw.decode(errors="replace").rstrip("\n")
+        lines.append(line)
+        if "error: Nothing is linked to the dist pad" in line:
+            break
+    opener.join()
+    try:
+        writer["file"].write(truncated)
+        writer["file"].close()
+    except BrokenPipeError:
+        pass  # the tool has already ended: its line is checked below
+    out, err = proc.communicate(timeout=120)
+    lines += err.decode(errors="replace").splitlines()
+    ours = [l for l in lines if l.startswith("ssim2:")]
+    print(f"$ ssim2 {p['ref']} {fifo}  -> exit {proc.returncode}")
+    print("  stderr: " + "\n          ".join(ours))
+    require(any("Nothing is linked" in l for l in lines),
+            "the element did not give up on the dist pad (test hook)")
+    require(proc.returncode == 1 and out == b"", f"exit {proc.returncode}, stdout {out!r}")
+    require(len(ours) == 1, f"{len(ours)} lines of the tool on stderr, expected one")
+    require(fifo in ours[0] and "damaged or truncated file" in ours[0],
+            f"not the input's own line: {ours[0]!r}")
+
+
 def case_progress(exe, data, tmp):
     """On a terminal: a progress line (frames done/total, fps, ETA) on stderr,
     erased before the summary; not a terminal (or --quiet): nothing."""

@@ -137,7 +137,7 @@ class FrameSignatureMaker {
 
  private:
   struct Impl;
-  FrameSignatureMaker();
+  __attribute__((visibility("hidden"))) FrameSignatureMaker();  // not exported
   std::unique_ptr<Impl> impl_;
 };
 
@@ -302,7 +302,7 @@ class FrameAligner {
 
  private:
   struct Impl;
-  FrameAligner();
+  __attribute__((visibility("hidden"))) FrameAligner();  // not exported
   std::unique_ptr<Impl> impl_;
 };
 

@@ -178,10 +178,12 @@ class ScoreLog {
   const std::string& path() const { return path_; }
 
  private:
-  ScoreLog(const LogOptions& options, std::string path, std::FILE* file, std::string* text);
-  void Put(std::string_view text);
-  void Flush();
-  void Fail(int err);
+  // Private members stay out of the shared library's symbols (hidden).
+  __attribute__((visibility("hidden"))) ScoreLog(const LogOptions& options, std::string path,
+                                                std::FILE* file, std::string* text);
+  __attribute__((visibility("hidden"))) void Put(std::string_view text);
+  __attribute__((visibility("hidden"))) void Flush();
+  __attribute__((visibility("hidden"))) void Fail(int err);
 
   LogOptions options_;
   std::string path_;

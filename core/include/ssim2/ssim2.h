@@ -316,11 +316,14 @@ class Scorer {
   std::size_t batches_in_flight() const { return submitted_.size(); }
 
  private:
-  Scorer(int width, int height, std::unique_ptr<ScorerBackend> backend);
+  // Private members stay out of the shared library's symbols (hidden).
+  __attribute__((visibility("hidden"))) Scorer(int width, int height,
+                                               std::unique_ptr<ScorerBackend> backend);
 
   // A reference is cached and the distorted images are valid views of the
   // scorer's size.
-  Status CheckAgainstReference(const ImageView* distorted, std::size_t count) const;
+  __attribute__((visibility("hidden"))) Status CheckAgainstReference(const ImageView* distorted,
+                                                                std::size_t count) const;
 
   struct Submitted {
     BatchHandle handle = 0;

@@ -139,6 +139,10 @@ class Event : public CudaHandle<cudaEvent_t, EventDestroy> {
     return Make([](cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); },
                 "cudaEventCreateWithFlags(&e, cudaEventDisableTiming)");
   }
+  // An event that records a time too (cudaEventElapsedTime), for benchmarks.
+  Status CreateTiming() {
+    return Make([](cudaEvent_t* e) { return cudaEventCreate(e); }, "cudaEventCreate(&e)");
+  }
 };
 
 // Destroys a stream that was created here; leaves a borrowed one.

@@ -14,10 +14,9 @@
 
 namespace ssim2 {
 namespace cuda {
-namespace {
 
-// How the kernels read a format's luma, from its facts.
-SignatureParams ParamsFor(const ImageView& image, const signature::Grid& grid) {
+SignatureParams SignatureParamsFor(const ImageView& image) {
+  const signature::Grid grid = signature::MakeGrid(image.width, image.height);
   const FormatTraits& f = *FindFormat(image.format);
   SignatureParams p{};
   for (int i = 0; i < f.num_planes; ++i) {
@@ -46,6 +45,8 @@ SignatureParams ParamsFor(const ImageView& image, const signature::Grid& grid) {
   p.full_scale = signature::LumaFullScale(image.format);
   return p;
 }
+
+namespace {
 
 constexpr std::size_t kStatsBytes = 2 * sizeof(double);
 
@@ -168,7 +169,7 @@ Status DeviceSignatures::Add(const ImageView& image, cudaStream_t stream, std::u
   open_->stream = stream;
   Frame frame;
   frame.ticket = ticket;
-  frame.params = ParamsFor(image, signature::MakeGrid(image.width, image.height));
+  frame.params = SignatureParamsFor(image);
   open_->frames.push_back(frame);
   if (static_cast<int>(open_->frames.size()) >= batch_size_) return LaunchOpen();
   return Status::Ok();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cuda/cuda_util.h"
+#include "cuda/kernels.h"
 #include "ssim2/alignment.h"
 
 namespace ssim2 {
@@ -22,6 +23,11 @@ namespace cuda {
 
 // The most frames of one launch (FrameSignatureMaker::Options::batch).
 constexpr int kMaxSignatureBatch = 64;
+
+// How the signature kernel reads `image`'s luma (a checked device image):
+// everything of its SignatureParams but the scratch and result pointers,
+// which the launcher sets.
+SignatureParams SignatureParamsFor(const ImageView& image);
 
 // Device signatures in flight, numbered by the caller's tickets. Frames are
 // added to an open batch, which is launched when it holds `batch` frames, at

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "frame_signature.h"
 #include "ssim2/alignment.h"
 
 namespace ssim2 {
@@ -188,6 +189,33 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     return memo;
   }
 
+  // Computes together (signature::SignatureDistances) the distances of
+  // distorted frame d to the candidate reference frames first..last that
+  // Distance() has not computed yet: the same values, several at a time.
+  void PrepareDistances(std::int64_t d, std::int64_t first, std::int64_t last) {
+    Distorted& dist = Dist(d);
+    if (dist.flat) return;  // Distance() needs no arithmetic
+    const FrameSignature* refs_together[signature::kDistancesTogether];
+    float* memos[signature::kDistancesTogether];
+    std::size_t m = 0;
+    auto run = [&] {
+      double distances[signature::kDistancesTogether];
+      signature::SignatureDistances(dist.signature, refs_together, m, distances);
+      for (std::size_t k = 0; k < m; ++k) *memos[k] = static_cast<float>(distances[k]);
+      m = 0;
+    };
+    for (std::int64_t r = first; r <= last; ++r) {
+      if (!RefCandidate(d, r)) continue;
+      float& memo = dist.distances[static_cast<std::size_t>(r - d + opt.window)];
+      const Reference& ref = Ref(r);
+      if (!std::isnan(memo) || ref.flat) continue;
+      refs_together[m] = &ref.signature;
+      memos[m++] = &memo;
+      if (m == signature::kDistancesTogether) run();
+    }
+    if (m > 0) run();
+  }
+
   // A clear winner: close enough, and ahead of the runner-up by the margins.
   bool Clear(const Ranking& ranking) const {
     if (!(ranking.best_distance <= opt.max_distance)) return false;
@@ -264,6 +292,13 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
       Unaligned(d, UnalignedReason::kNotLocked);
       return true;
     }
+    // The offsets BlockCandidate() admits: those whose reference frames for
+    // the whole block are known and within the window.
+    const std::int64_t first_offset = std::max<std::int64_t>(-opt.window, ref_base - d);
+    const std::int64_t last_offset = std::min<std::int64_t>(opt.window, ref_count - 1 - last);
+    for (std::int64_t i = d; i <= last; ++i) {
+      if (!Dist(i).flat) PrepareDistances(i, i + first_offset, i + last_offset);
+    }
     Ranking ranking;
     for (std::int64_t offset = -opt.window; offset <= opt.window; ++offset) {
       if (!BlockCandidate(d, last, offset)) continue;
@@ -312,6 +347,7 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     }
     // Frames beyond the window are no candidates: no need to wait for them.
     if (!RefsUpTo(std::min(high + 1, d + opt.window))) return false;
+    PrepareDistances(d, low - 1, high + 1);
     Ranking ranking;
     for (std::int64_t r = low - 1; r <= high + 1; ++r) {
       if (RefCandidate(d, r)) ranking.Add(r, Distance(d, r));

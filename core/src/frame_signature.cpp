@@ -418,35 +418,88 @@ Status ComputeFrameSignature(const ImageView& image, FrameSignature* out) {
   return maker->Compute(image, nullptr, out);
 }
 
-double SignatureDistance(const FrameSignature& a, const FrameSignature& b) {
-  if (a.empty() || a.grid_width != b.grid_width || a.grid_height != b.grid_height ||
-      a.cells.size() != b.cells.size()) {
-    return 1.0;
-  }
-  // Eight independent sums, in two vectors of four (a GCC/Clang vector type,
-  // one register on any SIMD target), so that the loop is vector code
-  // without reordering any one sum (the build keeps contraction off).
-  typedef float Quad __attribute__((vector_size(4 * sizeof(float))));
-  constexpr std::size_t kQuad = sizeof(Quad) / sizeof(float);
-  Quad low = {}, high = {};
-  const std::size_t n = a.cells.size();
-  const float* pa = a.cells.data();
-  const float* pb = b.cells.data();
+namespace signature {
+namespace {
+
+// Eight independent sums per distance, in two vectors of four (a GCC/Clang
+// vector type, one register on any SIMD target), so that the loop is vector
+// code without reordering any one sum (the build keeps contraction off).
+typedef float Quad __attribute__((vector_size(4 * sizeof(float))));
+constexpr std::size_t kQuad = sizeof(Quad) / sizeof(float);
+
+// The dot products of a with b[0..K-1] (n cells each), each summed as
+// SignatureDistance sums it: lane j of `low` takes cells j, j + 8, ... and
+// lane j of `high` cells j + 4, j + 12, ...; then the cells past the last
+// full eight, the lanes of `low` and those of `high`, in double, in order.
+template <std::size_t K>
+void Dots(const float* a, const float* const* b, std::size_t n, double* dot) {
+  Quad low[K] = {}, high[K] = {};
   std::size_t i = 0;
   for (; i + 2 * kQuad <= n; i += 2 * kQuad) {
-    Quad a0, a1, b0, b1;
-    std::memcpy(&a0, pa + i, sizeof(Quad));
-    std::memcpy(&a1, pa + i + kQuad, sizeof(Quad));
-    std::memcpy(&b0, pb + i, sizeof(Quad));
-    std::memcpy(&b1, pb + i + kQuad, sizeof(Quad));
-    low += a0 * b0;
-    high += a1 * b1;
+    Quad a0, a1;
+    std::memcpy(&a0, a + i, sizeof(Quad));
+    std::memcpy(&a1, a + i + kQuad, sizeof(Quad));
+    for (std::size_t k = 0; k < K; ++k) {
+      Quad b0, b1;
+      std::memcpy(&b0, b[k] + i, sizeof(Quad));
+      std::memcpy(&b1, b[k] + i + kQuad, sizeof(Quad));
+      low[k] += a0 * b0;
+      high[k] += a1 * b1;
+    }
   }
-  double dot = 0.0;
-  for (; i < n; ++i) dot += static_cast<double>(pa[i]) * pb[i];
-  for (std::size_t j = 0; j < kQuad; ++j) dot += low[j];
-  for (std::size_t j = 0; j < kQuad; ++j) dot += high[j];
-  return 1.0 - dot / static_cast<double>(n);
+  for (std::size_t k = 0; k < K; ++k) {
+    double sum = 0.0;
+    for (std::size_t t = i; t < n; ++t) sum += static_cast<double>(a[t]) * b[k][t];
+    for (std::size_t j = 0; j < kQuad; ++j) sum += low[k][j];
+    for (std::size_t j = 0; j < kQuad; ++j) sum += high[k][j];
+    dot[k] = sum;
+  }
+}
+
+}  // namespace
+
+void SignatureDistances(const FrameSignature& a, const FrameSignature* const* b, std::size_t count,
+                        double* distance) {
+  // The comparable ones go together; the others are at distance 1.
+  const float* cells[kDistancesTogether];
+  std::size_t index[kDistancesTogether];
+  const std::size_t n = a.cells.size();
+  auto run = [&](std::size_t m) {
+    double dot[kDistancesTogether];
+    switch (m) {
+      case 1: Dots<1>(a.cells.data(), cells, n, dot); break;
+      case 2: Dots<2>(a.cells.data(), cells, n, dot); break;
+      case 3: Dots<3>(a.cells.data(), cells, n, dot); break;
+      default: Dots<4>(a.cells.data(), cells, n, dot); break;
+    }
+    for (std::size_t k = 0; k < m; ++k) distance[index[k]] = 1.0 - dot[k] / static_cast<double>(n);
+  };
+  static_assert(kDistancesTogether == 4, "run() has a case per group size");
+  std::size_t m = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const FrameSignature& c = *b[k];
+    if (a.empty() || a.grid_width != c.grid_width || a.grid_height != c.grid_height ||
+        n != c.cells.size()) {
+      distance[k] = 1.0;
+      continue;
+    }
+    cells[m] = c.cells.data();
+    index[m++] = k;
+    if (m == kDistancesTogether) {
+      run(m);
+      m = 0;
+    }
+  }
+  if (m > 0) run(m);
+}
+
+}  // namespace signature
+
+double SignatureDistance(const FrameSignature& a, const FrameSignature& b) {
+  const FrameSignature* candidates[] = {&b};
+  double distance = 1.0;
+  signature::SignatureDistances(a, candidates, 1, &distance);
+  return distance;
 }
 
 }  // namespace ssim2

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -112,6 +113,15 @@ SSIM2_HD float NormalisedCell(double cell_mean, double mean, double contrast) {
 void SignatureFromSums(const Grid& grid, const std::vector<std::uint64_t>& sums,
                        double full_scale, FrameSignature* out);
 void SignatureFromSums(const Grid& grid, const std::vector<double>& totals, FrameSignature* out);
+
+// SignatureDistance(a, *b[k]) into distance[k], for k < count, bit for bit:
+// each distance sums in SignatureDistance's order, but up to
+// kDistancesTogether of them run side by side. One distance alone waits on
+// its own additions (eight dependent chains of n / 8 adds); several keep the
+// vector units busy. The aligner ranks a frame's candidates this way.
+constexpr std::size_t kDistancesTogether = 4;
+void SignatureDistances(const FrameSignature& a, const FrameSignature* const* b, std::size_t count,
+                        double* distance);
 
 }  // namespace signature
 }  // namespace ssim2

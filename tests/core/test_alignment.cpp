@@ -203,6 +203,33 @@ TEST(FrameSignature, FlatPictureHasNoContrastAndMatchesNothing) {
   EXPECT_EQ(SignatureDistance(FrameSignature(), FrameSignature()), 1.0);
 }
 
+// The distance's sums in the order docs/ALIGNMENT.md gives: eight float
+// lanes (lane j: cells j, j + 8, ... while a full eight remains), then in
+// double the cells left over, lanes 0-3 and lanes 4-7. The aligner computes
+// several distances side by side; each must still sum in this order.
+TEST(FrameSignature, DistanceSumsInTheDocumentedOrder) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> cell(-2.0f, 2.0f);
+  for (const auto& grid : {std::pair{64, 36}, std::pair{17, 33}, std::pair{5, 3}}) {
+    FrameSignature a, b;
+    a.grid_width = b.grid_width = grid.first;
+    a.grid_height = b.grid_height = grid.second;
+    const std::size_t n = static_cast<std::size_t>(grid.first) * grid.second;
+    for (std::size_t i = 0; i < n; ++i) {
+      a.cells.push_back(cell(rng));
+      b.cells.push_back(cell(rng));
+    }
+    float lanes[8] = {};
+    const std::size_t full = n / 8 * 8;
+    for (std::size_t i = 0; i < full; ++i) lanes[i % 8] += a.cells[i] * b.cells[i];
+    double dot = 0.0;
+    for (std::size_t i = full; i < n; ++i) dot += static_cast<double>(a.cells[i]) * b.cells[i];
+    for (float lane : lanes) dot += lane;
+    EXPECT_EQ(SignatureDistance(a, b), 1.0 - dot / static_cast<double>(n))
+        << grid.first << "x" << grid.second;
+  }
+}
+
 TEST(FrameSignature, BrightnessAndContrastChangesDoNotMatter) {
   constexpr int w = 64, h = 36;
   std::vector<std::uint8_t> a(w * h), b(w * h);
@@ -488,6 +515,13 @@ void ExpectAligned(const ClipPair& clip, const AlignmentRun& run, double min_pai
     if (decision.kind == DecisionKind::kPair) {
       EXPECT_EQ(decision.ref_index, partner) << "wrong pair for distorted frame " << d << "\n"
                                               << Describe(run);
+      // Its distance, computed among its candidates, is the pair's own.
+      const FrameSignature& ref = RefSignature(clip.ref_footage ? *clip.ref_footage : *clip.footage,
+                                               clip.ref_first + decision.ref_index);
+      const FrameSignature& dist =
+          DistSignature(*clip.footage, clip.shown[d], EncodeSeed(clip.shown, d), clip.i420);
+      EXPECT_EQ(decision.distance, static_cast<float>(SignatureDistance(dist, ref)))
+          << "distorted frame " << d;
       ++paired;
       if (first_pair < 0) first_pair = static_cast<std::int64_t>(d);
     }

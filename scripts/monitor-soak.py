@@ -30,7 +30,6 @@ import argparse
 import csv
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -38,26 +37,15 @@ import urllib.request
 
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
-
-def free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# The monitor tests' loopback helpers (ports, stopping a process).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "monitor"))
+from test_monitor import free_udp_port, stop  # noqa: E402
 
 
 def gst(pipeline):
     return subprocess.Popen(["gst-launch-1.0", "-q"] + pipeline.split(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def stop(proc):
-    if proc and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def rss_mb(pid):

@@ -165,6 +165,7 @@ const Field < Interval > kIntervalFields[] = {
   {"skipped", &Interval::skipped}, {"mean", &Interval::mean},
   {"min", &Interval::min}, {"p5", &Interval::p5}, {"max", &Interval::max},
   {"start", &Interval::start}, {"end", &Interval::end},
+  {"unaligned", &Interval::unaligned},
 };
 
 /* After frames and the pooled values. */

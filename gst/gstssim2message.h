@@ -54,6 +54,8 @@ typedef struct
   gdouble max;
   GstClockTime start;
   GstClockTime end;
+  guint64 unaligned;            /* alignment=content: dist frames passed on
+                                 * unscored for want of a sure partner */
 } GstSsim2IntervalMessage;
 
 /* `ssim2-summary`: the end of one rendition's measurement. The pooled

@@ -47,7 +47,7 @@ const char* const kScoreWire =
 const char* const kIntervalWire =
     "ssim2-interval, pad=(string)dist, frames=(guint64)30, skipped=(guint64)2, "
     "mean=(double)80.5, min=(double)70, p5=(double)71, max=(double)90, start=(guint64)0, "
-    "end=(guint64)1000000000;";
+    "end=(guint64)1000000000, unaligned=(guint64)3;";
 const char* const kSummaryWire =
     "ssim2-summary, frames=(guint64)4, mean=(double)1, stddev=(double)2, min=(double)3, "
     "p1=(double)4, p5=(double)5, p50=(double)6, p95=(double)7, p99=(double)8, "

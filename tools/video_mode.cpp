@@ -271,6 +271,8 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
     b->unaligned = summary.unaligned;
     b->skipped = summary.skipped;
     b->backend = summary.backend;
+    b->ref_transfer = summary.ref_transfer;
+    b->dist_transfer = summary.dist_transfer;
     return;
   }
   GstSsim2SyncMessage sync;
@@ -633,6 +635,8 @@ LogSummary SummarizeInput(Run& run, const Branch& b) {
   summary.unaligned = b.unaligned;
   summary.skipped = b.skipped;
   summary.backend = b.backend;
+  summary.ref_transfer = b.ref_transfer;
+  summary.dist_transfer = b.dist_transfer;
   return summary;
 }
 

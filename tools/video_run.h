@@ -61,6 +61,7 @@ struct Branch {
   std::optional<std::uint64_t> dropped, repeated, unaligned;   // likewise
   std::optional<std::uint64_t> skipped;                        // likewise
   std::string backend;                                         // likewise
+  std::string ref_transfer, dist_transfer;                     // likewise ("": unknown)
   std::vector<LockEvent> locks;  // --alignment content: its ssim2-sync messages
   std::string failure;  // why this input could not be scored ("": it could)
   bool eos_sent = false;         // failed: EOS went into its branch

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "arith.h"
 
@@ -123,7 +122,8 @@ namespace libm {
 
 // exp: 2^(k/128) as tab[2 (k % 128) + 1] + (k << 45) with the relative
 // tail tab[2 (k % 128)]. powf: log2 in 16 intervals (1/c, log2(c)), then
-// exp2 with 2^(k/32) as tab[k % 32] + (k << 47).
+// exp2 with 2^(k/32) as tab[k % 32] + (k << 47). SSIM2_LIBM_TABLE(name) is
+// the side's array.
 constexpr std::uint64_t kExpTableHost[256] = {SSIM2_LIBM_EXP_TABLE};
 constexpr std::uint64_t kPowfLog2TableHost[32] = {SSIM2_LIBM_POWF_LOG2_TABLE};
 constexpr std::uint64_t kExp2fTableHost[32] = {SSIM2_LIBM_EXP2F_TABLE};
@@ -132,58 +132,15 @@ __device__ const std::uint64_t kExpTableDevice[256] = {SSIM2_LIBM_EXP_TABLE};
 __device__ const std::uint64_t kPowfLog2TableDevice[32] = {SSIM2_LIBM_POWF_LOG2_TABLE};
 __device__ const std::uint64_t kExp2fTableDevice[32] = {SSIM2_LIBM_EXP2F_TABLE};
 #endif
-
-SSIM2_HD double DoubleBits(std::uint64_t u) {
 #if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(u));
+#define SSIM2_LIBM_TABLE(name) name##Device
 #else
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
+#define SSIM2_LIBM_TABLE(name) name##Host
 #endif
-}
 
-SSIM2_HD std::uint64_t BitsOfDouble(double d) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<std::uint64_t>(__double_as_longlong(d));
-#else
-  std::uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-#endif
-}
-
-SSIM2_HD double Fma(double a, double b, double c) {
-#if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
-SSIM2_HD std::uint64_t ExpTable(unsigned i) {
-#if defined(__CUDA_ARCH__)
-  return kExpTableDevice[i];
-#else
-  return kExpTableHost[i];
-#endif
-}
-
-SSIM2_HD std::uint64_t PowfLog2Table(unsigned i) {
-#if defined(__CUDA_ARCH__)
-  return kPowfLog2TableDevice[i];
-#else
-  return kPowfLog2TableHost[i];
-#endif
-}
-
-SSIM2_HD std::uint64_t Exp2fTable(unsigned i) {
-#if defined(__CUDA_ARCH__)
-  return kExp2fTableDevice[i];
-#else
-  return kExp2fTableHost[i];
-#endif
-}
+using arith::BitsDouble;
+using arith::DoubleBits;
+using arith::Fma;
 
 // exp's scalars (__exp_data): 128 / ln 2, -ln 2 / 128 in two parts, the
 // rounding shift and the polynomial of exp(r) - 1 - r from r^2 on.
@@ -200,20 +157,20 @@ SSIM2_CONST double kExpC5 = 0x1.1111167a4d017p-7;
 // (1 + x); NaN above, where glibc's overflow and underflow handling would
 // be needed (HLG's arguments stay within -0.34 .. 2.47).
 SSIM2_HD double Exp(double x) {
-  const std::uint64_t bits = BitsOfDouble(x);
+  const std::uint64_t bits = DoubleBits(x);
   const unsigned abstop = static_cast<unsigned>(bits >> 52) & 0x7ffu;
   if (abstop < 0x3c9u) return 1.0 + x;  // |x| < 2^-54
-  if (abstop >= 0x408u) return DoubleBits(0x7ff8000000000000ull);
+  if (abstop >= 0x408u) return BitsDouble(0x7ff8000000000000ull);
   // x = k ln2/128 + r, |r| <= ln2/256; exp(x) = 2^(k/128) exp(r).
   double kd = Fma(x, kExpInvLn2N, kExpShift);
-  const std::uint64_t ki = BitsOfDouble(kd);
+  const std::uint64_t ki = DoubleBits(kd);
   kd -= kExpShift;
   double r = Fma(kd, kExpNegLn2HiN, x);
   r = Fma(kd, kExpNegLn2LoN, r);
   const unsigned idx = 2u * static_cast<unsigned>(ki & 127u);
   const std::uint64_t top = ki << 45;
-  const double tail = DoubleBits(ExpTable(idx));
-  const double scale = DoubleBits(ExpTable(idx + 1) + top);
+  const double tail = BitsDouble(SSIM2_LIBM_TABLE(kExpTable)[idx]);
+  const double scale = BitsDouble(SSIM2_LIBM_TABLE(kExpTable)[idx + 1] + top);
   const double low = Fma(r, kExpC3, kExpC2);
   const double tail_r = r + tail;
   const double r2 = r * r;
@@ -253,8 +210,8 @@ SSIM2_HD float Powf(float x, float y) {
   const std::uint32_t top = tmp & 0xff800000u;
   const std::uint32_t iz = ix - top;
   const int k = static_cast<std::int32_t>(top) >> 23;
-  const double invc = DoubleBits(PowfLog2Table(2 * i));
-  const double logc = DoubleBits(PowfLog2Table(2 * i + 1));
+  const double invc = BitsDouble(SSIM2_LIBM_TABLE(kPowfLog2Table)[2 * i]);
+  const double logc = BitsDouble(SSIM2_LIBM_TABLE(kPowfLog2Table)[2 * i + 1]);
   const double z = static_cast<double>(arith::BitsFloat(iz));
   const double r = Fma(z, invc, -1.0);
   const double y0 = static_cast<double>(k) + logc;
@@ -268,10 +225,10 @@ SSIM2_HD float Powf(float x, float y) {
   const double ylogx = static_cast<double>(y) * logx;
   // exp2(ylogx) = 2^(k/32) 2^r, |r| <= 1/64.
   double kd = ylogx + kExp2Shift;
-  const std::uint64_t ki = BitsOfDouble(kd);
+  const std::uint64_t ki = DoubleBits(kd);
   kd -= kExp2Shift;
   const double rr = ylogx - kd;
-  const double s = DoubleBits(Exp2fTable(static_cast<unsigned>(ki & 31u)) + (ki << 47));
+  const double s = BitsDouble(SSIM2_LIBM_TABLE(kExp2fTable)[ki & 31u] + (ki << 47));
   const double c01 = Fma(rr, kExp2C0, kExp2C1);
   const double rr2 = rr * rr;
   const double c2 = Fma(rr, kExp2C2, 1.0);

@@ -95,7 +95,7 @@ TEST(LibmReplay, ExpIsGlibcsOnEveryHlgArgument) {
   for (float m = std::nextafter(0.5f, 1.0f); m <= 1.0f; m = std::nextafter(m, 2.0f)) {
     const double z = (static_cast<double>(m) - c) * (1.0 / a);
     const double want = std::exp(z), got = libm::Exp(z);
-    if (libm::BitsOfDouble(want) != libm::BitsOfDouble(got) && ++differ <= 5) {
+    if (arith::DoubleBits(want) != arith::DoubleBits(got) && ++differ <= 5) {
       ADD_FAILURE() << std::hexfloat << "exp(" << z << "): glibc " << want << ", replay " << got;
     }
     ++checked;

@@ -5,7 +5,6 @@
 //
 // Usage: test_cuda_stages [--quick] [gtest options]   (--quick: small sizes
 // only, for the compute-sanitizer runs). Exit 77 without a CUDA device.
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
 #include "cuda_test_util.h"
+#include "../format_images.h"
 #include "hdr_transfer.h"
 #include "image_checks.h"
 #include "pixel_format.h"
@@ -228,49 +228,6 @@ struct Size {
   int w, h;
 };
 
-// An image of any format, its samples a smooth pattern with noise over the
-// whole code range of each plane (0 and the maximum included), so that HLG's
-// two branches and PQ's whole curve are used.
-struct AnyImage {
-  std::vector<std::vector<unsigned char>> planes;
-  ImageView view;
-};
-
-AnyImage MakeAnyImage(PixelFormat format, int w, int h, std::uint32_t seed) {
-  const FormatTraits& f = *FindFormat(format);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> noise(-0.08, 0.08);
-  const int max = f.family == FormatFamily::kYuv ? (1 << f.bit_depth) - 1
-                                                 : (1 << (8 * f.bytes_per_sample)) - 1;
-  AnyImage img;
-  img.planes.resize(f.num_planes);
-  std::array<const void*, 3> pointers{};
-  std::array<std::ptrdiff_t, 3> strides{};
-  for (int p = 0; p < f.num_planes; ++p) {
-    const std::size_t stride = PlaneRowBytes(f, w, p) + 16;
-    img.planes[p].assign(stride * PlaneRows(f, h, p), 0);
-    const int samples = static_cast<int>(PlaneRowBytes(f, w, p)) / f.bytes_per_sample;
-    for (int y = 0; y < PlaneRows(f, h, p); ++y)
-      for (int i = 0; i < samples; ++i) {
-        const double v = 0.5 + 0.6 * std::sin(0.37 * i + 0.23 * y + 1.3 * p) + noise(rng);
-        int word = static_cast<int>(std::lround(std::min(1.0, std::max(0.0, v)) * max));
-        if (f.msb_aligned) word <<= 16 - f.bit_depth;
-        unsigned char* at = img.planes[p].data() + stride * y +
-                            static_cast<std::size_t>(i) * f.bytes_per_sample;
-        if (f.bytes_per_sample == 1) {
-          *at = static_cast<unsigned char>(word);
-        } else {
-          const std::uint16_t w16 = static_cast<std::uint16_t>(word);
-          std::memcpy(at, &w16, 2);
-        }
-      }
-    pointers[p] = img.planes[p].data();
-    strides[p] = static_cast<std::ptrdiff_t>(stride);
-  }
-  img.view = ImageView::Planar(format, w, h, pointers, strides);
-  return img;
-}
-
 // A PQ or HLG image of one format through `engine` (upload and kernels; an
 // engine of the image's size that keeps its linear planes) against the CPU path's conversion (cpu::ToLinearRgb; for HLG glibc's exp
 // and powf, which the kernels replay): scale 0's XYB and scale 1's linear RGB
@@ -278,7 +235,7 @@ AnyImage MakeAnyImage(PixelFormat format, int w, int h, std::uint32_t seed) {
 // HDR (ValidateImage refuses it).
 bool HdrConversionTest(cuda::Engine& engine, PixelFormat format, Transfer transfer, int w,
                        int h) {
-  AnyImage img = MakeAnyImage(format, w, h, 17 + static_cast<std::uint32_t>(format));
+  ssim2::testing::TestImage img = ssim2::testing::MakeImage(format, w, h, 17);
   img.view.color.transfer = transfer;
   img.view.color.primaries = Primaries::kBT2020;
   img.view.yuv.matrix = YuvMatrix::kBT2020;

@@ -40,14 +40,6 @@ Status Engine::Impl::CheckAgainstReference(const ImageView* distorted, std::size
 Status Engine::Impl::CheckImage(const ImageView& v) const {
   SSIM2_RETURN_IF_ERROR(ValidateImage(v));
   SSIM2_RETURN_IF_ERROR(ValidateSize(v, width, height));
-  // The kernels convert sRGB, linear and PQ inputs (InputTransfer); HLG is
-  // refused, never scored as something else.
-  if (v.color.transfer == Transfer::kHlg) {
-    return Status(StatusCode::kUnsupportedFormat,
-                  std::string(TransferName(v.color.transfer)) +
-                      " input: the CUDA engine does not convert HLG yet; score it on the CPU "
-                      "(backend cpu)");
-  }
   if (v.location == MemoryLocation::kCudaDevice) SSIM2_RETURN_IF_ERROR(CheckDeviceImage(v));
   return Status::Ok();
 }

@@ -157,6 +157,13 @@ stats_write_failed (GstSsim2Compare * self)
 
 /* What @r's measurement comes to: what its ssim2-summary message, the stats
  * file's summary and the summary file carry. */
+/* The transfer of a pad's frames by its caps, "" before any caps. */
+static const char *
+pad_transfer (const ssim2gst::PadState & pad)
+{
+  return pad.have_info ? ssim2::TransferName (pad.fmt.color.transfer) : "";
+}
+
 static ssim2::LogSummary
 rendition_summary (GstSsim2Compare * self, const Rendition & r)
 {
@@ -175,6 +182,8 @@ rendition_summary (GstSsim2Compare * self, const Rendition & r)
     summary.backend = priv->scorer->description ();
   if (r.failed)
     summary.failure = r.failure;
+  summary.ref_transfer = pad_transfer (priv->ref);
+  summary.dist_transfer = pad_transfer (r.st);
   return summary;
 }
 
@@ -410,6 +419,8 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
       m.frame = r.st.frames - 1;
       m.ref_frame = ref_frame;
       m.offset = ref_frame - (gint64) m.frame;
+      m.ref_transfer = pad_transfer (priv->ref);
+      m.dist_transfer = pad_transfer (r.st);
       GstStructure *s = gst_ssim2_score_message_to_structure (&m);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
@@ -501,6 +512,8 @@ gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
   m.dropped = summary.dropped.value_or (0);
   m.repeated = summary.repeated.value_or (0);
   m.unaligned = summary.unaligned.value_or (0);
+  m.ref_transfer = summary.ref_transfer.c_str ();
+  m.dist_transfer = summary.dist_transfer.c_str ();
   GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));

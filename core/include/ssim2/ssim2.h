@@ -124,8 +124,8 @@ const char* PrimariesName(Primaries primaries); // "BT.709", "BT.2020"
 // and HLG with BT.2020 primaries on the packed RGB formats and the 10-bit
 // Y'CbCr formats (R'G'B' rounded to 16 bits first, as a 16-bit PNG export of
 // the frame holds it). Anything else is refused (kUnsupportedFormat) with a
-// message naming it, never scored as SDR. The CUDA backend refuses HLG
-// so far (kUnsupportedFormat).
+// message naming it, never scored as SDR. Both backends convert all of
+// these, to the same bits.
 struct ColorDescription {
   Transfer transfer = Transfer::kSrgb;
   Primaries primaries = Primaries::kBT709;

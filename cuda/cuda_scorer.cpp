@@ -31,6 +31,7 @@ class CudaBackend final : public ScorerBackend {
 
   Backend backend() const override { return Backend::kCuda; }
   std::size_t memory_bytes() const override { return engine_.memory_bytes(); }
+  std::size_t second_engine_bytes() const override { return engine_.second_engine_bytes(); }
   std::string description() const override { return "CUDA, " + engine_.device_name(); }
   std::string limits() const override { return engine_.limits(); }
 

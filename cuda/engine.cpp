@@ -431,12 +431,6 @@ std::size_t Engine::pinned_bytes() const {
 std::size_t Engine::second_engine_bytes() const {
   return impl_ ? impl_->second_engine_bytes() : 0;
 }
-std::size_t Engine::reference_cache_bytes() const {
-  return impl_ ? impl_->layout.cache.total_bytes : 0;
-}
-void Engine::set_memory_limit(std::size_t bytes) {
-  if (impl_) impl_->options.memory_limit = bytes;
-}
 std::string Engine::limits() const {
   if (!impl_) return std::string();
   std::string s = impl_->limits;

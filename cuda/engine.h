@@ -120,12 +120,6 @@ class Engine {
   // Of memory_bytes(), the second engine's (EngineOptions::second_engine);
   // 0 until it is made.
   std::size_t second_engine_bytes() const;
-  // Device memory of the reference cache, which the first SetReference
-  // allocates (included in memory_bytes() from then on).
-  std::size_t reference_cache_bytes() const;
-  // Changes EngineOptions::memory_limit for what the engine allocates from
-  // now on (batch lanes, the cache); memory held already stays.
-  void set_memory_limit(std::size_t bytes);
   // Pinned host memory held for host inputs, in bytes.
   std::size_t pinned_bytes() const;
   std::string device_name() const;

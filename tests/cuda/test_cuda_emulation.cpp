@@ -479,6 +479,7 @@ TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
   emu::SetDeviceMemoryHeadroom(~std::size_t(0));
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(scorer->memory_bytes(), f.memory) << "no second engine";
+  EXPECT_EQ(scorer->second_engine_bytes(), 0u);
   ExpectCollected(scorer.get(), handles, f, "one engine");
   // Memory back: the next reference set with a batch in flight gets its engine.
   handles.assign(2, 0);
@@ -486,7 +487,8 @@ TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
     ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
     ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
   }
-  EXPECT_GT(scorer->memory_bytes(), f.memory);
+  EXPECT_GT(scorer->second_engine_bytes(), 0u);
+  EXPECT_EQ(scorer->memory_bytes(), f.memory + scorer->second_engine_bytes());
   ExpectCollected(scorer.get(), handles, f, "second engine");
 }
 

@@ -41,21 +41,9 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t stream) {
-  const LaunchShape shape = SignatureRowsShape(batch);
-  SignatureRowsKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
-  return cudaGetLastError();
-}
-
-cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t stream) {
-  const LaunchShape shape = SignatureCellsShape(batch);
-  SignatureCellsKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
-  return cudaGetLastError();
-}
-
-cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t stream) {
-  const LaunchShape shape = SignatureNormaliseShape(batch);
-  SignatureNormaliseKernel<<<shape.grid, shape.block, 0, stream>>>(batch.frames);
+cudaError_t LaunchSignature(const SignatureLaunch& launch, cudaStream_t stream) {
+  const LaunchShape shape = SignatureShape(launch);
+  SignatureKernel<<<shape.grid, shape.block, 0, stream>>>(launch);
   return cudaGetLastError();
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "arith.h"  // SSIM2_HD
 #include "blur_constants.h"
 
 #include <cuda_runtime_api.h>
@@ -175,10 +176,12 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
                          cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
-// Frame signatures (cuda/signature.cpp), a batch of frames per launch: the
-// luma summed over the cells of a grid in two launches, (image row, cell
-// column) and then cell, each sum in the CPU's order, then normalised in a
-// third (a block per frame) as the CPU does (core/src/frame_signature.h).
+// Frame signatures (cuda/signature.cpp): one launch for up to
+// kSignatureFramesPerLaunch frames of a batch, their parameters passed by
+// value. Blocks of a frame sum its luma over the cells of a grid, a cell row
+// at a time ((image row, cell column) runs, then each cell's rows in order: the
+// CPU's sums), and the last of its blocks to finish normalises the frame as
+// the CPU does (core/src/frame_signature.h).
 
 enum SignatureLuma : int {
   kLumaPlane8 = 0,     // Y'CbCr 8-bit luma plane
@@ -191,7 +194,7 @@ enum SignatureLuma : int {
 // Every sum is 8 bytes: std::uint64_t, or double for kLumaLinearF32.
 constexpr int kSignatureSumBytes = 8;
 
-// One frame of a batch (in device memory, read by every kernel).
+// One frame of a launch.
 struct SignatureParams {
   const unsigned char* plane[3];
   long long stride[3];  // bytes
@@ -208,23 +211,36 @@ struct SignatureParams {
   float* signature;   // out: the normalised cells
 };
 
-// A batch: `count` frames at `frames` (device memory), and the largest
-// extents among them (the launch geometry).
-struct SignatureBatch {
-  const SignatureParams* frames;
+// The frames of one launch. A kernel's parameters must stay within 4 KiB, so
+// a batch of more frames is several launches.
+constexpr int kSignatureFramesPerLaunch = 16;
+
+// A launch: `count` frames, the largest grid height among them (the launch
+// geometry), and a counter per frame in device memory, zero before the launch
+// and left zero after it (the frame's last block counts the others and resets
+// it).
+struct SignatureLaunch {
+  SignatureParams frames[kSignatureFramesPerLaunch];
   int count;
-  int max_grid_width, max_grid_height, max_height;
+  int max_grid_height;
+  unsigned* blocks_done;
 };
+static_assert(sizeof(SignatureLaunch) <= 4096, "a kernel's parameters fit 4 KiB");
 
-// The normalisation's block: its threads turn sums into means and means into
-// cells; one of them adds the means in order (the CPU's sums). Means of up to
-// kSignatureSharedMeans cells go through shared memory, more in place.
-constexpr int kSignatureNormaliseThreads = 128;
+// A block's threads: its statistics lanes (the normalisation's fixed order).
+// Means of up to kSignatureSharedMeans cells go through shared memory, more in
+// place over the cell sums. A frame gets a block per cell row, at most
+// kSignatureBlocksPerFrame (each then takes every so many cell rows).
+constexpr int kSignatureThreads = 128;
 constexpr int kSignatureSharedMeans = 4608;
+constexpr int kSignatureBlocksPerFrame = 64;
 
-cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t stream);
-cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t stream);
-cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t stream);
+// Blocks of a frame of `grid_height` cell rows.
+SSIM2_HD int SignatureBlocks(int grid_height) {
+  return grid_height < kSignatureBlocksPerFrame ? grid_height : kSignatureBlocksPerFrame;
+}
+
+cudaError_t LaunchSignature(const SignatureLaunch& launch, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
 // Launch geometry of each kernel, for the launchers of kernels.cu and of the
@@ -253,22 +269,9 @@ inline LaunchShape ReduceShape(const ReduceParams& params) {
   return {dim3((threads + 127) / 128), dim3(128)};
 }
 
-// A thread per (cell column, image row), then a thread per cell, then a block
-// per frame; blockIdx.z (blockIdx.x for the last) picks the frame.
-inline LaunchShape SignatureRowsShape(const SignatureBatch& batch) {
-  const dim3 block(32, 4);
-  return {dim3((batch.max_grid_width + block.x - 1) / block.x,
-               (batch.max_height + block.y - 1) / block.y, batch.count),
-          block};
-}
-inline LaunchShape SignatureCellsShape(const SignatureBatch& batch) {
-  const dim3 block(32, 4);
-  return {dim3((batch.max_grid_width + block.x - 1) / block.x,
-               (batch.max_grid_height + block.y - 1) / block.y, batch.count),
-          block};
-}
-inline LaunchShape SignatureNormaliseShape(const SignatureBatch& batch) {
-  return {dim3(batch.count), dim3(kSignatureNormaliseThreads)};
+// Blocks of a frame (SignatureBlocks) along x, the frame along y.
+inline LaunchShape SignatureShape(const SignatureLaunch& launch) {
+  return {dim3(SignatureBlocks(launch.max_grid_height), launch.count), dim3(kSignatureThreads)};
 }
 
 }  // namespace cuda

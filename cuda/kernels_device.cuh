@@ -654,9 +654,10 @@ __global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ pa
 }
 
 // ---------------------------------------------------------------------------
-// Frame signatures: the luma of every (cell column, image row) run, then of
-// every cell, row after row. Integer luma is summed in 64 bits (any order
-// gives the CPU's sums); linear float in double, over x in order, as the CPU.
+// Frame signatures: per cell row, the luma of every (cell column, image row)
+// run, then of every cell, row after row; then, in the frame's last block,
+// the normalisation. Integer luma is summed in 64 bits (any order gives the
+// CPU's sums); linear float in double, over x in order, as the CPU.
 
 // The integer luma of row[x0 .. x1), the format chosen once per run.
 __device__ std::uint64_t IntegerRun(const SignatureParams& p, const unsigned char* row, int x0,
@@ -688,11 +689,8 @@ __device__ std::uint64_t IntegerRun(const SignatureParams& p, const unsigned cha
   return s;
 }
 
-__global__ void SignatureRowsKernel(const SignatureParams* __restrict__ frames) {
-  const SignatureParams& p = frames[blockIdx.z];
-  const int gx = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (gx >= p.grid_width || y >= p.height) return;
+// Image row y's run of cell column gx, into p.rows.
+__device__ void SumRun(const SignatureParams& p, int gx, int y) {
   const int x0 = signature::CellEdge(gx, p.width, p.grid_width);
   const int x1 = signature::CellEdge(gx + 1, p.width, p.grid_width);
   const long long out = static_cast<long long>(y) * p.grid_width + gx;
@@ -708,6 +706,7 @@ __global__ void SignatureRowsKernel(const SignatureParams* __restrict__ frames) 
   static_cast<std::uint64_t*>(p.rows)[out] = IntegerRun(p, p.plane[0] + y * p.stride[0], x0, x1);
 }
 
+// Cell (gx, gy): its rows' runs added in row order, into p.cells.
 template <typename Sum>
 __device__ void SumCellRows(const SignatureParams& p, int gx, int gy) {
   const int y0 = signature::CellEdge(gy, p.height, p.grid_height);
@@ -718,20 +717,27 @@ __device__ void SumCellRows(const SignatureParams& p, int gx, int gy) {
   static_cast<Sum*>(p.cells)[static_cast<long long>(gy) * p.grid_width + gx] = total;
 }
 
-__global__ void SignatureCellsKernel(const SignatureParams* __restrict__ frames) {
-  const SignatureParams& p = frames[blockIdx.z];
-  const int gx = blockIdx.x * blockDim.x + threadIdx.x;
-  const int gy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (gx >= p.grid_width || gy >= p.grid_height) return;
-  if (p.kind == kLumaLinearF32) {
-    SumCellRows<double>(p, gx, gy);
-  } else {
-    SumCellRows<std::uint64_t>(p, gx, gy);
+// The block's cell rows of the frame: the runs of all their image rows by
+// all threads, then each cell by a thread.
+__device__ void SumCellRow(const SignatureParams& p, int gy) {
+  const int y0 = signature::CellEdge(gy, p.height, p.grid_height);
+  const int y1 = signature::CellEdge(gy + 1, p.height, p.grid_height);
+  const int runs = (y1 - y0) * p.grid_width;
+  for (int i = threadIdx.x; i < runs; i += blockDim.x) {
+    SumRun(p, i % p.grid_width, y0 + i / p.grid_width);
+  }
+  __syncthreads();  // the runs, in global memory, are visible to the block
+  for (int gx = threadIdx.x; gx < p.grid_width; gx += blockDim.x) {
+    if (p.kind == kLumaLinearF32) {
+      SumCellRows<double>(p, gx, gy);
+    } else {
+      SumCellRows<std::uint64_t>(p, gx, gy);
+    }
   }
 }
 
 // Cell i's mean from its sum (read before `means[i]` is written: means may
-// be the sums' own memory).
+// be the sums' own memory). Other blocks wrote the sums: read past the L1.
 __device__ double CellMeanOf(const SignatureParams& p, int i) {
   const int gx = i % p.grid_width;
   const int gy = i / p.grid_width;
@@ -740,9 +746,10 @@ __device__ double CellMeanOf(const SignatureParams& p, int i) {
   const int cols = signature::CellEdge(gx + 1, p.width, p.grid_width) -
                    signature::CellEdge(gx, p.width, p.grid_width);
   if (p.kind == kLumaLinearF32) {
-    return signature::CellMean(static_cast<const double*>(p.cells)[i], rows, cols, p.full_scale);
+    return signature::CellMean(static_cast<const volatile double*>(p.cells)[i], rows, cols,
+                               p.full_scale);
   }
-  return signature::CellMean(static_cast<const std::uint64_t*>(p.cells)[i], rows, cols,
+  return signature::CellMean(static_cast<const volatile std::uint64_t*>(p.cells)[i], rows, cols,
                              p.full_scale);
 }
 
@@ -760,15 +767,12 @@ __device__ double BlockStatisticsSum(double* lanes, const double* means, int n, 
   return sum;
 }
 
-// A block per frame: the means, then their mean and deviation (a lane per
-// thread, signature::CellStatistics' order), then the cells, in parallel.
-__global__ void __launch_bounds__(kSignatureNormaliseThreads)
-    SignatureNormaliseKernel(const SignatureParams* __restrict__ frames) {
-  static_assert(kSignatureNormaliseThreads == signature::kStatisticsLanes,
-                "a thread per statistics lane");
+// The frame's normalisation, by one block: the means, then their mean and
+// deviation (a lane per thread, signature::CellStatistics' order), then the
+// cells, in parallel.
+__device__ void NormaliseFrame(const SignatureParams& p) {
   __shared__ double shared_means[kSignatureSharedMeans];
   __shared__ double lanes[signature::kStatisticsLanes];
-  const SignatureParams& p = frames[blockIdx.x];
   const int n = p.grid_width * p.grid_height;
   double* means = n <= kSignatureSharedMeans ? shared_means : static_cast<double*>(p.cells);
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
@@ -786,6 +790,38 @@ __global__ void __launch_bounds__(kSignatureNormaliseThreads)
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
     p.signature[i] = signature::NormalisedCell(means[i], mean, contrast);
   }
+}
+
+// blockIdx.y picks the frame; its SignatureBlocks blocks take cell rows
+// blockIdx.x, + blocks, ...; the one that finishes last (the frame's counter)
+// normalises the frame and resets the counter for the next launch.
+__global__ void __launch_bounds__(kSignatureThreads)
+    SignatureKernel(const SignatureLaunch launch) {
+  static_assert(kSignatureThreads == signature::kStatisticsLanes,
+                "a thread per statistics lane");
+  __shared__ bool last;
+  // The frame's parameters in shared memory: the functions below take them
+  // by reference, and a reference into the kernel's parameters could make
+  // the compiler copy all of them into every thread's local memory.
+  __shared__ SignatureParams p;
+  if (static_cast<int>(blockIdx.x) >= SignatureBlocks(launch.frames[blockIdx.y].grid_height)) {
+    return;
+  }
+  if (threadIdx.x == 0) p = launch.frames[blockIdx.y];
+  __syncthreads();
+  const int blocks = SignatureBlocks(p.grid_height);
+  for (int gy = blockIdx.x; gy < p.grid_height; gy += blocks) SumCellRow(p, gy);
+  __threadfence();  // this block's cell sums, before it is counted
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned* done = launch.blocks_done + blockIdx.y;
+    last = atomicAdd(done, 1u) == static_cast<unsigned>(blocks - 1);
+    if (last) *done = 0;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  NormaliseFrame(p);
 }
 
 }  // namespace

@@ -66,8 +66,7 @@ struct DeviceSignatures::Frame {
 struct DeviceSignatures::Batch {
   cudaStream_t stream = nullptr;  // the frames' stream
   std::vector<Frame> frames;
-  PinnedBuffer staging;  // the frames' parameters, then their results
-  std::size_t params_bytes = 0;
+  PinnedBuffer staging;  // the frames' results
   Event done;            // recorded after the copy of the results
   Status status;         // a failed launch or wait: every ticket's answer
   bool finished = false;
@@ -76,7 +75,6 @@ struct DeviceSignatures::Batch {
   void Clear() {
     stream = nullptr;
     frames.clear();
-    params_bytes = 0;
     status = Status::Ok();
     finished = false;
     collected = 0;
@@ -94,7 +92,7 @@ DeviceSignatures::~DeviceSignatures() {
   open_.reset();
   launched_.clear();
   spare_.clear();
-  params_.Reset();
+  counters_.Reset();
   rows_.Reset();
   cells_.Reset();
   results_.Reset();
@@ -136,7 +134,7 @@ std::size_t DeviceSignatures::in_flight() const {
 }
 
 std::size_t DeviceSignatures::bytes() const {
-  std::size_t n = params_.bytes() + rows_.bytes() + cells_.bytes() + results_.bytes();
+  std::size_t n = counters_.bytes() + rows_.bytes() + cells_.bytes() + results_.bytes();
   if (open_) n += open_->staging.bytes();
   for (const auto& b : launched_) n += b->staging.bytes();
   for (const auto& b : spare_) n += b->staging.bytes();
@@ -194,8 +192,6 @@ Status DeviceSignatures::LaunchOpen() {
   if (!guard.status().ok()) return fail(guard.status());
 
   // Where each frame's sums and results go in the shared scratch.
-  SignatureBatch shape{};
-  shape.count = static_cast<int>(b.frames.size());
   std::size_t rows_bytes = 0, cells_bytes = 0, results_bytes = 0;
   for (Frame& f : b.frames) {
     const SignatureParams& p = f.params;
@@ -206,15 +202,20 @@ Status DeviceSignatures::LaunchOpen() {
     rows_bytes += static_cast<std::size_t>(p.grid_width) * p.height * kSignatureSumBytes;
     cells_bytes += cells * kSignatureSumBytes;
     results_bytes += ResultBytes(cells);
-    shape.max_grid_width = std::max(shape.max_grid_width, p.grid_width);
-    shape.max_grid_height = std::max(shape.max_grid_height, p.grid_height);
-    shape.max_height = std::max(shape.max_height, p.height);
   }
-  b.params_bytes = b.frames.size() * sizeof(SignatureParams);
 
+  auto check = [&](cudaError_t e, const char* call) {
+    return e == cudaSuccess ? Status::Ok() : fail(CudaStatus(e, call, __FILE__, __LINE__));
+  };
   if (!stream_.get()) {
     if (Status s = stream_.CreateOwned(); !s.ok()) return fail(s);
     if (Status s = ready_.Create(); !s.ok()) return fail(s);
+    // The kernels' per-frame counters start at zero and every launch leaves
+    // them so.
+    constexpr std::size_t kCounterBytes = kSignatureFramesPerLaunch * sizeof(unsigned);
+    if (Status s = counters_.Reserve(kCounterBytes); !s.ok()) return fail(s);
+    SSIM2_RETURN_IF_ERROR(check(cudaMemsetAsync(counters_.get(), 0, kCounterBytes, stream_.get()),
+                                "cudaMemsetAsync(counters)"));
   }
   if (!b.done.get()) {
     if (Status s = b.done.Create(); !s.ok()) return fail(s);
@@ -222,43 +223,42 @@ Status DeviceSignatures::LaunchOpen() {
   // The scratch is shared by the batches in flight, one after another on
   // stream_: before it grows (a larger batch or frame), they must be done.
   if (rows_bytes > rows_.bytes() || cells_bytes > cells_.bytes() ||
-      results_bytes > results_.bytes() || b.params_bytes > params_.bytes()) {
-    const cudaError_t e = cudaStreamSynchronize(stream_.get());
-    if (e != cudaSuccess) return fail(CudaStatus(e, "cudaStreamSynchronize", __FILE__, __LINE__));
+      results_bytes > results_.bytes()) {
+    SSIM2_RETURN_IF_ERROR(check(cudaStreamSynchronize(stream_.get()), "cudaStreamSynchronize"));
   }
-  for (auto [buffer, need] : {std::pair{&params_, b.params_bytes}, std::pair{&rows_, rows_bytes},
-                              std::pair{&cells_, cells_bytes}, std::pair{&results_, results_bytes}}) {
+  for (auto [buffer, need] : {std::pair{&rows_, rows_bytes}, std::pair{&cells_, cells_bytes},
+                              std::pair{&results_, results_bytes}}) {
     if (Status s = buffer->Reserve(need); !s.ok()) return fail(s);
   }
-  if (Status s = b.staging.Reserve(b.params_bytes + results_bytes); !s.ok()) return fail(s);
+  if (Status s = b.staging.Reserve(results_bytes); !s.ok()) return fail(s);
 
-  auto* staged = reinterpret_cast<SignatureParams*>(b.staging.get());
-  for (std::size_t i = 0; i < b.frames.size(); ++i) {
-    SignatureParams& p = b.frames[i].params;
+  for (Frame& f : b.frames) {
+    SignatureParams& p = f.params;
     p.rows = rows_.get() + reinterpret_cast<std::size_t>(p.rows);
     p.cells = cells_.get() + reinterpret_cast<std::size_t>(p.cells);
-    char* result = results_.get() + b.frames[i].result_offset;
+    char* result = results_.get() + f.result_offset;
     p.stats = reinterpret_cast<double*>(result);
     p.signature = reinterpret_cast<float*>(result + kStatsBytes);
-    staged[i] = p;
   }
-  shape.frames = reinterpret_cast<const SignatureParams*>(params_.get());
 
   const cudaStream_t own = stream_.get();
-  auto check = [&](cudaError_t e, const char* call) {
-    return e == cudaSuccess ? Status::Ok() : fail(CudaStatus(e, call, __FILE__, __LINE__));
-  };
-  SSIM2_RETURN_IF_ERROR(check(cudaMemcpyAsync(params_.get(), staged, b.params_bytes,
-                                              cudaMemcpyHostToDevice, own),
-                              "cudaMemcpyAsync(parameters)"));
   // After what the caller enqueued on the frames' stream.
   SSIM2_RETURN_IF_ERROR(check(cudaEventRecord(ready_.get(), b.stream), "cudaEventRecord"));
   SSIM2_RETURN_IF_ERROR(check(cudaStreamWaitEvent(own, ready_.get(), 0), "cudaStreamWaitEvent"));
-  SSIM2_RETURN_IF_ERROR(check(LaunchSignatureRows(shape, own), "LaunchSignatureRows"));
-  SSIM2_RETURN_IF_ERROR(check(LaunchSignatureCells(shape, own), "LaunchSignatureCells"));
-  SSIM2_RETURN_IF_ERROR(check(LaunchSignatureNormalise(shape, own), "LaunchSignatureNormalise"));
-  SSIM2_RETURN_IF_ERROR(check(cudaMemcpyAsync(b.staging.get() + b.params_bytes, results_.get(),
-                                              results_bytes, cudaMemcpyDeviceToHost, own),
+  // The parameters travel in the launch itself: no copy before the kernel.
+  for (std::size_t first = 0; first < b.frames.size(); first += kSignatureFramesPerLaunch) {
+    SignatureLaunch launch{};
+    launch.blocks_done = reinterpret_cast<unsigned*>(counters_.get());
+    for (std::size_t i = first;
+         i < b.frames.size() && launch.count < kSignatureFramesPerLaunch; ++i) {
+      const SignatureParams& p = b.frames[i].params;
+      launch.frames[launch.count++] = p;
+      launch.max_grid_height = std::max(launch.max_grid_height, p.grid_height);
+    }
+    SSIM2_RETURN_IF_ERROR(check(LaunchSignature(launch, own), "LaunchSignature"));
+  }
+  SSIM2_RETURN_IF_ERROR(check(cudaMemcpyAsync(b.staging.get(), results_.get(), results_bytes,
+                                              cudaMemcpyDeviceToHost, own),
                               "cudaMemcpyAsync(results)"));
   return check(cudaEventRecord(b.done.get(), own), "cudaEventRecord");
 }
@@ -308,7 +308,7 @@ Status DeviceSignatures::Collect(std::uint64_t ticket, FrameSignature* out) {
   }
   if (s.ok()) {
     const SignatureParams& p = f.params;
-    const char* result = b->staging.get() + b->params_bytes + f.result_offset;
+    const char* result = b->staging.get() + f.result_offset;
     const std::size_t cells = static_cast<std::size_t>(p.grid_width) * p.grid_height;
     double stats[2];
     std::memcpy(stats, result, kStatsBytes);

@@ -1,9 +1,9 @@
 // Frame signatures of CUDA device images (ssim2::FrameSignatureMaker), in
-// batches: the cell sums and their normalisation on the device
-// (SignatureRowsKernel, SignatureCellsKernel, SignatureNormaliseKernel: the
-// host's operations in the host's order, core/src/frame_signature.h), so that
-// a device image gets the host's signature bit for bit, and the host only
-// copies the result out of pinned memory.
+// batches: the cell sums and their normalisation on the device, one kernel
+// launch per batch (SignatureKernel, up to kSignatureFramesPerLaunch frames:
+// the host's operations in the host's order, core/src/frame_signature.h), so
+// that a device image gets the host's signature bit for bit, and the host
+// only copies the result out of pinned memory.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -76,7 +76,7 @@ class DeviceSignatures {
   int batch_size_;
   Stream stream_;  // the batches' own stream (created at the first launch)
   Event ready_;    // recorded on the frames' stream, waited for on stream_
-  DeviceBuffer params_, rows_, cells_, results_;
+  DeviceBuffer counters_, rows_, cells_, results_;  // counters_: SignatureLaunch::blocks_done
   std::unique_ptr<Batch> open_;
   std::deque<std::unique_ptr<Batch>> launched_;  // oldest first
   std::vector<std::unique_ptr<Batch>> spare_;    // collected, pinned memory kept

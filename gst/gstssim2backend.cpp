@@ -106,9 +106,12 @@ gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
     GstQuery * query)
 {
 #ifdef HAVE_GST_CUDA
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->context) {
-    return gst_cuda_handle_context_query (GST_ELEMENT (self), query,
-        self->priv->context);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->priv->context &&
+      gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+          self->priv->context)) {
+    /* A neighbour may now allocate in it: it stays the element's. */
+    self->priv->context_in_use = true;
+    return TRUE;
   }
 #else
   (void) self;
@@ -117,12 +120,71 @@ gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
   return FALSE;
 }
 
+#ifdef HAVE_GST_CUDA
+/* The element's stream, in its context. */
+static bool
+create_stream (GstSsim2Compare * self, std::string * why)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  if (!gst_cuda_context_push (priv->context)) {
+    *why = "the CUDA context could not be made current";
+    return false;
+  }
+  /* Non-blocking: a blocking stream waits for, and holds up, every
+   * synchronous copy other elements make on the legacy default stream
+   * (cudaupload of each frame, downloads), which serialised scoring with
+   * the uploads of every branch of a ladder. GStreamer 1.22's CUDA elements
+   * finish their work on a frame before pushing it, so no implicit ordering
+   * is needed to read it; since 1.24 a frame may carry work pending on its
+   * own stream, which CudaFrameReader::Map waits for. */
+  const bool ok = cuda_ok (self, CuStreamCreate (&priv->stream,
+          CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  if (!ok)
+    *why = "cuStreamCreate failed";
+  gst_cuda_context_pop (nullptr);
+  return ok;
+}
+
+gboolean
+gst_ssim2_compare_adopt_cuda_context (GstSsim2Compare * self,
+    GstCudaContext * context)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  g_return_val_if_fail (!priv->context_in_use, FALSE);
+  GST_INFO_OBJECT (self, "taking the CUDA context of the frames, %"
+      GST_PTR_FORMAT ", for %" GST_PTR_FORMAT " (nothing was made in it yet)",
+      context, priv->context);
+  GstCudaContext *old = priv->context;
+  CUstream old_stream = priv->stream;
+  priv->context = (GstCudaContext *) gst_object_ref (context);
+  priv->stream = nullptr;
+  std::string why;
+  if (!create_stream (self, &why)) {
+    GST_WARNING_OBJECT (self, "cannot use the frames' CUDA context (%s): "
+        "keeping the element's", why.c_str ());
+    gst_object_unref (priv->context);
+    priv->context = old;
+    priv->stream = old_stream;
+    return FALSE;
+  }
+  if (old_stream && gst_cuda_context_push (old)) {
+    cuda_ok (self, CuStreamDestroy (old_stream), "cuStreamDestroy");
+    gst_cuda_context_pop (nullptr);
+  }
+  gst_object_unref (old);
+  return TRUE;
+}
+#endif
+
 gboolean
 gst_ssim2_compare_open_backend (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
 
   priv->scorer.reset ();
+#ifdef HAVE_GST_CUDA
+  priv->context_in_use = false;
+#endif
   priv->limits_warned.clear ();
   priv->use_cuda = false;
   if (priv->run.backend != GST_SSIM2_COMPARE_BACKEND_CPU) {
@@ -143,28 +205,8 @@ gst_ssim2_compare_open_backend (GstSsim2Compare * self)
       why = "no GstCudaContext could be created for device " +
           std::to_string (priv->run.cuda_device);
     }
-    if (ok) {
-      if (gst_cuda_context_push (priv->context)) {
-        /* Non-blocking: a blocking stream waits for, and holds up, every
-         * synchronous copy other elements make on the legacy default stream
-         * (cudaupload of each frame, downloads), which serialised scoring
-         * with the uploads of every branch of a ladder. GStreamer 1.22's
-         * CUDA elements finish their work on a frame before pushing it, so
-         * no implicit ordering is needed to read it; since 1.24 a frame may
-         * carry work pending on its own stream, which CudaFrameReader::Map
-         * waits for. */
-        if (!cuda_ok (self, CuStreamCreate (&priv->stream,
-                    CU_STREAM_NON_BLOCKING),
-                "cuStreamCreate")) {
-          ok = false;
-          why = "cuStreamCreate failed";
-        }
-        gst_cuda_context_pop (nullptr);
-      } else {
-        ok = false;
-        why = "the CUDA context could not be made current";
-      }
-    }
+    if (ok)
+      ok = create_stream (self, &why);
     if (!ok)
       gst_ssim2_compare_release_cuda (self);
 #endif
@@ -359,6 +401,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     opts.cuda_device = (int) cuda_device;
     opts.cuda_context = gst_cuda_context_get_handle (priv->context);
     opts.cuda_stream = priv->stream;
+    priv->context_in_use = true;
     opts.memory_limit = priv->run.memory_limit;
     if (!gst_cuda_context_push (priv->context)) {
       if (fall_back_to_cpu (self, "the CUDA context could not be made current"))

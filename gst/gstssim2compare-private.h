@@ -305,6 +305,11 @@ struct GstSsim2ComparePrivate {
 #ifdef HAVE_GST_CUDA
   GstCudaContext *context = nullptr;
   CUstream stream = nullptr;
+  /* The context is in use (a scorer or the signature maker was made in it,
+   * or a neighbour took it from a context query, from any thread): it is no
+   * longer swapped for the context of the frames
+   * (gst_ssim2_compare_adopt_cuda_context). */
+  std::atomic<bool> context_in_use { false };
 #endif
 };
 /* *INDENT-ON* */
@@ -436,6 +441,15 @@ void gst_ssim2_compare_backend_set_context (GstSsim2Compare * self,
     GstContext * context);
 gboolean gst_ssim2_compare_handle_context_query (GstSsim2Compare * self,
     GstQuery * query);
+
+#ifdef HAVE_GST_CUDA
+/* Makes @context (the context of a frame's CUDA memory) the element's, with
+ * a new stream, as GStreamer's CUDA transforms do with frames of another
+ * context: only while nothing was made in the element's own context. FALSE
+ * (the element keeps its context) when the stream cannot be made. */
+gboolean gst_ssim2_compare_adopt_cuda_context (GstSsim2Compare * self,
+    GstCudaContext * context);
+#endif
 
 /* Releases the scorer and the CUDA resources. */
 void gst_ssim2_compare_close_backend (GstSsim2Compare * self);

@@ -22,8 +22,13 @@
 #include <utility>
 #include <vector>
 
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudamemory.h>
+#endif
+
 #include "gstssim2message.h"
 #include "gstssim2report.h"
+#include "gstssim2signpath.h"
 
 #define GST_CAT_DEFAULT gst_ssim2_compare_debug
 
@@ -57,6 +62,8 @@ using SignatureJobPtr = std::shared_ptr<SignatureJob>;
  * so that no frame waits for its own (docs/ALIGNMENT.md). */
 struct ContentSignatures {
   std::unique_ptr<ssim2::FrameSignatureMaker> maker;
+  /* The host paths already logged (a bit per SignaturePath): said once. */
+  unsigned host_paths_logged = 0;
   std::deque<SignatureJobPtr> computing;       /* in flight, oldest first */
   std::map<guint64, SignatureJobPtr> refs;     /* by ref sequence number */
 #ifdef HAVE_GST_CUDA
@@ -228,24 +235,65 @@ host_signature (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
   return sig;
 }
 
+static ContentSignatures &
+content_signatures (GstSsim2ComparePrivate * priv)
+{
+  if (!priv->signatures)
+    priv->signatures = std::make_shared < ContentSignatures > ();
+  return *priv->signatures;
+}
+
 #ifdef HAVE_GST_CUDA
+/* Where @buf's signature is computed (gstssim2signpath.h): the facts. */
+static ssim2gst::SignaturePath
+signature_path (GstSsim2Compare * self, GstBuffer * buf)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  ssim2gst::SignatureFrameFacts facts;
+  facts.cuda_backend = priv->use_cuda && priv->context;
+  GstMemory *mem = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf,
+      0) : nullptr;
+  facts.cuda_memory = mem && gst_is_cuda_memory (mem);
+  if (facts.cuda_backend && facts.cuda_memory) {
+    GstCudaContext *theirs = GST_CUDA_MEMORY_CAST (mem)->context;
+    facts.same_context = theirs == priv->context;
+    guint device = 0;
+    g_object_get (theirs, "cuda-device-id", &device, NULL);
+    facts.same_device = priv->run.cuda_device < 0 ||
+        device == (guint) priv->run.cuda_device;
+    facts.context_in_use = priv->context_in_use;
+  }
+  return ssim2gst::DecideSignaturePath (facts);
+}
+
 /* Starts the signature of @buf on the device: CUDA memory of the element's
- * context read in place on its stream. False when that cannot be (then the
- * host computes it). */
+ * context (or of the context it takes from the frame) read in place on its
+ * stream. False when that cannot be (then the host computes it). */
 static bool
 start_device_signature (GstSsim2Compare * self,
     const ssim2gst::FrameFormat & fmt, GstBuffer * buf, SignatureJob & job)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  if (!priv->use_cuda || !priv->context ||
-      !ssim2gst::CudaFrameReader::InPlace (priv->context, buf))
+  const ssim2gst::SignaturePath path = signature_path (self, buf);
+  if (path == ssim2gst::SignaturePath::kDeviceAdoptContext &&
+      !gst_ssim2_compare_adopt_cuda_context (self,
+          GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf, 0))->context))
     return false;
-  if (!priv->signatures)
-    priv->signatures = std::make_shared < ContentSignatures > ();
-  ContentSignatures & sigs = *priv->signatures;
+  if (!ssim2gst::OnDevice (path)) {
+    ContentSignatures & sigs = content_signatures (priv);
+    const unsigned bit = 1u << (unsigned) path;
+    if (!(sigs.host_paths_logged & bit)) {
+      sigs.host_paths_logged |= bit;
+      GST_INFO_OBJECT (self, "alignment=content: frame signatures on the "
+          "host: %s", ssim2gst::SignaturePathWhy (path));
+    }
+    return false;
+  }
+  ContentSignatures & sigs = content_signatures (priv);
   if (!sigs.maker) {
     ssim2::FrameSignatureMaker::Options options;
     options.cuda_context = gst_cuda_context_get_handle (priv->context);
+    priv->context_in_use = true;
     const ssim2::Status s = ssim2::FrameSignatureMaker::Create (options,
         &sigs.maker);
     if (!s.ok ()) {
@@ -299,9 +347,7 @@ start_signature (GstSsim2Compare * self, const ssim2gst::FrameFormat & fmt,
     return job;
   }
   /* The device's batches, on the host: launched a batch at a time. */
-  if (!priv->signatures)
-    priv->signatures = std::make_shared < ContentSignatures > ();
-  ContentSignatures & sigs = *priv->signatures;
+  ContentSignatures & sigs = content_signatures (priv);
   job->deferred = host_signature (self, fmt, buf);
   sigs.computing.push_back (job);
   const auto open = std::count_if (sigs.computing.begin (),

@@ -7,7 +7,7 @@
 # by scripts/make-device-clips.sh on the CPU machine (H.264 clips, the CPU
 # path's scores of them, still pairs). Needs the GStreamer kit (.gstkit, see
 # ../shared/device/README.md). Logs go to $OUT (or /tmp/gst-suite); the last
-# lines are a table.
+# lines are a table; the exit status is 1 when a row says FAIL.
 set -uo pipefail
 BUILD=$(cd "${1:?usage: $0 BUILD_DIR CLIPS_DIR}" && pwd)
 CLIPS=$(cd "${2:?usage: $0 BUILD_DIR CLIPS_DIR}" && pwd)
@@ -242,7 +242,35 @@ print(f"{'ok' if ok else 'FAIL'}: {len(got)} of {len(hand)} frames scored, {len(
       f"{same} printed as by hand, max |diff| {diff:.2g}")
 PY
 )"
-row "  signatures on the device" "$(grep -c 'frame signatures on the device' "$LOG/content-cuda.log") line(s)"
+# Where the element computed the signatures (its INFO lines, once per path):
+# CUDA memory on the device and never on the host; system memory (the same
+# run without cudaupload) on the host.
+signature_paths() {  # LOG WANT (device | host: for system memory)
+  local device host
+  device=$(grep -c 'frame signatures on the device' "$1")
+  host=$(grep -o 'frame signatures on the host: .*' "$1" | sort -u | tr '\n' ';')
+  if [ "$2" = device ] && [ "$device" -ge 1 ] && [ -z "$host" ]; then
+    echo "ok: on the device"
+  elif [ "$2" = host ] && [ "$device" -eq 0 ] && [ "$host" = "frame signatures on the host: the frames are in system memory;" ]; then
+    echo "ok: ${host%;}"
+  else
+    echo "FAIL: want $2; device line(s): $device, host: ${host:-none}"
+  fi
+}
+row "  CUDA memory: signatures on the device" "$(signature_paths "$LOG/content-cuda.log" device)"
+# The same straight from NVDEC (decoders that make their CUDA context before
+# the element starts).
+GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q \
+  filesrc location="$CLIPS/ref720.h264" ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! queue ! s.ref \
+  filesrc location="$CLIPS/dist720.h264" ! h264parse ! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! queue ! s.dist \
+  ssim2compare name=s backend=cuda alignment=content stats-file="$LOG/content-nvdec.csv" ! fakesink sync=false \
+  >"$LOG/content-nvdec.log" 2>&1
+row "  NVDEC CUDA memory: signatures on the device" "$(signature_paths "$LOG/content-nvdec.log" device)"
+eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $(raw_cuda /tmp/ref720.nv12 | sed 's/ ! cudaupload//') ! s.ref \
+  $(raw_cuda /tmp/dist720-late.nv12 | sed 's/ ! cudaupload//') ! s.dist \
+  ssim2compare name=s backend=cuda alignment=content stats-file=$LOG/content-system.csv ! fakesink sync=false" \
+  >"$LOG/content-system.log" 2>&1
+row "  system memory: signatures on the host" "$(signature_paths "$LOG/content-system.log" host)"
 
 # 4. Errors: a device that does not exist.
 gst-launch-1.0 videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.ref videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.dist \
@@ -274,3 +302,4 @@ echo
 echo "| check | result |"
 echo "|---|---|"
 printf '%s\n' "${ROWS[@]}"
+! printf '%s\n' "${ROWS[@]}" | grep -q FAIL

@@ -6,6 +6,7 @@
 // guards and barriers are checked on machines without a GPU.
 #pragma once
 
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +48,10 @@ inline int LinearThread() {
 #define blockDim (::emu::block_dim)
 
 inline void __syncthreads() { emu::block_barrier->arrive_and_wait(); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline unsigned atomicAdd(unsigned* p, unsigned v) {
+  return std::atomic_ref<unsigned>(*p).fetch_add(v);
+}
 
 inline double __shfl_down_sync(unsigned, double v, int offset) {
   const int t = emu::LinearThread();

@@ -55,24 +55,10 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaSuccess;
 }
 
-cudaError_t LaunchSignatureRows(const SignatureBatch& batch, cudaStream_t) {
+cudaError_t LaunchSignature(const SignatureLaunch& launch, cudaStream_t) {
   emu::CountLaunch();
-  const LaunchShape shape = SignatureRowsShape(batch);
-  emu::Launch(shape.grid, shape.block, false, [&] { SignatureRowsKernel(batch.frames); });
-  return cudaSuccess;
-}
-
-cudaError_t LaunchSignatureCells(const SignatureBatch& batch, cudaStream_t) {
-  emu::CountLaunch();
-  const LaunchShape shape = SignatureCellsShape(batch);
-  emu::Launch(shape.grid, shape.block, false, [&] { SignatureCellsKernel(batch.frames); });
-  return cudaSuccess;
-}
-
-cudaError_t LaunchSignatureNormalise(const SignatureBatch& batch, cudaStream_t) {
-  emu::CountLaunch();
-  const LaunchShape shape = SignatureNormaliseShape(batch);
-  emu::Launch(shape.grid, shape.block, true, [&] { SignatureNormaliseKernel(batch.frames); });
+  const LaunchShape shape = SignatureShape(launch);
+  emu::Launch(shape.grid, shape.block, true, [&] { SignatureKernel(launch); });
   return cudaSuccess;
 }
 

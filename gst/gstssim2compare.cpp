@@ -1221,9 +1221,11 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   if (priv->finished) {
     GST_INFO_OBJECT (self, "aggregator thread: %.3f s in passes, %.3f s "
         "submitting pairs, %.3f s waiting for scores; scorer memory %"
-        G_GSIZE_FORMAT " bytes", priv->timing.aggregate_us / 1e6,
-        priv->timing.submit_us / 1e6, priv->timing.collect_us / 1e6,
-        priv->scorer ? priv->scorer->memory_bytes () : (gsize) 0);
+        G_GSIZE_FORMAT " bytes (second engine %" G_GSIZE_FORMAT ")",
+        priv->timing.aggregate_us / 1e6, priv->timing.submit_us / 1e6,
+        priv->timing.collect_us / 1e6,
+        priv->scorer ? priv->scorer->memory_bytes () : (gsize) 0,
+        priv->scorer ? priv->scorer->second_engine_bytes () : (gsize) 0);
   }
   return ret;
 }

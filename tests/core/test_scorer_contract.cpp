@@ -379,10 +379,14 @@ TEST_P(ScorerContract, ReferencesSetWhileBatchesAreInFlight) {
   ASSERT_OK(scorer->CollectBatch(previous, &got));
   expect_frame(got, kFrames - 1, "pipelined");
   if (GetParam() == Backend::kCuda) {
-    EXPECT_GT(scorer->memory_bytes(), memory_before) << "a second engine for the next reference";
+    // A second engine for the next reference, and nothing else.
+    EXPECT_GT(scorer->second_engine_bytes(), 0u);
+    EXPECT_EQ(scorer->memory_bytes(), memory_before + scorer->second_engine_bytes());
+  } else {
+    EXPECT_EQ(scorer->second_engine_bytes(), 0u);
   }
 
-  // Three in flight: the third reference goes back to an engine whose batch
+  // Three in flight: the third reference goes back to the cache whose batch
   // has not been collected yet.
   Scorer::BatchHandle h[3] = {0, 0, 0};
   for (int t = 0; t < 3; ++t) {

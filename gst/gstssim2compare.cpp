@@ -362,7 +362,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
               G_PARAM_STATIC_STRINGS)));
 
   gst_ssim2_compare_install_content_properties (object_class,
-      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES);
+      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES, PROP_HELD_REF_FRAMES,
+      PROP_HELD_REF_BYTES);
 
   /**
    * GstSsim2Compare:scoring-passes:
@@ -378,37 +379,6 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
       g_param_spec_uint64 ("scoring-passes", "Scoring passes",
           "Aggregate passes that handed pairs to the scorer since start "
           "(read-only: progress for watchdogs)", 0, G_MAXUINT64, 0,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:held-ref-frames:
-   *
-   * Ref frames the element holds after its last aggregate pass because a
-   * rendition has not passed them yet (alignment=content: an aligner may
-   * still name them), with or without their full frame (sync-max-bytes
-   * drops the oldest full frames, not their places). A watchdog's memory
-   * figure: it stays bounded while every rendition is fed, and also while
-   * one has stopped (live, content: the window's frames for it).
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (object_class, PROP_HELD_REF_FRAMES,
-      g_param_spec_uint64 ("held-ref-frames", "Held ref frames",
-          "Ref frames held for the renditions after the last pass "
-          "(read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-
-  /**
-   * GstSsim2Compare:held-ref-bytes:
-   *
-   * Bytes of the full ref frames among held-ref-frames (the buffers' sizes).
-   *
-   * Since: 0.1
-   */
-  g_object_class_install_property (object_class, PROP_HELD_REF_BYTES,
-      g_param_spec_uint64 ("held-ref-bytes", "Held ref bytes",
-          "Bytes of the full ref frames held for the renditions after the "
-          "last pass (read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_ssim2_compare_install_backend_properties (object_class,
@@ -716,8 +686,7 @@ static void
 gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  /* The properties that are not settings: progress and the held reference,
-   * atomic counters read without the object lock. */
+  /* Not settings: atomic counters, read without the object lock. */
   GstSsim2ComparePrivate *priv = GST_SSIM2_COMPARE (object)->priv;
   switch (prop_id) {
     case PROP_SCORING_PASSES:

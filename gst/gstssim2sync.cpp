@@ -164,7 +164,8 @@ gst_ssim2_compare_update_content_latency (GstSsim2Compare * self)
 
 void
 gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
-    guint sync_window_id, guint sync_max_bytes_id)
+    guint sync_window_id, guint sync_max_bytes_id, guint held_ref_frames_id,
+    guint held_ref_bytes_id)
 {
   /**
    * GstSsim2Compare:sync-window:
@@ -203,6 +204,37 @@ gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
           0, G_MAXUINT64, DEFAULT_SYNC_MAX_BYTES,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:held-ref-frames:
+   *
+   * Ref frames the element holds after its last aggregate pass because a
+   * rendition has not passed them yet (alignment=content: an aligner may
+   * still name them), with or without their full frame (sync-max-bytes
+   * drops the oldest full frames, not their places). A watchdog's memory
+   * figure: it stays bounded while every rendition is fed, and also while
+   * one has stopped (live, content: the window's frames for it).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, held_ref_frames_id,
+      g_param_spec_uint64 ("held-ref-frames", "Held ref frames",
+          "Ref frames held for the renditions after the last pass "
+          "(read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:held-ref-bytes:
+   *
+   * Bytes of the full ref frames among held-ref-frames (the buffers' sizes).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, held_ref_bytes_id,
+      g_param_spec_uint64 ("held-ref-bytes", "Held ref bytes",
+          "Bytes of the full ref frames held for the renditions after the "
+          "last pass (read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 
 GstSsim2ContentCounts

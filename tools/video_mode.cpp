@@ -292,6 +292,8 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
     e.unaligned = summary.unaligned;
     e.skipped = summary.skipped;
     e.backend = summary.backend;
+    e.ref_transfer = summary.ref_transfer;
+    e.dist_transfer = summary.dist_transfer;
     return;
   }
   GstSsim2SyncMessage sync;

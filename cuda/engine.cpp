@@ -238,7 +238,7 @@ bool Engine::Impl::EnsureSecondEngine() {
   }
   EngineOptions o = options;
   o.stream = nullptr;  // its own stream: the point is to run beside this one
-  o.cuda_device = device;
+  o.cuda_device = cuda_device;
   o.batch_streams = 1;
   o.max_batch = 1;
   std::unique_ptr<Impl> made;

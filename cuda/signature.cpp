@@ -317,8 +317,10 @@ Status DeviceSignatures::Collect(std::uint64_t ticket, FrameSignature* out) {
     out->grid_height = p.grid_height;
     out->mean = stats[0];
     out->contrast = stats[1];
-    out->cells.resize(cells);
-    std::memcpy(out->cells.data(), result + kStatsBytes, cells * sizeof(float));
+    // Filled straight from pinned memory (a resize would first zero 9 KiB
+    // per 1080p frame, on the element's streaming thread).
+    const float* first = reinterpret_cast<const float*>(result + kStatsBytes);
+    out->cells.assign(first, first + cells);
   }
   if (b->collected == b->frames.size()) {
     for (auto it = launched_.begin(); it != launched_.end(); ++it) {

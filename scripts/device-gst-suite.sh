@@ -217,7 +217,12 @@ for c in ref dist; do
     ! filesink location=/tmp/${c}720.nv12 >"$LOG/content-decode-$c.log" 2>&1
   dd if=/tmp/${c}720.nv12 of=/tmp/${c}720-late.nv12 bs=$((1280 * 720 * 3 / 2)) skip=5 status=none
 done
-raw_cuda() { echo "filesrc location=$1 ! rawvideoparse format=nv12 width=1280 height=720 framerate=30/1 ! cudaupload"; }
+# The caps filter after cudaupload: without it the element's pads accept the
+# system memory that cudaupload then passes through untouched.
+raw_cuda() {
+  echo "filesrc location=$1 ! rawvideoparse format=nv12 width=1280 height=720 framerate=30/1 ! cudaupload" \
+    "! 'video/x-raw(memory:CUDAMemory)'"
+}
 content_run() {  # REF DIST ALIGNMENT NAME
   eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $(raw_cuda "$1") ! s.ref $(raw_cuda "$2") ! s.dist \
     ssim2compare name=s backend=cuda alignment=$3 stats-file=$LOG/$4.csv ! fakesink sync=false" >"$LOG/$4.log" 2>&1
@@ -266,8 +271,8 @@ GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q \
   ssim2compare name=s backend=cuda alignment=content stats-file="$LOG/content-nvdec.csv" ! fakesink sync=false \
   >"$LOG/content-nvdec.log" 2>&1
 row "  NVDEC CUDA memory: signatures on the device" "$(signature_paths "$LOG/content-nvdec.log" device)"
-eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $(raw_cuda /tmp/ref720.nv12 | sed 's/ ! cudaupload//') ! s.ref \
-  $(raw_cuda /tmp/dist720-late.nv12 | sed 's/ ! cudaupload//') ! s.dist \
+eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $(raw_cuda /tmp/ref720.nv12 | sed 's/ ! cudaupload.*//') ! s.ref \
+  $(raw_cuda /tmp/dist720-late.nv12 | sed 's/ ! cudaupload.*//') ! s.dist \
   ssim2compare name=s backend=cuda alignment=content stats-file=$LOG/content-system.csv ! fakesink sync=false" \
   >"$LOG/content-system.log" 2>&1
 row "  system memory: signatures on the host" "$(signature_paths "$LOG/content-system.log" host)"

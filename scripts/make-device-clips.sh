@@ -62,6 +62,6 @@ for q in "ref-monitor 6000" "dist-monitor 800"; do
     ! filesink location=$1.mkv
 done
 for lib in libjpeg.so.62 libsoup-3.0.so.0 libnghttp2.so.14 libpsl.so.5 libbrotlidec.so.1 \
-    libbrotlicommon.so.1 libsqlite3.so.0; do
+    libbrotlicommon.so.1 libsqlite3.so.0 libunistring.so.2 libidn2.so.0; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" lib/
 done

@@ -4,8 +4,9 @@
 #
 #   bash scripts/device-monitor-check.sh BUILD CLIPS [SECONDS]
 #
-# BUILD holds tools/ssim2 (and core/ for libssim2); CLIPS is the folder of
-# scripts/make-device-clips.sh (ref-monitor.mkv, dist-monitor.mkv: 20 s).
+# BUILD holds tools/ssim2, gst/ (the plugin) and core/ (libssim2); CLIPS is
+# the folder of scripts/make-device-clips.sh (ref-monitor.mkv,
+# dist-monitor.mkv: 20 s).
 # Run it after `source .gstkit/env.sh` (../shared/device/README.md), with
 # CLIPS/lib (the libraries the tool needs besides GStreamer) on
 # LD_LIBRARY_PATH.
@@ -28,6 +29,7 @@ LIMIT=${3:-60}
 OUT=${OUT:-/tmp}/monitor-check
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$BUILD/core${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export GST_PLUGIN_PATH_1_0="$BUILD/gst"  # the monitor's ssim2compare
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$BUILD/tools/ssim2" monitor --ref "$CLIPS/ref-monitor.mkv" --dist "hd=$CLIPS/dist-monitor.mkv" \

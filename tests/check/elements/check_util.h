@@ -478,15 +478,25 @@ run_to_eos (const gchar * desc)
   gst_object_unref (pipe);
 }
 
+/* A test case @name of @suite whose tests may each take @timeout_s
+ * seconds: decoding and scoring clips takes far longer than check's default
+ * of 4 s. */
+static inline TCase *
+timed_tcase (Suite * suite, const gchar * name, gint timeout_s)
+{
+  TCase *tc = tcase_create (name);
+  suite_add_tcase (suite, tc);
+  tcase_set_timeout (tc, timeout_s);
+  return tc;
+}
+
 /* A test case of @suite for tests that each make their clips in
  * @setup: a checked fixture, since GStreamer's thread pools do not survive
  * the fork of an unchecked fixture's process; 300 s for decoding. */
 static inline TCase *
 clip_tcase (Suite * suite, const gchar * name, SFun setup, SFun teardown)
 {
-  TCase *tc = tcase_create (name);
-  suite_add_tcase (suite, tc);
-  tcase_set_timeout (tc, 300);
+  TCase *tc = timed_tcase (suite, name, 300);
   tcase_add_checked_fixture (tc, setup, teardown);
   return tc;
 }

@@ -1163,16 +1163,14 @@ static Suite *
 ssim2compare_suite (void)
 {
   Suite *s = suite_create ("ssim2compare");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = timed_tcase (s, "general", 300);
   GstElementFactory *f = gst_element_factory_find ("ssim2compare");
 
-  suite_add_tcase (s, tc);
   if (!f) {
     GST_ERROR ("ssim2compare not found: set GST_PLUGIN_PATH_1_0");
   } else {
     gst_object_unref (f);
   }
-  tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_caps_accepted);
   tcase_add_test (tc, test_caps_mixed_formats);
   tcase_add_test (tc, test_grey_scores_as_grey_png);

@@ -631,10 +631,7 @@ GST_START_TEST (test_pairing_dist_without_ref)
     }
     gst_buffer_unref (out);
   }
-  GstMessage *sum = pop_summary (f.bus);
-  fail_unless_equals_uint64 (summary_message (sum).unmatched_dist, 2);
-  fail_unless_equals_uint64 (summary_message (sum).frames, 4);
-  gst_message_unref (sum);
+  expect_summary (f.bus, 4, 0, 2);
   fixture_clear (&f);
 }
 

@@ -145,15 +145,20 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
   }
 
   // A pushed frame: checked (a stream that ended takes no more; grids
-  // equal), then kept in *frame.
-  Status Admit(bool ended, const char* push, FrameSignature signature, Reference* frame) {
+  // equal), then `frame` with it appended to its stream's `queue`, whose
+  // frames pushed so far `count` counts.
+  template <typename Frame>
+  Status Admit(bool ended, const char* push, FrameSignature signature, Frame frame,
+               std::deque<Frame>* queue, std::int64_t* count) {
     if (ended) {
       return Status(StatusCode::kInvalidArgument,
                     std::string(push) + " after the end of its stream");
     }
     if (Status s = CheckGrid(signature); !s.ok()) return s;
-    frame->flat = Flat(signature);
-    frame->signature = std::move(signature);
+    frame.flat = Flat(signature);
+    frame.signature = std::move(signature);
+    queue->push_back(std::move(frame));
+    ++*count;
     return Status::Ok();
   }
 
@@ -379,26 +384,17 @@ Status FrameAligner::Create(const AlignerOptions& options, std::unique_ptr<Frame
 
 Status FrameAligner::PushReference(FrameSignature signature) {
   Impl& m = *impl_;
-  Impl::Reference ref;
-  if (Status s = m.Admit(m.ref_ended, "PushReference", std::move(signature), &ref); !s.ok()) {
-    return s;
-  }
-  m.refs.push_back(std::move(ref));
-  ++m.ref_count;
-  return Status::Ok();
+  return m.Admit(m.ref_ended, "PushReference", std::move(signature), Impl::Reference{}, &m.refs,
+                 &m.ref_count);
 }
 
 Status FrameAligner::PushDistorted(FrameSignature signature) {
   Impl& m = *impl_;
   Impl::Distorted dist;
-  if (Status s = m.Admit(m.dist_ended, "PushDistorted", std::move(signature), &dist); !s.ok()) {
-    return s;
-  }
   dist.distances.assign(2 * static_cast<std::size_t>(m.opt.window) + 1,
                         std::numeric_limits<float>::quiet_NaN());
-  m.pending.push_back(std::move(dist));
-  ++m.dist_count;
-  return Status::Ok();
+  return m.Admit(m.dist_ended, "PushDistorted", std::move(signature), std::move(dist), &m.pending,
+                 &m.dist_count);
 }
 
 void FrameAligner::EndReference() { impl_->ref_ended = true; }

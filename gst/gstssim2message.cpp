@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -185,9 +187,38 @@ const Field < Sync > kSyncFields[] = {
   {"confidence", &Sync::confidence},
 };
 
+/* The counts a summary message and a score log's summary both hold. */
+struct CountField
+{
+  guint64 Summary::*message;
+  std::optional < std::uint64_t > ssim2::LogSummary::*log;
+};
+const CountField kSummaryCounts[] = {
+  {&Summary::unmatched_ref, &ssim2::LogSummary::unmatched_ref},
+  {&Summary::unmatched_dist, &ssim2::LogSummary::unmatched_dist},
+  {&Summary::skipped, &ssim2::LogSummary::skipped},
+  {&Summary::dropped, &ssim2::LogSummary::dropped},
+  {&Summary::repeated, &ssim2::LogSummary::repeated},
+  {&Summary::unaligned, &ssim2::LogSummary::unaligned},
+};
+
 }  // namespace
 
 namespace ssim2gst {
+
+void
+SetSummaryCounts (GstSsim2SummaryMessage * msg, const ssim2::LogSummary & log)
+{
+  for (const CountField & f:kSummaryCounts)
+    msg->*f.message = (log.*f.log).value_or (0);
+}
+
+void
+GetSummaryCounts (const GstSsim2SummaryMessage & msg, ssim2::LogSummary * log)
+{
+  for (const CountField & f:kSummaryCounts)
+    log->*f.log = msg.*f.message;
+}
 
 void
 SetSummaryStatistics (GstSsim2SummaryMessage * msg, const ssim2::Summary & sum)

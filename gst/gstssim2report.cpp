@@ -482,17 +482,12 @@ gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
   GstSsim2SummaryMessage m;
   gst_ssim2_summary_message_init (&m);
   ssim2gst::SetSummaryStatistics (&m, summary.scores);
-  m.unmatched_ref = summary.unmatched_ref.value_or (0);
-  m.unmatched_dist = summary.unmatched_dist.value_or (0);
-  m.skipped = summary.skipped.value_or (0);
+  ssim2gst::SetSummaryCounts (&m, summary);
   if (summary.ended_first)
     m.ended_first = ssim2::InputName (*summary.ended_first);
   m.backend = summary.backend.c_str ();
   m.pad = r.name.c_str ();
   m.failure = summary.failure.c_str ();
-  m.dropped = summary.dropped.value_or (0);
-  m.repeated = summary.repeated.value_or (0);
-  m.unaligned = summary.unaligned.value_or (0);
   GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));

@@ -284,14 +284,8 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   if (gst_ssim2_summary_message_parse(s, &summary)) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
-    LogSummary& e = b->element_summary;
-    e.unmatched_ref = summary.unmatched_ref;
-    e.unmatched_dist = summary.unmatched_dist;
-    e.dropped = summary.dropped;
-    e.repeated = summary.repeated;
-    e.unaligned = summary.unaligned;
-    e.skipped = summary.skipped;
-    e.backend = summary.backend;
+    ssim2gst::GetSummaryCounts(summary, &b->element_summary);
+    b->element_summary.backend = summary.backend;
     return;
   }
   GstSsim2SyncMessage sync;

@@ -119,6 +119,14 @@ std::vector<Bytes> Rgb8Rows(int w, int h) {
   return rows;
 }
 
+// An I/O error (what every decoder failure is) whose message says `part`.
+::testing::AssertionResult IoErrorSaying(const Status& s, const char* part) {
+  if (s.code() == StatusCode::kIoError && s.message().find(part) != std::string::npos)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected an I/O error saying '" << part << "', got "
+                                       << StatusCodeName(s.code()) << ": " << s.message();
+}
+
 Status Decode(const Bytes& file, io::Image* image) {
   return io::DecodePng(file.data(), file.size(), image);
 }
@@ -236,8 +244,7 @@ TEST(Png, GreyUnder8BitsIsRefused) {
   spec.rows.assign(8, Bytes{0xAA});
   io::Image image;
   const Status s = Decode(WritePng(spec), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("fewer than 8 bits"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "fewer than 8 bits"));
 }
 
 TEST(Png, ColourChunkPolicy) {
@@ -265,8 +272,7 @@ TEST(Png, ColourChunkPolicy) {
     EXPECT_EQ(s.ok(), c.accepted) << "sRGB " << c.srgb << " gAMA " << c.gama << " cHRM "
                                   << c.chrm << " iCCP " << c.iccp << ": " << s.message();
     if (!c.accepted) {
-      EXPECT_EQ(s.code(), StatusCode::kIoError);
-      EXPECT_NE(s.message().find("strip"), std::string::npos) << s.message();
+      EXPECT_TRUE(IoErrorSaying(s, "strip"));
     }
   }
 }
@@ -365,8 +371,7 @@ TEST(Png, SbitPolicy) {
   EXPECT_TRUE(Decode(WritePng(spec), &image).ok());
   spec.sbit = 5;  // the reference would divide by 31
   const Status s = Decode(WritePng(spec), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("sBIT"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "sBIT"));
 }
 
 TEST(Png, DamagedFilesFail) {
@@ -439,8 +444,7 @@ TEST(Jpeg, IccProfileIsRefused) {
   const Bytes file = WriteJpeg(16, 16, 3, &marker);
   io::Image image;
   const Status s = io::DecodeJpeg(file.data(), file.size(), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("ICC"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "ICC"));
 }
 
 TEST(Jpeg, DamagedFileFails) {
@@ -503,14 +507,12 @@ TEST(Bombs, TruncatedHugeImagesFailFastAndSmall) {
   for (bool interlaced : {false, true}) {
     const Bytes png = PngDeclaring(30000, 30000, interlaced);
     const Status s = Decode(png, &image);
-    EXPECT_EQ(s.code(), StatusCode::kIoError);
-    EXPECT_NE(s.message().find("30000x30000"), std::string::npos) << s.message();
+    EXPECT_TRUE(IoErrorSaying(s, "30000x30000"));
     EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.message();
   }
   const Bytes jpeg = JpegDeclaring(30000, 30000);
   const Status s = io::DecodeJpeg(jpeg.data(), jpeg.size(), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "truncated"));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 1.0);
@@ -522,8 +524,7 @@ TEST(Bombs, OversizedHeadersAreRefused) {
   io::Image image;
   const Bytes png = PngDeclaring(60000, 40000, false);
   Status s = Decode(png, &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("larger than ssim2 accepts"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "larger than ssim2 accepts"));
   const Bytes jpeg = JpegDeclaring(65500, 65500);
   s = io::DecodeJpeg(jpeg.data(), jpeg.size(), &image);
   EXPECT_NE(s.message().find("larger than ssim2 accepts"), std::string::npos) << s.message();

@@ -131,6 +131,18 @@ Status Decode(const Bytes& file, io::Image* image) {
   return io::DecodePng(file.data(), file.size(), image);
 }
 
+// Decodes the PNG that `spec` describes into `image`, which must be of
+// `format`.
+::testing::AssertionResult DecodesTo(const PngSpec& spec, PixelFormat format, io::Image* image) {
+  const Status s = Decode(WritePng(spec), image);
+  if (!s.ok()) return ::testing::AssertionFailure() << "not decoded: " << s.message();
+  if (image->format() != format) {
+    return ::testing::AssertionFailure() << "decoded as " << PixelFormatName(image->format())
+                                         << ", not " << PixelFormatName(format);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 std::uint16_t Sample16(const io::Image& image, int y, int index) {
   std::uint16_t v;
   std::memcpy(&v, image.bytes().data() + image.stride() * y + 2 * index, 2);
@@ -141,8 +153,7 @@ TEST(Png, Rgb8PixelsAreKept) {
   PngSpec spec;
   spec.rows = Rgb8Rows(spec.width, spec.height);
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  EXPECT_EQ(image.format(), PixelFormat::kRGB8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGB8, &image));
   ASSERT_EQ(image.width(), 9);
   ASSERT_EQ(image.height(), 8);
   for (int y = 0; y < 8; ++y)
@@ -173,8 +184,7 @@ TEST(Png, SixteenBitSamplesArriveInHostOrder) {
   for (auto& row : spec.rows)
     for (int x = 0; x < 8; ++x) row[2 * x] = 0x12, row[2 * x + 1] = static_cast<std::uint8_t>(x);
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  EXPECT_EQ(image.format(), PixelFormat::kGray16);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kGray16, &image));
   for (int x = 0; x < 8; ++x) EXPECT_EQ(Sample16(image, 3, x), 0x1200 + x);
 }
 
@@ -184,8 +194,7 @@ TEST(Png, Rgba16AndGreyAlpha8Formats) {
   spec.color_type = PNG_COLOR_TYPE_RGBA;
   spec.rows.assign(8, Bytes(9 * 8, 0xAB));
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  EXPECT_EQ(image.format(), PixelFormat::kRGBA16);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGBA16, &image));
   EXPECT_EQ(Sample16(image, 0, 3), 0xABAB);
 
   PngSpec ga;
@@ -204,16 +213,14 @@ TEST(Png, PaletteExpandsToRgbAndTrnsToAlpha) {
   // 4-bit indices, two per byte: pixels 0,1,2,0,1,2,0,1.
   spec.rows.assign(8, Bytes{0x01, 0x20, 0x12, 0x01});
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  ASSERT_EQ(image.format(), PixelFormat::kRGB8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGB8, &image));
   const std::uint8_t* p = image.bytes().data() + image.stride() * 5;
   EXPECT_EQ(p[3 * 1 + 0], 200);
   EXPECT_EQ(p[3 * 2 + 2], 3);
   EXPECT_EQ(p[3 * 3 + 1], 20);
 
   spec.trns_alpha = {255, 0};  // index 1 transparent, index 2 implicitly opaque
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  ASSERT_EQ(image.format(), PixelFormat::kRGBA8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGBA8, &image));
   p = image.bytes().data() + image.stride() * 5;
   EXPECT_EQ(p[4 * 0 + 3], 255);
   EXPECT_EQ(p[4 * 1 + 3], 0);
@@ -228,8 +235,7 @@ TEST(Png, GreyTrnsBecomesAlpha) {
   spec.rows[2][4] = 99;
   spec.trns_grey = 99;
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  ASSERT_EQ(image.format(), PixelFormat::kGrayAlpha8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kGrayAlpha8, &image));
   const std::uint8_t* p = image.bytes().data() + image.stride() * 2;
   EXPECT_EQ(p[2 * 4 + 1], 0);
   EXPECT_EQ(p[2 * 3 + 1], 255);

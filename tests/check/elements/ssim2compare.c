@@ -619,7 +619,6 @@ GST_START_TEST (test_pairing_dist_without_ref)
    * pushed unscored (no meta, no message). */
   Fixture f;
   run_frames (&f, make_element (NULL), CAPS64 ("RGBx"), 2, 4, 6, 0);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 6);
   for (guint i = 0; i < 6; i++) {
     GstBuffer *out = gst_harness_pull (f.dist);
     GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
@@ -706,7 +705,6 @@ GST_START_TEST (test_alignment_sequence)
   Fixture f;
   run_frames (&f, make_element ("alignment", 1, NULL), CAPS64 ("NV12"), 0, 5,
       5, 1000);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
   for (guint i = 0; i < 5; i++) {
     GstBuffer *out = gst_harness_pull (f.dist);
     GstSsim2Meta *meta = gst_buffer_get_ssim2_meta (out);
@@ -764,9 +762,8 @@ expect_ended_first (GstBus * bus, const gchar * input, guint64 ref_frames,
 GST_START_TEST (test_ref_ends_first)
 {
   Fixture f;
+  /* All 5 dist frames leave (run_frames checks it), the last 2 unscored. */
   run_frames (&f, make_element (NULL), CAPS64 ("I420"), 0, 3, 5, 0);
-  /* All 5 dist frames leave, the last 2 unscored. */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 5);
   expect_ended_first (f.bus, "ref", 3, 5);
   GstMessage *sum = pop_summary (f.bus);
   fail_unless_equals_uint64 (summary_message (sum).frames, 3);
@@ -782,7 +779,6 @@ GST_START_TEST (test_dist_ends_first)
   Fixture f;
   run_frames (&f, make_element ("alignment", 1, NULL), CAPS64 ("I420"), 0, 6,
       2, 0);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (f.dist), 2);
   /* The ref count includes the frame that was waiting after dist's end:
    * "ref 2 frames, dist 2 frames" would contradict "dist ended first"
    * (issue 24). */

@@ -160,5 +160,10 @@ void SetSummaryCounts (GstSsim2SummaryMessage * msg,
 void GetSummaryCounts (const GstSsim2SummaryMessage & msg,
     ssim2::LogSummary * log);
 
+/* A score message from a score log's row (all but pad, which the row does
+ * not hold), and the row (all but source) that a score message holds. */
+void SetScoreMessage (GstSsim2ScoreMessage * msg, const ssim2::ScoreRow & row);
+ssim2::ScoreRow ScoreRowOf (const GstSsim2ScoreMessage & msg);
+
 }  // namespace ssim2gst
 #endif

@@ -389,34 +389,26 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
     GST_OBJECT_LOCK (self);
     post = priv->settings.post_messages;        /* changeable while playing */
     GST_OBJECT_UNLOCK (self);
+    ssim2::ScoreRow row;
+    row.index = index;
+    row.frame = r.st.frames - 1;
+    row.pts = times.pts;
+    row.stream_time = times.stream_time;
+    row.running_time = times.running_time;
+    row.duration = times.duration;
+    row.score = *score;
+    row.ref_frame = ref_frame;
     if (post) {
       GstSsim2ScoreMessage m;
       gst_ssim2_score_message_init (&m);
-      m.score = *score;
-      m.index = index;
-      m.timestamp = times.pts;
-      m.stream_time = times.stream_time;
-      m.running_time = times.running_time;
-      m.duration = times.duration;
+      ssim2gst::SetScoreMessage (&m, row);
       m.pad = pad_name;
-      m.frame = r.st.frames - 1;
-      m.ref_frame = ref_frame;
-      m.offset = ref_frame - (gint64) m.frame;
       GstStructure *s = gst_ssim2_score_message_to_structure (&m);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
     }
 
     if (priv->stats && (priv->stats_with_source || r.to_src)) {
-      ssim2::ScoreRow row;
-      row.index = index;
-      row.frame = r.st.frames - 1;
-      row.pts = times.pts;
-      row.stream_time = times.stream_time;
-      row.running_time = times.running_time;
-      row.duration = times.duration;
-      row.score = *score;
-      row.ref_frame = ref_frame;
       if (priv->stats_with_source)
         row.source = r.name;
       if (!priv->stats->Append (row))

@@ -296,7 +296,7 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   GstSsim2ScoreMessage score;
   if (!gst_ssim2_score_message_parse(s, &score)) return;
   if (run->options.frames > 0 && b->frames.size() >= run->options.frames) return;
-  ScoreRow f = ScoreRowOf(score);
+  ScoreRow f = ssim2gst::ScoreRowOf(score);
   // Content alignment passes frames unscored between pairs: its pairs are
   // numbered by the element's frame count, not by the pair index.
   f.frame = (run->options.alignment == ssim2gst::Alignment::kContent ? score.frame : score.index) +

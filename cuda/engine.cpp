@@ -26,6 +26,7 @@ Engine::Impl::~Impl() {
   if (!res) return;
   ContextGuard guard(options.context, cuda_device);
   lanes.clear();  // each waits for its stream; they read this engine's cache
+  second.reset();  // it may write this engine's cache
   if (res->stream.get()) cudaStreamSynchronize(res->stream.get());
   res.reset();
 }
@@ -51,13 +52,13 @@ Status Engine::Create(int width, int height, const EngineOptions& options, Engin
     if (!DeviceAvailable(&why)) return Status(StatusCode::kBackendUnavailable, why);
   }
   std::unique_ptr<Impl> impl;
-  SSIM2_RETURN_IF_ERROR(Impl::Create(width, height, options, nullptr, &impl));
+  SSIM2_RETURN_IF_ERROR(Impl::Create(width, height, options, nullptr, Executor::kReference, &impl));
   out->impl_ = std::move(impl);
   return Status::Ok();
 }
 
 Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
-                            const Impl* cache_owner, std::unique_ptr<Impl>* out) {
+                            const Impl* cache_owner, Executor role, std::unique_ptr<Impl>* out) {
   auto impl = std::make_unique<Impl>();
   impl->width = width;
   impl->height = height;
@@ -78,12 +79,14 @@ Status Engine::Impl::Create(int width, int height, const EngineOptions& options,
   // faster on a given machine (ssim2-bench does both).
   const char* upload_mode = std::getenv("SSIM2_CUDA_PAGEABLE_UPLOAD");
   const bool pageable_direct = upload_mode && std::string(upload_mode) == "direct";
-  SSIM2_RETURN_IF_ERROR(impl->PlanMemory(cache_owner));
+  SSIM2_RETURN_IF_ERROR(impl->PlanMemory(cache_owner, role));
   impl->res = std::make_unique<Impl::Resources>();
   Impl::Resources& r = *impl->res;
   SSIM2_RETURN_IF_ERROR(r.memory.Allocate(impl->layout.total_bytes));
-  impl->cache_base = cache_owner ? cache_owner->cache_base : nullptr;
-  impl->tables = MakeTables(impl->layout, r.memory.get(), impl->cache_base);
+  if (cache_owner) {
+    for (int k = 0; k < kCacheSlots; ++k) impl->cache_base[k] = cache_owner->cache_base[k];
+  }
+  impl->MakeAllTables();
   if (options.stream) {
     r.stream.Borrow(static_cast<cudaStream_t>(options.stream));
   } else {
@@ -108,16 +111,20 @@ std::string Bytes(std::size_t bytes) { return std::to_string(bytes) + " bytes"; 
 
 }  // namespace
 
-Status Engine::Impl::PlanMemory(const Impl* cache_owner) {
+Status Engine::Impl::PlanMemory(const Impl* cache_owner, Executor role) {
   const std::size_t limit = options.memory_limit;
   LayoutOptions lo;
   lo.all_features = options.all_features;
   lo.result_slots = kMaxAlphaPasses * options.max_batch;
   // An engine scores pairs only once it has grown (EnsurePairMemory).
-  lo.executor = cache_owner ? Executor::kLane : Executor::kReference;
+  lo.executor = role;
   lo.keep_linear = options.keep_linear_planes;
-  // A lane blurs in the groups of its owner, whose limit it shares.
-  lo.groups = cache_owner ? cache_owner->layout.num_groups : 1;
+  // A lane blurs in the groups of its owner, whose limit it shares; a
+  // second engine in two, to be small: its reference passes run beside the
+  // batches, off their way.
+  lo.groups = role == Executor::kPreparer ? kMaxGroups
+              : cache_owner             ? cache_owner->layout.num_groups
+                                        : 1;
   layout = MakeLayout(width, height, lo);
   if (cache_owner || limit == 0) return Status::Ok();
   // The scale groups are chosen so that the engine can do everything: pair
@@ -171,15 +178,23 @@ Status Engine::Impl::EnsurePairMemory() {
                   grew.message() + "; and the engine's working memory could not be allocated "
                                    "again: create the engine anew");
   }
-  tables = MakeTables(layout, base(), cache_base);
+  MakeAllTables();
   SSIM2_CUDA_CHECK(cudaMemsetAsync(base(), 0, layout.total_bytes, stream()));
   SSIM2_RETURN_IF_ERROR(UploadTables());
   return grew;
 }
 
-Status Engine::Impl::UploadTables() {
-  SSIM2_CUDA_CHECK(cudaMemcpyAsync(base() + layout.jobs, tables.blob.data(), tables.blob.size(),
-                                   cudaMemcpyHostToDevice, stream()));
+void Engine::Impl::MakeAllTables() {
+  for (int k = 0; k < kCacheSlots; ++k) tables[k] = MakeTables(layout, base(), cache_base[k], k);
+}
+
+Status Engine::Impl::UploadTables(int slot) {
+  for (int k = 0; k < kCacheSlots; ++k) {
+    if (slot >= 0 && k != slot) continue;
+    const LaunchTables& t = tables[k];
+    SSIM2_CUDA_CHECK(cudaMemcpyAsync(base() + t.jobs, t.blob.data(), t.blob.size(),
+                                     cudaMemcpyHostToDevice, stream()));
+  }
   return Status::Ok();
 }
 
@@ -194,15 +209,69 @@ Status Engine::Impl::EnsureCache() {
   }
   SSIM2_RETURN_IF_ERROR(res->cache.Allocate(bytes));
   SSIM2_CUDA_CHECK(cudaMemsetAsync(res->cache.get(), 0, bytes, stream()));
-  cache_base = res->cache.get();
+  cache_base[0] = res->cache.get();
   // The kRef and kCached tables point into the cache; the blob's layout
   // changes with them, and the passes enqueued before read the old one first.
-  tables = MakeTables(layout, base(), cache_base);
-  return UploadTables();
+  tables[0] = MakeTables(layout, base(), cache_base[0], 0);
+  return UploadTables(0);
+}
+
+bool Engine::Impl::EnsureSecondEngine() {
+  if (second) return true;
+  if (!options.second_engine || !cache_base[0]) return false;
+  LayoutOptions lo = layout.options;
+  lo.executor = Executor::kPreparer;
+  lo.groups = kMaxGroups;
+  lo.result_slots = kMaxAlphaPasses;  // of max_batch 1, below
+  const std::size_t bytes = MakeLayout(width, height, lo).total_bytes + layout.cache.total_bytes;
+  if (options.memory_limit && memory_bytes() + bytes > options.memory_limit) {
+    if (!second_engine_limited) {
+      second_engine_limited = true;
+      const std::size_t used = memory_bytes();
+      limits += "No second engine: a reference set while a batch is in flight is prepared after "
+                "it (it needs " + Bytes(bytes) + ", and the device memory limit of " +
+                Bytes(options.memory_limit) + " leaves " +
+                Bytes(options.memory_limit > used ? options.memory_limit - used : 0) +
+                " beside the first engine's " + Bytes(used) + "). ";
+    }
+    return false;
+  }
+  EngineOptions o = options;
+  o.stream = nullptr;  // its own stream: the point is to run beside this one
+  o.cuda_device = cuda_device;
+  o.batch_streams = 1;
+  o.max_batch = 1;
+  std::unique_ptr<Impl> made;
+  // Without the memory the engine goes on alone, and tries again with the
+  // next reference set while a batch is in flight, as a batch tries its lanes.
+  if (!Create(width, height, o, this, Executor::kPreparer, &made).ok()) return false;
+  if (!made->res->cache.Allocate(layout.cache.total_bytes).ok() || !made->res->ready.Create().ok() ||
+      cudaMemsetAsync(made->res->cache.get(), 0, layout.cache.total_bytes, made->stream()) !=
+          cudaSuccess) {
+    return false;
+  }
+  for (auto& e : res->read_done) {
+    if (!e.get() && !e.Create().ok()) return false;
+  }
+  // Slot 1 is the second engine's cache: every executor gets its tables.
+  std::vector<Impl*> executors{this, made.get()};
+  for (auto& lane : lanes) executors.push_back(lane.get());
+  bool uploaded = true;
+  for (Impl* e : executors) {
+    e->cache_base[1] = made->res->cache.get();
+    e->tables[1] = MakeTables(e->layout, e->base(), e->cache_base[1], 1);
+    uploaded = uploaded && e->UploadTables(1).ok();
+  }
+  if (!uploaded) {  // slot 1 is used only with a second engine
+    for (Impl* e : executors) e->cache_base[1] = nullptr;
+    return false;
+  }
+  second = std::move(made);
+  return true;
 }
 
 std::size_t Engine::Impl::memory_bytes() const {
-  std::size_t sum = res->memory.bytes() + res->cache.bytes();
+  std::size_t sum = res->memory.bytes() + res->cache.bytes() + second_engine_bytes();
   for (const auto& lane : lanes) sum += lane->memory_bytes();
   return sum;
 }
@@ -230,8 +299,8 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
       }
     }
     std::unique_ptr<Impl> lane;
-    SSIM2_RETURN_IF_ERROR(Create(width, height, lane_options, this, &lane));
-    SSIM2_RETURN_IF_ERROR(lane->res->join.Create());
+    SSIM2_RETURN_IF_ERROR(Create(width, height, lane_options, this, Executor::kLane, &lane));
+    for (auto& e : lane->res->read_done) SSIM2_RETURN_IF_ERROR(e.Create());
     lanes.push_back(std::move(lane));
   }
   return Status::Ok();
@@ -274,6 +343,7 @@ Status Engine::Impl::SubmitBatch(const ImageView* distorted, std::size_t count,
       lane.has_reference = has_reference;
       lane.reference_alpha = reference_alpha;
       lane.reference_raw = reference_raw;
+      lane.slot = slot;
     }
   }
   SubmittedBatch batch;
@@ -285,16 +355,15 @@ Status Engine::Impl::SubmitBatch(const ImageView* distorted, std::size_t count,
     status = engine->Enqueue(nullptr, distorted[i], &t, nullptr, nullptr);
     if (status.ok()) batch.parts.push_back({engine, t, i});
   }
-  // This engine may write the cache again only after every lane has read it:
-  // its stream waits for the lanes' work so far.
+  // Whoever writes this cache slot next waits for the lanes' reads
+  // (WaitForReaders); the lanes go on with the next batch meanwhile.
   for (std::size_t l = 0; l < used; ++l) {
     Impl& lane = *lanes[l];
-    const cudaError_t recorded = cudaEventRecord(lane.res->join.get(), lane.stream());
-    const cudaError_t waited = recorded == cudaSuccess
-                                   ? cudaStreamWaitEvent(stream(), lane.res->join.get(), 0)
-                                   : recorded;
-    if (waited != cudaSuccess && status.ok()) {
-      status = CudaStatus(waited, "joining a batch lane", __FILE__, __LINE__);
+    const cudaError_t recorded = cudaEventRecord(lane.res->read_done[slot].get(), lane.stream());
+    if (recorded == cudaSuccess) {
+      lane.res->read_recorded[slot] = true;
+    } else if (status.ok()) {
+      status = CudaStatus(recorded, "marking a batch lane's reads", __FILE__, __LINE__);
     }
   }
   if (!status.ok()) {
@@ -359,11 +428,8 @@ std::size_t Engine::pinned_bytes() const {
   for (const auto& lane : impl_->lanes) sum += pinned(*lane);
   return sum;
 }
-std::size_t Engine::reference_cache_bytes() const {
-  return impl_ ? impl_->layout.cache.total_bytes : 0;
-}
-void Engine::set_memory_limit(std::size_t bytes) {
-  if (impl_) impl_->options.memory_limit = bytes;
+std::size_t Engine::second_engine_bytes() const {
+  return impl_ ? impl_->second_engine_bytes() : 0;
 }
 std::string Engine::limits() const {
   if (!impl_) return std::string();
@@ -483,6 +549,8 @@ Status Engine::Synchronize() {
   SSIM2_NEED_IMPL();
   SSIM2_GUARD();
   SSIM2_CUDA_CHECK(cudaStreamSynchronize(impl_->stream()));
+  for (const auto& lane : impl_->lanes) SSIM2_CUDA_CHECK(cudaStreamSynchronize(lane->stream()));
+  if (impl_->second) SSIM2_CUDA_CHECK(cudaStreamSynchronize(impl_->second->stream()));
   SSIM2_CUDA_CHECK(cudaGetLastError());
   return Status::Ok();
 }
@@ -498,11 +566,12 @@ Status Engine::DebugDownload(DebugPlane plane, int scale, int channel, float* ho
   // The reference's planes are in the cache once one is cached (a pyramid,
   // not an alpha reference's samples).
   const bool cached = impl_->has_reference && !impl_->reference_alpha;
+  const char* const cache_base = impl_->cache_base[impl_->slot];
   const char* base = impl_->base();
   std::size_t off = kNoPlane;
   switch (plane) {
     case DebugPlane::kXybRef:
-      if (cached) base = impl_->cache_base;
+      if (cached) base = cache_base;
       off = cached ? l.cache.xyb[scale] : l.xyb[0][scale];
       break;
     case DebugPlane::kXybDist: off = l.xyb[1][scale]; break;
@@ -511,7 +580,7 @@ Status Engine::DebugDownload(DebugPlane plane, int scale, int channel, float* ho
     case DebugPlane::kMu1:
     case DebugPlane::kSigma11:
       if (!cached) return Status(StatusCode::kInvalidArgument, "no reference cached");
-      base = impl_->cache_base;
+      base = cache_base;
       off = (plane == DebugPlane::kMu1 ? l.cache.mu1 : l.cache.s11)[scale][channel];
       if (off == kNoPlane) {
         return Status(StatusCode::kInvalidArgument, "the plan needs no such plane");

@@ -75,6 +75,14 @@ struct EngineOptions {
   // (limits() says what it gave up). Create fails with kOutOfMemory when
   // not even one pass fits, SetReference when the cache does not.
   std::size_t memory_limit = 0;
+  // A reference set while batches are in flight is prepared beside them on
+  // a second engine (its own stream, a second reference cache and the
+  // working memory of a reference pass alone, made on first need: under a
+  // quarter of an engine with three lanes) instead of after them on the
+  // engine's stream; the batches of either reference run on the engine's
+  // streams. Left out when its memory is not there (memory_limit: limits()
+  // says so). Scores are the same either way.
+  bool second_engine = false;
   // For tests: keep the linear RGB of scales >= 1 in memory of its own
   // (about 11 bytes per pixel more) instead of reusing it for the blur, so
   // that DebugDownload can read it after a pass.
@@ -109,12 +117,9 @@ class Engine {
   // What EngineOptions::memory_limit made the engine give up so far, one
   // sentence per item ("" when nothing).
   std::string limits() const;
-  // Device memory of the reference cache, which the first SetReference
-  // allocates (included in memory_bytes() from then on).
-  std::size_t reference_cache_bytes() const;
-  // Changes EngineOptions::memory_limit for what the engine allocates from
-  // now on (batch lanes, the cache); memory held already stays.
-  void set_memory_limit(std::size_t bytes);
+  // Of memory_bytes(), the second engine's (EngineOptions::second_engine);
+  // 0 until it is made.
+  std::size_t second_engine_bytes() const;
   // Pinned host memory held for host inputs, in bytes.
   std::size_t pinned_bytes() const;
   std::string device_name() const;
@@ -157,8 +162,9 @@ class Engine {
   // checked before anything is enqueued.
   // The cached reference may be replaced (SetReference) while a batch is in
   // flight: the new reference is prepared on the engine's stream after every
-  // stream has finished reading the old one, so each batch is scored against
-  // the reference cached when it was submitted.
+  // stream has finished reading the old one, or with
+  // EngineOptions::second_engine beside it, into the other cache, so each
+  // batch is scored against the reference cached when it was submitted.
   // Input device memory, and pinned host memory, must stay valid and
   // unchanged until WaitBatch returns (pageable host memory is copied before
   // ComputeBatchAsync returns).
@@ -191,7 +197,8 @@ class Engine {
   Status Query(Ticket ticket, bool* done, Result* result);
   // Blocks until the ticket's result is ready.
   Status Wait(Ticket ticket, Result* result);
-  // Waits for everything enqueued by this engine.
+  // Waits for everything enqueued by this engine (its lanes and second
+  // engine included).
   Status Synchronize();
 
   // Diagnostics for tests: copies one float plane of the last pass to host

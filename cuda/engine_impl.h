@@ -26,7 +26,9 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   int cuda_device = -1;  // EngineOptions::cuda_device, or the one current at Create
   std::string device_name;
   cuda::Layout layout;
-  cuda::LaunchTables tables;
+  // Job tables per cache slot: kCached passes read the slot that holds the
+  // current reference, kRef passes write it.
+  cuda::LaunchTables tables[kCacheSlots];
 
   // Everything that must be released with the context current.
   struct Resources {
@@ -35,24 +37,34 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
     cuda::PinnedBuffer results;  // 2 passes x kSumsPerResult doubles per slot
     cuda::Uploader uploads;
     cuda::TicketRing tickets;
-    // The reference cache (Layout::cache), allocated by the first
-    // SetReference; a lane has none.
+    // The reference cache (Layout::cache): an engine's (slot 0), allocated
+    // by the first SetReference, or its second engine's (slot 1); a lane
+    // has none.
     cuda::DeviceBuffer cache;
     // Batches: `fork` marks the cached reference ready on this stream (the
-    // lanes wait for it); `join` marks a lane's share of a batch done (the
-    // owner's stream waits for it before it may write the cache again).
+    // lanes wait for it); read_done[k] marks this stream's reads of cache
+    // slot k so far (recorded once they are enqueued; whoever writes the
+    // slot next waits for it); a second engine's `ready` marks a reference
+    // it prepared (the engine's stream waits for it).
     cuda::Event fork;
-    cuda::Event join;
+    cuda::Event read_done[kCacheSlots];
+    bool read_recorded[kCacheSlots] = {};
+    cuda::Event ready;
   };
   std::unique_ptr<Resources> res;
 
   // Where kCached passes read the reference (its XYB pyramid, mu1 and
-  // sigma11): this engine's cache, or for a lane the owner's; null until
-  // the cache is allocated.
-  char* cache_base = nullptr;
+  // sigma11) and kRef passes write it, per cache slot: slot 0 is the
+  // engine's cache, slot 1 its second engine's; lanes and the second engine
+  // use the engine's. Null until allocated.
+  char* cache_base[kCacheSlots] = {};
+  // The slot of the current reference (a lane's: of the batch it scores; a
+  // second engine's: of the reference it prepares).
+  int slot = 0;
   // What EngineOptions::memory_limit made this engine give up (Engine::limits).
   std::string limits;
   bool lanes_limited = false;
+  bool second_engine_limited = false;
   // Batch lanes: engines of the same size with their own working memory,
   // stream and tickets, whose kCached tables point at this engine's cache,
   // so that the images of one batch are scored concurrently against one
@@ -60,6 +72,13 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   // at most EngineOptions::batch_streams - 1; owned here, released before
   // this engine's memory.
   std::vector<std::unique_ptr<Impl>> lanes;
+  // EngineOptions::second_engine: prepares a reference set while batches are
+  // in flight into cache slot 1 or 0 (whichever they do not read), on its own
+  // stream, so that it runs beside them (Executor::kPreparer: the working
+  // memory of a reference pass and cache slot 1, about a quarter of an
+  // engine with three lanes). Made on first need; released before the lanes'
+  // owner, after the lanes, which read its cache.
+  std::unique_ptr<Impl> second;
 
   bool has_reference = false;
   bool reference_alpha = false;
@@ -75,6 +94,13 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   // A reference is cached and the images are valid for this engine.
   Status CheckAgainstReference(const ImageView* distorted, std::size_t count) const;
   Status SetReference(const ImageView& reference);
+  // Prepares `reference` into cache slot `target` on this executor's stream
+  // (an engine's or its second engine's), keeping an alpha reference's
+  // samples there instead.
+  Status PrepareReference(const ImageView& reference, int target);
+  // Makes `writer` wait for every stream's reads of cache slot `target` so
+  // far (this engine's, when the writer is another stream, and its lanes').
+  Status WaitForReaders(int target, cudaStream_t writer);
   // Scores `distorted` against `reference`, or against the cached reference
   // when `reference` is null, and hands out a ticket for the result.
   Status Enqueue(const ImageView* reference, const ImageView& distorted, Ticket* ticket,
@@ -84,9 +110,9 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   // WaitBatch of rounds that fit the tickets.
   Status ScoreBatch(const ImageView* distorted, std::size_t count, Result* results);
   // Enqueues `count` checked images against the cached reference, spread
-  // over this engine and its lanes (fork after the reference, each lane's
-  // join back into this stream, so that a later SetReference waits for the
-  // lanes' reads). Fails with kInvalidArgument, having enqueued nothing,
+  // over this engine and its lanes (fork after the reference; each lane
+  // marks its reads of the cache slot, so that whoever writes the slot next
+  // waits for them: WaitForReaders). Fails with kInvalidArgument, having enqueued nothing,
   // when an executor lacks free tickets for its share.
   Status SubmitBatch(const ImageView* distorted, std::size_t count, BatchTicket* ticket);
   Status WaitBatch(BatchTicket ticket, Result* results);
@@ -109,17 +135,23 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
                      float background, int result_slot);
   Status EnqueuePairPasses(const ImageView& reference, const cuda::InputDesc& dist,
                            const cuda::Upload& dist_upload, int first_result, int* passes);
-  // Chooses the layout of this engine's memory (or of a lane of
-  // `cache_owner`) under EngineOptions::memory_limit.
-  Status PlanMemory(const Impl* cache_owner);
+  // Chooses the layout of this engine's memory (or of a lane or the second
+  // engine of `cache_owner`: `role`) under EngineOptions::memory_limit.
+  Status PlanMemory(const Impl* cache_owner, Executor role);
   // Allocates the reference cache on first use and makes the kRef and
   // kCached tables that point into it.
   Status EnsureCache();
   // Grows the working memory to that of pair passes (xyb[0] and the
   // reference's rows in temp) before the first kFull pass.
   Status EnsurePairMemory();
-  // Copies the job tables to the device, on the stream.
-  Status UploadTables();
+  // Makes the job tables of every cache slot for this memory.
+  void MakeAllTables();
+  // Copies the job tables of cache slot `slot` (-1: every slot) to the
+  // device, on the stream.
+  Status UploadTables(int slot = -1);
+  // Makes the second engine if it is not there yet; false when it cannot
+  // be made (no device memory, or none left under memory_limit).
+  bool EnsureSecondEngine();
   // Makes sure `count` lanes exist.
   Status EnsureLanes(std::size_t count);
   // The lanes a batch of `count` images uses beside this engine (made if
@@ -128,11 +160,14 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
 
  public:
   // Allocates the state of an engine for width x height; `cache_owner`:
-  // null for an engine, the owning engine for a batch lane.
+  // null for an engine, the owning engine for a batch lane or a second
+  // engine (`role`).
   static Status Create(int width, int height, const EngineOptions& options,
-                       const Impl* cache_owner, std::unique_ptr<Impl>* out);
-  // Device memory of this engine and its lanes.
+                       const Impl* cache_owner, Executor role, std::unique_ptr<Impl>* out);
+  // Device memory of this engine, its lanes and its second engine.
   std::size_t memory_bytes() const;
+  // Of which the second engine's (its working memory and cache slot 1).
+  std::size_t second_engine_bytes() const { return second ? second->memory_bytes() : 0; }
 };
 
 }  // namespace cuda

@@ -44,12 +44,12 @@ enum InputKind : int {
   kInP010 = 7,
 };
 
-// The transfer of an input's samples: the ssim2::Transfer values the
-// kernels convert (HLG is not among them yet: passes.cpp refuses it).
+// The transfer of an input's samples (ssim2::Transfer).
 enum InputTransfer : int {
   kTransferSrgb = 0,    // the sRGB curve
   kTransferLinear = 1,  // none: the samples are linear light
   kTransferPq = 2,      // PQ, BT.2020 primaries (hdr::PqToLinearSrgb)
+  kTransferHlg = 3,     // HLG, BT.2020 primaries (hdr::HlgToLinearSrgb, glibc's libm replayed)
 };
 
 struct InputDesc {
@@ -64,8 +64,10 @@ struct InputDesc {
   int yuv_matrix;  // 0 BT.601, 1 BT.709, 2 BT.2020
   int yuv_full;    // 1: full range
   // Colour: packed and 10-bit Y'CbCr inputs (linear planar float is linear).
-  int transfer;    // InputTransfer; Y'CbCr PQ is rounded to 16-bit R'G'B' first
+  int transfer;    // InputTransfer; Y'CbCr PQ and HLG are rounded to 16-bit R'G'B' first
   float pq_scale;  // hdr::PqScale of the image's intensity target
+  int hlg_ootf_skip;       // hdr::MakeHlgOotf of the image's intensity target:
+  float hlg_ootf_exponent; // skip, and gamma - 1
   // The opsin matrix premultiplied by the image's intensity target / 255
   // (hdr::PremultipliedOpsin), used on every scale of this image.
   float opsin[9];

@@ -50,6 +50,14 @@ __device__ __forceinline__ Rgb EncodedToLinear(const InputDesc& in, float r, flo
       out.v[2] = l.b;
       break;
     }
+    case kTransferHlg: {
+      const hdr::HlgOotf ootf{in.hlg_ootf_skip != 0, in.hlg_ootf_exponent};
+      const hdr::Rgb l = hdr::HlgToLinearSrgb<hdr::ReplayedLibm>(r, g, b, ootf);
+      out.v[0] = l.r;
+      out.v[1] = l.g;
+      out.v[2] = l.b;
+      break;
+    }
     default:
       out.v[0] = arith::SrgbToLinear(r);
       out.v[1] = arith::SrgbToLinear(g);
@@ -131,7 +139,7 @@ __device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8
         yuv::ToLinear(yc, Y, U, V, mul8, out.v);
         break;
       }
-      // PQ (10-bit only): the 16-bit R'G'B' a PNG export of the frame holds.
+      // PQ and HLG (10-bit only): the 16-bit R'G'B' a PNG export of the frame holds.
       double rgb[3];
       yuv::ToRgbDouble(yc, Y, U, V, rgb);
       float e[3];

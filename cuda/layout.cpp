@@ -39,7 +39,9 @@ bool Layout::NeedsTempPlane(const ChannelNeeds& needs, int map) const {
   // reference beside the distorted image (kRef's rows reuse kCached's).
   const bool edge_map = map == kMapMu1 || map == kMapMu2;
   if (!needs.ssim && !edge_map) return false;
-  return scores_pairs() || !(map == kMapMu1 || map == kMapS11);
+  const bool reference_map = map == kMapMu1 || map == kMapS11;
+  if (is_preparer()) return reference_map;
+  return scores_pairs() || !reference_map;
 }
 
 Layout MakeLayout(int width, int height, const LayoutOptions& options) {
@@ -66,9 +68,11 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   }
   l.upload[0] = l.upload[1] = kNoPlane;
   // The reference's XYB is in the cache except in pair passes; a lane
-  // never uploads or prepares a reference.
+  // never uploads or prepares a reference, a second engine never the
+  // distorted image.
   const int first_image = l.prepares_reference() ? 0 : 1;
-  for (int i = l.scores_pairs() ? 0 : 1; i < 2; ++i) {
+  const int last_image = l.scores_against_cache() ? 1 : 0;
+  for (int i = l.scores_pairs() ? 0 : 1; i <= last_image; ++i) {
     for (int s = 0; s < scales; ++s) l.xyb[i][s] = take(3 * l.geom[s].plane_bytes);
   }
   // Horizontal-pass planes of each group from the start of temp: the groups
@@ -97,7 +101,7 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   const bool two_images = l.scores_pairs();
   std::size_t early = 0;
   std::size_t upload_rel[2] = {kNoPlane, kNoPlane};
-  for (int i = first_image; i < 2; ++i) {
+  for (int i = first_image; i <= last_image; ++i) {
     if (i == 1 && !two_images && first_image == 0) {
       upload_rel[1] = upload_rel[0];
       continue;
@@ -106,7 +110,7 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
     early += l.upload_bytes;
   }
   std::size_t lin_rel[2][kMaxScales];
-  for (int i = first_image; i < 2; ++i) {
+  for (int i = first_image; i <= last_image; ++i) {
     for (int s = 1; s < scales; ++s) {
       if (options.keep_linear) {
         l.lin[i][s] = take(3 * l.geom[s].plane_bytes);
@@ -129,7 +133,7 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
         l.temp_plane[s][c][kMapS11] = l.temp_plane[s][c][kMapS22];
       }
     }
-  for (int i = first_image; i < 2; ++i) {
+  for (int i = first_image; i <= last_image; ++i) {
     l.upload[i] = l.temp + upload_rel[i];
     if (!options.keep_linear) {
       for (int s = 1; s < scales; ++s) l.lin[i][s] = l.temp + lin_rel[i][s];
@@ -147,9 +151,12 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   // groups (each group's tables 64-byte aligned).
   const std::size_t h_max = kMaxScales * kNumChannels * kNumMapSlots;
   const std::size_t v_max = kMaxScales * kNumChannels;
-  l.jobs_bytes = kNumPassModes * (AlignUp(h_max * sizeof(HJob), 64) +
-                                  AlignUp(v_max * sizeof(VJob), 64) + 2 * 64 * (kMaxGroups - 1)) +
-                 kSrgb8Entries * sizeof(float);
+  l.jobs_slot_bytes = AlignUp(
+      kNumPassModes * (AlignUp(h_max * sizeof(HJob), 64) + AlignUp(v_max * sizeof(VJob), 64) +
+                       2 * 64 * (kMaxGroups - 1)) +
+          kSrgb8Entries * sizeof(float),
+      64);
+  l.jobs_bytes = kCacheSlots * l.jobs_slot_bytes;
   l.jobs = take(l.jobs_bytes);
   l.total_bytes = off;
 
@@ -182,8 +189,9 @@ void FillSrgb8Table(float* table) {
   }
 }
 
-LaunchTables MakeTables(const Layout& l, char* base, char* cache_base) {
+LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, int slot) {
   LaunchTables t;
+  t.jobs = l.jobs + static_cast<std::size_t>(slot) * l.jobs_slot_bytes;
   const MetricPlan& plan = l.plan;
   const CacheLayout& cache = l.cache;
   auto f = [&](std::size_t off) { return reinterpret_cast<float*>(base + off); };
@@ -198,6 +206,7 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base) {
     if (mode != PassMode::kFull && !cache_base) continue;
     if (mode == PassMode::kFull && !l.scores_pairs()) continue;
     if (mode == PassMode::kRef && !l.prepares_reference()) continue;
+    if (mode == PassMode::kCached && !l.scores_against_cache()) continue;
     int reduce_jobs = 0;
     int partial_cursor = 0;
     for (int group = 0; group < l.num_groups; ++group) {
@@ -381,7 +390,7 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
     p.from_input = s == 0 ? 1 : 0;
     p.neg_cbrt_bias = tables.neg_cbrt_bias;
     p.mul8 = static_cast<float>(1.0 / 255);
-    p.srgb8 = reinterpret_cast<const float*>(base + layout.jobs + tables.srgb8_offset);
+    p.srgb8 = reinterpret_cast<const float*>(base + tables.jobs + tables.srgb8_offset);
     int count = 0;
     auto add = [&](const InputDesc* in, int image) {
       if (s == 0) {
@@ -399,10 +408,10 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
   double* partials = reinterpret_cast<double*>(base + layout.partials);
   for (int g = 0; g < layout.num_groups; ++g) {
     PassLaunches::Group& group = l.groups[g];
-    group.h_jobs = reinterpret_cast<const HJob*>(base + layout.jobs + tables.h_offset[m][g]);
+    group.h_jobs = reinterpret_cast<const HJob*>(base + tables.jobs + tables.h_offset[m][g]);
     group.h_count = static_cast<int>(tables.h[m][g].size());
     group.h_blocks = tables.h_blocks[m][g];
-    group.v_jobs = reinterpret_cast<const VJob*>(base + layout.jobs + tables.v_offset[m][g]);
+    group.v_jobs = reinterpret_cast<const VJob*>(base + tables.jobs + tables.v_offset[m][g]);
     group.v_count = static_cast<int>(tables.v[m][g].size());
     group.v_blocks = tables.v_blocks[m][g];
     group.partials = partials + static_cast<std::size_t>(tables.partial_base[m][g]) * kNumSums;

@@ -24,7 +24,9 @@
 //   partials, sums, job tables: a few KB
 //   = 88 B/px (two scale groups: 68) once the engine has scored a pair;
 //   before, and for a batch lane, 48 (36): xyb[1] and the planes of the
-//   cached pass, 5 at scale 0.
+//   cached pass, 5 at scale 0. A second engine (kPreparer) has only temp,
+//   with the reference's rows (mu1, sigma11; 4 planes at scale 0) and
+//   its upload area and linear RGB: 16 B/px with two scale groups.
 //
 // Reference cache (CacheLayout), made on the first SetReference: the
 // reference's XYB pyramid, its blurred mu1 (channels with any error map) and
@@ -86,7 +88,14 @@ enum class Executor {
                // (no xyb[0]; kRef's mu1 / sigma11 rows share temp with
                // kCached's mu2 / sigma22, as the two never run in one pass)
   kLane,       // a batch lane: kCached passes against its owner's cache only
+  kPreparer,   // an engine's second engine: kRef passes only, into either
+               // cache slot, beside the batches on the engine's streams (no
+               // XYB of its own, the pyramid goes into the cache; temp holds
+               // the upload area, the linear RGB and the mu1 / sigma11 rows)
 };
+// Reference caches of an engine: its own, and its second engine's, in which
+// the next reference is prepared while batches read the first.
+constexpr int kCacheSlots = 2;
 
 struct LayoutOptions {
   bool all_features = false;
@@ -115,13 +124,17 @@ struct Layout {
   int max_partials = 0;  // blocks of one pass (kNumSums doubles each)
   std::size_t sums = 0;
   int num_result_slots = 0;  // kSumsPerResult doubles each
-  std::size_t jobs = 0, jobs_bytes = 0;
+  // The job tables of each cache slot, jobs_slot_bytes apart.
+  std::size_t jobs = 0, jobs_bytes = 0, jobs_slot_bytes = 0;
   std::size_t total_bytes = 0;
   // The reference cache of an engine of this size (a lane reads its owner's,
   // laid out the same).
   CacheLayout cache;
 
   bool is_lane() const { return options.executor == Executor::kLane; }
+  bool is_preparer() const { return options.executor == Executor::kPreparer; }
+  // Whether kCached passes run here (everywhere but on a second engine).
+  bool scores_against_cache() const { return !is_preparer(); }
   // Whether kFull passes (pairs, an alpha reference's passes) can run here.
   bool scores_pairs() const { return options.executor == Executor::kEngine; }
   // Whether the reference's upload area and linear RGB are there (kRef and
@@ -141,21 +154,24 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options);
 
 // Job tables of every (mode, group) with device pointers relative to `base`.
 struct LaunchTables {
+  // Where the blob sits: bytes from the working memory's base (Layout::jobs
+  // plus the cache slot's share).
+  std::size_t jobs = 0;
   std::vector<HJob> h[kNumPassModes][kMaxGroups];
   int h_blocks[kNumPassModes][kMaxGroups] = {};
   std::vector<VJob> v[kNumPassModes][kMaxGroups];
   int v_blocks[kNumPassModes][kMaxGroups] = {};
   // Where each (mode, group)'s tables sit in the job region (bytes from
-  // Layout::jobs) and where its V launch writes partials (blocks from
+  // LaunchTables::jobs) and where its V launch writes partials (blocks from
   // Layout::partials).
   std::size_t h_offset[kNumPassModes][kMaxGroups] = {};
   std::size_t v_offset[kNumPassModes][kMaxGroups] = {};
   int partial_base[kNumPassModes][kMaxGroups] = {};
   ReduceParams reduce[kNumPassModes] = {};
-  // The bytes to copy to base + Layout::jobs once at creation.
+  // The bytes to copy to base + jobs once at creation.
   std::vector<unsigned char> blob;
   // The 8-bit sRGB table (kSrgb8Entries floats), part of the blob: bytes
-  // from Layout::jobs.
+  // from jobs.
   std::size_t srgb8_offset = 0;
   // Passed by value to the kernels.
   BlurParams blur{};
@@ -165,8 +181,9 @@ struct LaunchTables {
 // `cache_base`: the reference cache (Layout::cache) that kRef writes and
 // kCached reads; an engine's batch lanes read the cache of the engine that
 // owns them (engine_impl.h). Null: no cache yet, so no kRef or kCached
-// tables (the engine makes them again once it allocates its cache).
-LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base);
+// tables (the engine makes them again once it allocates its cache). `slot`:
+// the cache slot (kCacheSlots) whose share of the job region holds the blob.
+LaunchTables MakeTables(const Layout& layout, char* base, char* cache_base, int slot = 0);
 
 // Everything one pass launches, in launch order: a prepare per scale, then
 // per scale group one horizontal and one vertical blur, then (unless the

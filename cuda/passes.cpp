@@ -40,14 +40,6 @@ Status Engine::Impl::CheckAgainstReference(const ImageView* distorted, std::size
 Status Engine::Impl::CheckImage(const ImageView& v) const {
   SSIM2_RETURN_IF_ERROR(ValidateImage(v));
   SSIM2_RETURN_IF_ERROR(ValidateSize(v, width, height));
-  // The kernels convert sRGB, linear and PQ inputs (InputTransfer); HLG is
-  // refused, never scored as something else.
-  if (v.color.transfer == Transfer::kHlg) {
-    return Status(StatusCode::kUnsupportedFormat,
-                  std::string(TransferName(v.color.transfer)) +
-                      " input: the CUDA engine does not convert HLG yet; score it on the CPU "
-                      "(backend cpu)");
-  }
   if (v.location == MemoryLocation::kCudaDevice) SSIM2_RETURN_IF_ERROR(CheckDeviceImage(v));
   return Status::Ok();
 }
@@ -56,8 +48,8 @@ Status Engine::Impl::CheckImage(const ImageView& v) const {
 // (device) and are copied to the pinned results.
 Status Engine::Impl::EnqueuePass(PassMode mode, const InputDesc* ref, const InputDesc* dist,
                                  float background, int result_slot) {
-  const PassLaunches pass =
-      PlanPass(layout, tables, base(), cache_base, mode, ref, dist, background, result_slot);
+  const PassLaunches pass = PlanPass(layout, tables[slot], base(), cache_base[slot], mode, ref,
+                                     dist, background, result_slot);
   SSIM2_RETURN_IF_ERROR(LaunchPass(pass, stream()));
   if (mode == PassMode::kRef) return Status::Ok();
   double* host = reinterpret_cast<double*>(res->results.get()) +
@@ -69,17 +61,55 @@ Status Engine::Impl::EnqueuePass(PassMode mode, const InputDesc* ref, const Inpu
 
 Status Engine::Impl::SetReference(const ImageView& ref) {
   has_reference = false;
-  if (layout.is_lane()) {
-    return Status(StatusCode::kInternal, "a batch lane has no cache of its own");
+  if (layout.is_lane() || layout.is_preparer()) {
+    return Status(StatusCode::kInternal, "a batch lane or second engine has no cache of its own");
   }
   SSIM2_RETURN_IF_ERROR(CheckImage(ref));
   if (!base()) return Status(StatusCode::kOutOfMemory, "the engine has no working memory");
   SSIM2_RETURN_IF_ERROR(EnsureCache());
+  // With batches in flight the second engine prepares the reference into the
+  // slot they do not read, beside them; otherwise this stream, into the
+  // current slot, after its readers.
+  Impl* writer = this;
+  int target = slot;
+  if (!batches.empty() && EnsureSecondEngine()) {
+    writer = second.get();
+    target = 1 - slot;
+    // Every read of the current slot on this stream is enqueued by now.
+    SSIM2_CUDA_CHECK(cudaEventRecord(res->read_done[slot].get(), stream()));
+    res->read_recorded[slot] = true;
+  }
+  SSIM2_RETURN_IF_ERROR(WaitForReaders(target, writer->stream()));
+  SSIM2_RETURN_IF_ERROR(writer->PrepareReference(ref, target));
+  if (writer != this) {
+    SSIM2_CUDA_CHECK(cudaEventRecord(second->res->ready.get(), second->stream()));
+    SSIM2_CUDA_CHECK(cudaStreamWaitEvent(stream(), second->res->ready.get(), 0));
+    reference_alpha = second->reference_alpha;
+    reference_raw = second->reference_raw;
+  }
+  slot = target;
+  has_reference = true;
+  return Status::Ok();
+}
+
+Status Engine::Impl::WaitForReaders(int target, cudaStream_t writer) {
+  auto wait = [&](const Impl& reader) -> Status {
+    if (reader.stream() == writer || !reader.res->read_recorded[target]) return Status::Ok();
+    SSIM2_CUDA_CHECK(cudaStreamWaitEvent(writer, reader.res->read_done[target].get(), 0));
+    return Status::Ok();
+  };
+  SSIM2_RETURN_IF_ERROR(wait(*this));
+  for (const auto& lane : lanes) SSIM2_RETURN_IF_ERROR(wait(*lane));
+  return Status::Ok();
+}
+
+Status Engine::Impl::PrepareReference(const ImageView& ref, int target) {
+  slot = target;
   if (HasAlpha(ref.format)) {
     // Two passes with different backgrounds follow for every distorted
     // image: keep the samples themselves.
     Upload up;
-    char* raw = cache_base + layout.cache.raw_ref;
+    char* raw = cache_base[target] + layout.cache.raw_ref;
     if (ref.location == MemoryLocation::kHost) {
       SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging, raw,
                                                  layout.cache.raw_ref_bytes, stream(), &reference_raw,
@@ -98,7 +128,6 @@ Status Engine::Impl::SetReference(const ImageView& ref) {
       reference_raw.stride[0] = static_cast<long long>(pitch);
     }
     reference_alpha = true;
-    has_reference = true;
     return Status::Ok();
   }
   InputDesc rd;
@@ -109,7 +138,6 @@ Status Engine::Impl::SetReference(const ImageView& ref) {
   SSIM2_RETURN_IF_ERROR(
       EnqueuePass(PassMode::kRef, &rd, nullptr, AlphaBackground(false, 0), -1));
   reference_alpha = false;
-  has_reference = true;
   return Status::Ok();
 }
 

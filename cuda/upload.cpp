@@ -27,6 +27,17 @@ InputKind KindOf(const FormatTraits& f) {
   return f.chroma_interleaved ? kInNV12 : kInI420;
 }
 
+// The kernels' name for an image's transfer.
+InputTransfer TransferOf(Transfer t) {
+  switch (t) {
+    case Transfer::kSrgb: break;
+    case Transfer::kLinear: return kTransferLinear;
+    case Transfer::kPq: return kTransferPq;
+    case Transfer::kHlg: return kTransferHlg;
+  }
+  return kTransferSrgb;
+}
+
 // Rows of a host image into pinned staging; large images with several
 // threads (one memcpy stream does not saturate the memory bus).
 void CopyRows(char* dst, std::size_t dst_pitch, const char* src, std::ptrdiff_t src_pitch,
@@ -120,12 +131,12 @@ Status Uploader::Prepare(const ImageView& v, int staging, char* dst, std::size_t
   desc->background = kAlphaBackgroundDefault;
   desc->yuv_matrix = static_cast<int>(v.yuv.matrix);
   desc->yuv_full = v.yuv.range == YuvRange::kFull ? 1 : 0;
-  // Engine::Impl::CheckImage has refused the transfers the kernels lack.
-  desc->transfer = v.color.transfer == Transfer::kPq       ? kTransferPq
-                   : v.color.transfer == Transfer::kLinear ? kTransferLinear
-                                                           : kTransferSrgb;
+  desc->transfer = TransferOf(v.color.transfer);
   const float peak = IntensityTarget(v.color);
   desc->pq_scale = hdr::PqScale(peak);
+  const hdr::HlgOotf ootf = hdr::MakeHlgOotf(peak);
+  desc->hlg_ootf_skip = ootf.skip ? 1 : 0;
+  desc->hlg_ootf_exponent = ootf.exponent;
   hdr::PremultipliedOpsin(peak, desc->opsin);
   upload->active = false;
   if (v.location == MemoryLocation::kCudaDevice) {

@@ -283,18 +283,6 @@ fall_back_to_cpu (GstSsim2Compare * self, const std::string & why)
   return true;
 }
 
-/* The CUDA engine does not convert HLG yet: under backend=auto an HLG
- * input moves scoring to the CPU (with backend=cuda the engine refuses the
- * frames, which is reported as an error). */
-static void
-leave_cuda_for_transfer (GstSsim2Compare * self, const ssim2gst::PadState & pad)
-{
-  if (!self->priv->use_cuda || pad.fmt.color.transfer != ssim2::Transfer::kHlg)
-    return;
-  fall_back_to_cpu (self, std::string (ssim2::TransferName (pad.fmt.color.
-              transfer)) + " input: the CUDA engine does not convert HLG yet");
-}
-
 /* Scorer failures that come from the input, not from the backend: another
  * backend would refuse them too. */
 static bool
@@ -545,8 +533,6 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
   GstSsim2ComparePrivate *priv = self->priv;
   const GstVideoInfo & ri = priv->ref.fmt.info;
 
-  leave_cuda_for_transfer (self, priv->ref);
-  leave_cuda_for_transfer (self, rendition.st);
   GstFlowReturn ret = ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
       GST_VIDEO_INFO_HEIGHT (&ri));
   if (ret != GST_FLOW_OK)
@@ -688,9 +674,6 @@ submit_group (GstSsim2Compare * self, std::vector < PendingPair > &pairs,
   g.submitted = false;
   if (g.members.empty ())
     return false;
-  leave_cuda_for_transfer (self, priv->ref);
-  for (size_t i : g.members)
-    leave_cuda_for_transfer (self, pairs[i].rendition->st);
   const GstVideoInfo & ri = priv->ref.fmt.info;
   if (ensure_scorer (self, GST_VIDEO_INFO_WIDTH (&ri),
           GST_VIDEO_INFO_HEIGHT (&ri)) != GST_FLOW_OK)

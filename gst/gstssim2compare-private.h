@@ -137,6 +137,7 @@ struct Rendition {
   guint64 window_start = GST_CLOCK_TIME_NONE;
   std::vector<double> window_scores;
   guint64 window_skipped = 0;
+  guint64 window_unaligned = 0;
   /* alignment=content: its aligner and held frames; made at its first step
    * of a measurement. */
   std::shared_ptr<ContentSync> sync;
@@ -160,6 +161,7 @@ struct Rendition {
     window_start = GST_CLOCK_TIME_NONE;
     window_scores.clear ();
     window_skipped = 0;
+    window_unaligned = 0;
     sync.reset ();
     st.frames = 0;
     st.ended = false;
@@ -255,6 +257,11 @@ struct GstSsim2ComparePrivate {
   /* Passes that handed pairs to the scorer since start (property
    * scoring-passes, read from any thread). */
   std::atomic<guint64> scoring_passes { 0 };
+  /* The ref queue after the last pass (properties held-ref-frames and
+   * held-ref-bytes, read from any thread): its frames, and the bytes of
+   * those that still have their buffer. */
+  std::atomic<guint64> held_ref_frames { 0 };
+  std::atomic<guint64> held_ref_bytes { 0 };
   guint64 seeks = 0;  /* flushing seeks since start */
   /* Live deadlines (gstssim2deadline.cpp; aggregator thread):
    * the running time since which the element, behind its deadlines, waits
@@ -404,13 +411,13 @@ GstFlowReturn gst_ssim2_compare_complete_scoring (GstSsim2Compare * self);
 /* What gstssim2sync.cpp (alignment=content) shares of the pairing steps:
  * whether @buf is a GAP event queued as a buffer; sending on a frame of @r
  * (scored: @score, against ref frame @ref_frame; skipped for lateness;
- * unscored), owning @buf; whether a pair is too late to be scored
+ * unscored: @unaligned when for want of a sure partner), owning @buf; whether a pair is too late to be scored
  * (max-lateness); whether @r has the reference's size (else it fails);
  * the src caps following the `dist` pad's; @r's pad has ended. */
 bool gst_ssim2_compare_is_gap (GstBuffer * buf);
 GstFlowReturn gst_ssim2_compare_push_dist_buffer (GstSsim2Compare * self,
     ssim2gst::Rendition & r, GstBuffer * buf, const double *score,
-    guint64 index, gint64 ref_frame, bool skipped);
+    guint64 index, gint64 ref_frame, bool skipped, bool unaligned = false);
 bool gst_ssim2_compare_too_late (GstSsim2Compare * self,
     ssim2gst::Rendition & r, GstBuffer * dist);
 bool gst_ssim2_compare_same_size (GstSsim2Compare * self,
@@ -420,8 +427,12 @@ bool gst_ssim2_compare_ensure_src_caps (GstSsim2Compare * self,
 void gst_ssim2_compare_finish_rendition (GstSsim2Compare * self,
     ssim2gst::Rendition & r);
 
+/* Bytes of the full ref frames queued (those sync-max-bytes has not
+ * dropped). */
+guint64 gst_ssim2_compare_ref_queue_bytes (GstSsim2Compare * self);
+
 /* Drops the ref frames every rendition of @list still measuring has gone
- * past. */
+ * past, and updates held-ref-frames and held-ref-bytes. */
 void gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
     const std::vector < std::shared_ptr < ssim2gst::Rendition > > &list);
 

@@ -154,6 +154,8 @@ enum
   PROP_SYNC_WINDOW,
   PROP_SYNC_MAX_BYTES,
   PROP_SCORING_PASSES,
+  PROP_HELD_REF_FRAMES,
+  PROP_HELD_REF_BYTES,
   PROP_MEMORY_LIMIT,
 };
 
@@ -360,7 +362,8 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
               G_PARAM_STATIC_STRINGS)));
 
   gst_ssim2_compare_install_content_properties (object_class,
-      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES);
+      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES, PROP_HELD_REF_FRAMES,
+      PROP_HELD_REF_BYTES);
 
   /**
    * GstSsim2Compare:scoring-passes:
@@ -683,12 +686,20 @@ static void
 gst_ssim2_compare_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  /* The one property that is not a setting: progress, an atomic counter
-   * read without the object lock. */
-  if (prop_id == PROP_SCORING_PASSES) {
-    g_value_set_uint64 (value,
-        GST_SSIM2_COMPARE (object)->priv->scoring_passes.load ());
-    return;
+  /* Not settings: atomic counters, read without the object lock. */
+  GstSsim2ComparePrivate *priv = GST_SSIM2_COMPARE (object)->priv;
+  switch (prop_id) {
+    case PROP_SCORING_PASSES:
+      g_value_set_uint64 (value, priv->scoring_passes.load ());
+      return;
+    case PROP_HELD_REF_FRAMES:
+      g_value_set_uint64 (value, priv->held_ref_frames.load ());
+      return;
+    case PROP_HELD_REF_BYTES:
+      g_value_set_uint64 (value, priv->held_ref_bytes.load ());
+      return;
+    default:
+      break;
   }
   settings_property_transfer (object, prop_id, NULL, value, pspec);
 }
@@ -1179,9 +1190,11 @@ gst_ssim2_compare_aggregate (GstAggregator * agg, gboolean timeout)
   if (priv->finished) {
     GST_INFO_OBJECT (self, "aggregator thread: %.3f s in passes, %.3f s "
         "submitting pairs, %.3f s waiting for scores; scorer memory %"
-        G_GSIZE_FORMAT " bytes", priv->timing.aggregate_us / 1e6,
-        priv->timing.submit_us / 1e6, priv->timing.collect_us / 1e6,
-        priv->scorer ? priv->scorer->memory_bytes () : (gsize) 0);
+        G_GSIZE_FORMAT " bytes (second engine %" G_GSIZE_FORMAT ")",
+        priv->timing.aggregate_us / 1e6, priv->timing.submit_us / 1e6,
+        priv->timing.collect_us / 1e6,
+        priv->scorer ? priv->scorer->memory_bytes () : (gsize) 0,
+        priv->scorer ? priv->scorer->second_engine_bytes () : (gsize) 0);
   }
   return ret;
 }

@@ -159,6 +159,8 @@ const Field < Score > kScoreFields[] = {
   {"running-time", &Score::running_time}, {"duration", &Score::duration},
   {"pad", &Score::pad}, {"frame", &Score::frame},
   {"ref-frame", &Score::ref_frame}, {"offset", &Score::offset},
+  {"ref-transfer", &Score::ref_transfer},
+  {"dist-transfer", &Score::dist_transfer},
 };
 
 using Interval = GstSsim2IntervalMessage;
@@ -167,6 +169,7 @@ const Field < Interval > kIntervalFields[] = {
   {"skipped", &Interval::skipped}, {"mean", &Interval::mean},
   {"min", &Interval::min}, {"p5", &Interval::p5}, {"max", &Interval::max},
   {"start", &Interval::start}, {"end", &Interval::end},
+  {"unaligned", &Interval::unaligned},
 };
 
 /* After frames and the pooled values. */
@@ -178,6 +181,8 @@ const Field < Summary > kSummaryTailFields[] = {
   {"backend", &Summary::backend}, {"pad", &Summary::pad},
   {"failure", &Summary::failure}, {"dropped", &Summary::dropped},
   {"repeated", &Summary::repeated}, {"unaligned", &Summary::unaligned},
+  {"ref-transfer", &Summary::ref_transfer},
+  {"dist-transfer", &Summary::dist_transfer},
 };
 
 using Sync = GstSsim2SyncMessage;
@@ -276,6 +281,7 @@ gst_ssim2_score_message_init (GstSsim2ScoreMessage * msg)
   msg->timestamp = msg->stream_time = msg->running_time = msg->duration =
       GST_CLOCK_TIME_NONE;
   msg->ref_frame = -1;
+  msg->ref_transfer = msg->dist_transfer = "";
 }
 
 void
@@ -294,6 +300,7 @@ gst_ssim2_summary_message_init (GstSsim2SummaryMessage * msg)
   for (size_t i = 0; i < G_N_ELEMENTS (kPooledOffsets); ++i)
     Pooled (msg, i) = NAN;
   msg->ended_first = msg->backend = msg->pad = msg->failure = "";
+  msg->ref_transfer = msg->dist_transfer = "";
 }
 
 void

@@ -40,6 +40,11 @@ typedef struct
   gint64 ref_frame;             /* the ref frame it was scored against, from
                                  * 0 (-1: unknown, an older element) */
   gint64 offset;                /* ref_frame - frame */
+  /* The transfer of each input's frames ("sRGB", "linear", "PQ", "HLG":
+   * ssim2::TransferName), as their caps said; "" unknown (an older
+   * element). */
+  const gchar *ref_transfer;
+  const gchar *dist_transfer;
 } GstSsim2ScoreMessage;
 
 /* `ssim2-interval`: one window of running time of one rendition. */
@@ -54,6 +59,8 @@ typedef struct
   gdouble max;
   GstClockTime start;
   GstClockTime end;
+  guint64 unaligned;            /* alignment=content: dist frames passed on
+                                 * unscored for want of a sure partner */
 } GstSsim2IntervalMessage;
 
 /* `ssim2-summary`: the end of one rendition's measurement. The pooled
@@ -85,6 +92,10 @@ typedef struct
   guint64 dropped;
   guint64 repeated;
   guint64 unaligned;
+  /* The transfer of each input's last frames, as in the score message; ""
+   * unknown (no caps, or an older element). */
+  const gchar *ref_transfer;
+  const gchar *dist_transfer;
 } GstSsim2SummaryMessage;
 
 /* `ssim2-sync`: alignment=content locked, lost or locked again (state
@@ -160,8 +171,9 @@ void SetSummaryCounts (GstSsim2SummaryMessage * msg,
 void GetSummaryCounts (const GstSsim2SummaryMessage & msg,
     ssim2::LogSummary * log);
 
-/* A score message from a score log's row (all but pad, which the row does
- * not hold), and the row (all but source) that a score message holds. */
+/* A score message from a score log's row (all but the pad and the
+ * transfers, which a row does not hold), and the row (all but source) that
+ * a score message holds. */
 void SetScoreMessage (GstSsim2ScoreMessage * msg, const ssim2::ScoreRow & row);
 ssim2::ScoreRow ScoreRowOf (const GstSsim2ScoreMessage & msg);
 

@@ -38,6 +38,8 @@ gst_ssim2_compare_clear_ref_queue (GstSsim2Compare * self)
   for (RefFrame & f:priv->ref_queue)
     gst_clear_buffer (&f.buf);
   priv->ref_queue.clear ();
+  priv->held_ref_frames = 0;
+  priv->held_ref_bytes = 0;
   priv->ref_base = priv->ref_next;
   priv->sync_refs_dropped = 0;
   priv->sync_ref_due = GST_CLOCK_TIME_NONE;
@@ -130,7 +132,8 @@ frame_duration (const PadState & st, GstBuffer * buf)
  * (a segment or caps event first completes the batches in flight). */
 static GstFlowReturn
 push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
-    const double *score, guint64 index, gint64 ref_frame, bool skipped)
+    const double *score, guint64 index, gint64 ref_frame, bool skipped,
+    bool unaligned = false)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   r.st.frames++;
@@ -150,7 +153,7 @@ push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
   times.running_time = rt;
   times.duration = GST_BUFFER_DURATION (buf);
   gst_ssim2_compare_report_pair (self, r, &buf, score, index, ref_frame,
-      skipped, times);
+      skipped, unaligned, times);
   const GstClockTime duration = times.duration;
 
   if (!r.to_src) {
@@ -361,6 +364,19 @@ gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
     priv->ref_queue.pop_front ();
     priv->ref_base++;
   }
+  priv->held_ref_frames = priv->ref_queue.size ();
+  priv->held_ref_bytes = gst_ssim2_compare_ref_queue_bytes (self);
+}
+
+guint64
+gst_ssim2_compare_ref_queue_bytes (GstSsim2Compare * self)
+{
+  guint64 bytes = 0;
+  for (const RefFrame & f:self->priv->ref_queue) {
+    if (f.buf)
+      bytes += gst_buffer_get_size (f.buf);
+  }
+  return bytes;
 }
 
 /* Output caps follow the `dist` caps (also after renegotiation). */
@@ -677,9 +693,10 @@ gst_ssim2_compare_is_gap (GstBuffer * buf)
 GstFlowReturn
 gst_ssim2_compare_push_dist_buffer (GstSsim2Compare * self, Rendition & r,
     GstBuffer * buf, const double *score, guint64 index, gint64 ref_frame,
-    bool skipped)
+    bool skipped, bool unaligned)
 {
-  return push_dist_buffer (self, r, buf, score, index, ref_frame, skipped);
+  return push_dist_buffer (self, r, buf, score, index, ref_frame, skipped,
+      unaligned);
 }
 
 bool

@@ -157,6 +157,13 @@ stats_write_failed (GstSsim2Compare * self)
 
 /* What @r's measurement comes to: what its ssim2-summary message, the stats
  * file's summary and the summary file carry. */
+/* The transfer of a pad's frames by its caps, "" before any caps. */
+static const char *
+pad_transfer (const ssim2gst::PadState & pad)
+{
+  return pad.have_info ? ssim2::TransferName (pad.fmt.color.transfer) : "";
+}
+
 static ssim2::LogSummary
 rendition_summary (GstSsim2Compare * self, const Rendition & r)
 {
@@ -175,6 +182,8 @@ rendition_summary (GstSsim2Compare * self, const Rendition & r)
     summary.backend = priv->scorer->description ();
   if (r.failed)
     summary.failure = r.failure;
+  summary.ref_transfer = pad_transfer (priv->ref);
+  summary.dist_transfer = pad_transfer (r.st);
   return summary;
 }
 
@@ -312,14 +321,17 @@ gst_ssim2_compare_pad_prefix (GstSsim2Compare * self, const Rendition & r)
   return gst_ssim2_compare_renditions (self).size () > 1 ? r.name + ": " : "";
 }
 
-/* Posts @r's current ssim2-interval window, if it holds any pair. */
+/* Posts @r's current ssim2-interval window, if it holds any frame
+ * counted (scored, skipped, unaligned). */
 static void
 window_post (GstSsim2Compare * self, Rendition & r)
 {
   const guint64 interval = self->priv->run.interval;
-  if (interval == 0 || (r.window_scores.empty () && r.window_skipped == 0)) {
+  if (interval == 0 || (r.window_scores.empty () && r.window_skipped == 0 &&
+          r.window_unaligned == 0)) {
     r.window_scores.clear ();
     r.window_skipped = 0;
+    r.window_unaligned = 0;
     return;
   }
   const ssim2::Summary sum = ssim2::Summarize (r.window_scores);
@@ -337,20 +349,23 @@ window_post (GstSsim2Compare * self, Rendition & r)
   m.max = sum.max;
   m.start = start;
   m.end = end;
+  m.unaligned = r.window_unaligned;
   GstStructure *s = gst_ssim2_interval_message_to_structure (&m);
   r.window_scores.clear ();
   r.window_skipped = 0;
+  r.window_unaligned = 0;
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* Counts a pair of @r (scored: @score; else skipped) at running time @rt
+/* Counts a frame of @r (scored: @score; else skipped, or unaligned with
+ * @unaligned) at running time @rt
  * in its window, after posting the window it ends. Windows are the
  * multiples of the interval in running time, so that every pair falls in
  * exactly one; a pair without running time joins the current window. */
 static void
 window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
-    const double *score)
+    const double *score, bool unaligned)
 {
   const guint64 interval = self->priv->run.interval;
   if (interval == 0)
@@ -364,6 +379,8 @@ window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
   }
   if (score)
     r.window_scores.push_back (*score);
+  else if (unaligned)
+    r.window_unaligned++;
   else
     r.window_skipped++;
 }
@@ -371,13 +388,13 @@ window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
 void
 gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
     GstBuffer ** buf, const double *score, guint64 index, gint64 ref_frame,
-    bool skipped, const ssim2gst::FrameTimes & times)
+    bool skipped, bool unaligned, const ssim2gst::FrameTimes & times)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const gchar *pad_name = r.name.c_str ();
 
-  if (score || skipped)
-    window_add (self, r, times.running_time, score);
+  if (score || skipped || unaligned)
+    window_add (self, r, times.running_time, score, unaligned && !skipped);
   if (score) {
     if (r.to_src) {
       *buf = gst_buffer_make_writable (*buf);
@@ -403,6 +420,8 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
       gst_ssim2_score_message_init (&m);
       ssim2gst::SetScoreMessage (&m, row);
       m.pad = pad_name;
+      m.ref_transfer = pad_transfer (priv->ref);
+      m.dist_transfer = pad_transfer (r.st);
       GstStructure *s = gst_ssim2_score_message_to_structure (&m);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
@@ -480,6 +499,8 @@ gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
   m.backend = summary.backend.c_str ();
   m.pad = r.name.c_str ();
   m.failure = summary.failure.c_str ();
+  m.ref_transfer = summary.ref_transfer.c_str ();
+  m.dist_transfer = summary.dist_transfer.c_str ();
   GstStructure *s = gst_ssim2_summary_message_to_structure (&m);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));

@@ -62,10 +62,11 @@ std::string gst_ssim2_compare_pad_prefix (GstSsim2Compare * self,
  * replaced by a writable copy, for the `dist` pad; the message, the stats
  * row, the window, the threshold warning) against ref frame @ref_frame of
  * the measurement (from 0), skipped for lateness (@skipped: the window
- * only) or unscored (nothing). */
+ * only), unaligned (alignment=content found no sure partner: the window
+ * only) or unscored otherwise (nothing). */
 void gst_ssim2_compare_report_pair (GstSsim2Compare * self,
     ssim2gst::Rendition & r, GstBuffer ** buf, const double *score,
-    guint64 index, gint64 ref_frame, bool skipped,
+    guint64 index, gint64 ref_frame, bool skipped, bool unaligned,
     const ssim2gst::FrameTimes & times);
 
 /* @r's pad has ended: sets r.ended_first and, when one input ended while

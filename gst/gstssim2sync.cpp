@@ -89,6 +89,12 @@ struct ContentSync {
   };
   std::deque<Signing> signing;
   bool pushed_dist = false;
+  /* next_ref when the last dist frame was pushed (or the aligner made): the
+   * ref frames since count how long the pad has had none. */
+  guint64 ref_at_last_dist = 0;
+  /* The aligner was told that the dist stream stopped (live: no frame for
+   * longer than the window): it holds only the window's ref frames. */
+  bool stopped = false;
   bool ref_ended = false;
   bool dist_ended = false;
   /* Distinct ref frames paired (for unmatched-ref): pairs of one lock name
@@ -158,7 +164,8 @@ gst_ssim2_compare_update_content_latency (GstSsim2Compare * self)
 
 void
 gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
-    guint sync_window_id, guint sync_max_bytes_id)
+    guint sync_window_id, guint sync_max_bytes_id, guint held_ref_frames_id,
+    guint held_ref_bytes_id)
 {
   /**
    * GstSsim2Compare:sync-window:
@@ -197,6 +204,37 @@ gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
           0, G_MAXUINT64, DEFAULT_SYNC_MAX_BYTES,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:held-ref-frames:
+   *
+   * Ref frames the element holds after its last aggregate pass because a
+   * rendition has not passed them yet (alignment=content: an aligner may
+   * still name them), with or without their full frame (sync-max-bytes
+   * drops the oldest full frames, not their places). A watchdog's memory
+   * figure: it stays bounded while every rendition is fed, and also while
+   * one has stopped (live, content: the window's frames for it).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, held_ref_frames_id,
+      g_param_spec_uint64 ("held-ref-frames", "Held ref frames",
+          "Ref frames held for the renditions after the last pass "
+          "(read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:held-ref-bytes:
+   *
+   * Bytes of the full ref frames among held-ref-frames (the buffers' sizes).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, held_ref_bytes_id,
+      g_param_spec_uint64 ("held-ref-bytes", "Held ref bytes",
+          "Bytes of the full ref frames held for the renditions after the "
+          "last pass (read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 
 GstSsim2ContentCounts
@@ -460,11 +498,7 @@ static void
 bound_held_refs (GstSsim2Compare * self)
 {
   GstSsim2ComparePrivate *priv = self->priv;
-  guint64 bytes = 0;
-  for (const RefFrame & f:priv->ref_queue) {
-    if (f.buf)
-      bytes += gst_buffer_get_size (f.buf);
-  }
+  guint64 bytes = gst_ssim2_compare_ref_queue_bytes (self);
   const guint64 max_bytes = priv->run.sync_max_bytes;
   for (RefFrame & f:priv->ref_queue) {
     if (bytes <= max_bytes)
@@ -556,7 +590,7 @@ ensure_sync (GstSsim2Compare * self, Rendition & r)
   }
   auto sync = std::make_shared < ContentSync > ();
   sync->aligner = std::move (aligner);
-  sync->origin = sync->next_ref = r.ref_pos;
+  sync->origin = sync->next_ref = sync->ref_at_last_dist = r.ref_pos;
   r.sync = std::move (sync);
   GST_INFO_OBJECT (self, "%s: aligning by content over +-%d frames",
       r.name.c_str (), options.window);
@@ -591,12 +625,14 @@ post_sync_message (GstSsim2Compare * self, const Rendition & r,
   gst_ssim2_compare_post_sync (self, m);
 }
 
-/* Sends on @buf (owned) unscored, after every pair taken before it: those
+/* Sends on @buf (owned) unscored (skipped for lateness, unaligned, or
+ * neither: frame-step), after every pair taken before it: those
  * of this pass (@pending) are submitted now and completed with those in
  * flight, so that the pad's frames, messages and rows keep their order. */
 static GstFlowReturn
 send_unscored (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
-    guint64 index, bool skipped, std::vector < PendingPair > &pending)
+    guint64 index, bool skipped, bool unaligned,
+    std::vector < PendingPair > &pending)
 {
   if (!pending.empty ()) {
     gst_ssim2_compare_submit_pairs (self, std::move (pending));
@@ -608,7 +644,7 @@ send_unscored (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
     return ret;
   }
   return gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, index, -1,
-      skipped);
+      skipped, unaligned);
 }
 
 GstFlowReturn
@@ -658,7 +694,7 @@ act_on (GstSsim2Compare * self, const RenditionPtr & rendition,
   }
   if (!ref) {
     r.unmatched_dist++;
-    return send_unscored (self, r, buf, 0, false, pending);
+    return send_unscored (self, r, buf, 0, false, true, pending);
   }
   const guint64 index = r.pair_index++;
   const bool unscored = index % MAX (priv->run.every, 1u) != 0;
@@ -666,7 +702,7 @@ act_on (GstSsim2Compare * self, const RenditionPtr & rendition,
   if (unscored || late) {
     if (late)
       r.skipped++;
-    return send_unscored (self, r, buf, index, late, pending);
+    return send_unscored (self, r, buf, index, late, false, pending);
   }
   PendingPair p;
   p.rendition = rendition;
@@ -740,7 +776,13 @@ push_signed (GstSsim2Compare * self, Rendition & r, bool wait,
       s.aligner->Discontinuity ();
     if (!s.aligner->PushDistorted (std::move (*next.job->signature)).ok ())
       s.aligner->PushDistorted (ssim2::FrameSignature ());
+    if (s.stopped)
+      GST_INFO_OBJECT (self, "%s: frames again after %" G_GUINT64_FORMAT
+          " ref frames without one: aligning again around the newest ref "
+          "frames", r.name.c_str (), s.next_ref - s.ref_at_last_dist);
     s.pushed_dist = true;
+    s.stopped = false;
+    s.ref_at_last_dist = s.next_ref;
     s.signing.pop_front ();
   }
   if (!s.dist_ended && s.signing.empty () && gst_aggregator_pad_is_eos (r.pad)) {
@@ -757,16 +799,18 @@ push_signed (GstSsim2Compare * self, Rendition & r, bool wait,
 }
 
 /* Takes the head of @r's pad into its held frames, its signature started
- * (a frame), or drops it (a gap: no frame to pair). */
+ * (a frame), or drops it (a gap: no frame to pair); *@took says whether
+ * there was one. */
 static GstFlowReturn
-feed_dist (GstSsim2Compare * self, Rendition & r, bool *progressed)
+feed_dist_head (GstSsim2Compare * self, Rendition & r, bool *took)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   ContentSync & s = *r.sync;
+  *took = false;
   GstBuffer *head = gst_aggregator_pad_peek_buffer (r.pad);
   if (!head)
     return GST_FLOW_OK;
-  *progressed = true;
+  *took = true;
   if (gst_ssim2_compare_is_gap (head)) {
     gst_buffer_unref (head);
     GstBuffer *gap = gst_aggregator_pad_pop_buffer (r.pad);
@@ -793,6 +837,23 @@ feed_dist (GstSsim2Compare * self, Rendition & r, bool *progressed)
   s.held.push_back (buf);
   s.signing.push_back (std::move (signing));
   return GST_FLOW_OK;
+}
+
+/* Takes every frame waiting on @r's pad (feed_dist_head), not one per
+ * pass: in a live pipeline whose other dist pad is empty (a rendition
+ * down) passes come only at the deadlines, a few a second, and one frame a
+ * pass fell behind the pad's frame rate until every frame was late. The
+ * aligner's decisions do not depend on how its input is split into passes. */
+static GstFlowReturn
+feed_dist (GstSsim2Compare * self, Rendition & r, bool *progressed)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  bool took = true;
+  while (ret == GST_FLOW_OK && took && !r.failed) {
+    ret = feed_dist_head (self, r, &took);
+    *progressed = *progressed || took;
+  }
+  return ret;
 }
 
 /* Signature batches in flight beyond which a step waits for them: the lag
@@ -907,11 +968,36 @@ pass_late_frames (GstSsim2Compare * self, Rendition & r, bool *progressed,
     *progressed = true;
     GST_DEBUG_OBJECT (self, "%s: a held frame is later than max-lateness: "
         "passed unscored before its decision", r.name.c_str ());
-    GstFlowReturn ret = send_unscored (self, r, buf, 0, true, pending);
+    GstFlowReturn ret = send_unscored (self, r, buf, 0, true, false, pending);
     if (ret != GST_FLOW_OK)
       return ret;
   }
   return GST_FLOW_OK;
+}
+
+/* Live: a dist pad that has had no frame while more ref frames than the
+ * window (and a block) came, with nothing held, is stopped (a source that
+ * went down): its aligner keeps only the window's ref frames for it, so
+ * that the ref queue does not grow for it while the other renditions go
+ * on, and it places the pad's next frame at the newest ref frames
+ * (FrameAligner::StopDistorted). */
+static void
+stop_if_idle (GstSsim2Compare * self, Rendition & r)
+{
+  ContentSync & s = *r.sync;
+  if (s.stopped || s.dist_ended || !s.held.empty () || !s.signing.empty () ||
+      gst_aggregator_pad_has_buffer (r.pad) ||
+      !GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (GST_AGGREGATOR
+              (self))))
+    return;
+  const guint64 idle = s.next_ref - s.ref_at_last_dist;
+  if (idle <= (guint64) s.aligner->options ().window +
+      s.aligner->options ().block)
+    return;
+  s.aligner->StopDistorted ();
+  s.stopped = true;
+  GST_INFO_OBJECT (self, "%s: no frame for %" G_GUINT64_FORMAT " ref frames: "
+      "holding only the window's ref frames for it", r.name.c_str (), idle);
 }
 
 GstFlowReturn
@@ -972,6 +1058,8 @@ gst_ssim2_compare_step_content (GstSsim2Compare * self,
     gst_ssim2_compare_finish_rendition (self, r);
     took = true;
   }
+
+  stop_if_idle (self, r);
 
   /* The ref frames it may still name stay queued (trim_ref_queue). */
   const gint64 oldest = std::max < gint64 > (0,

@@ -67,8 +67,9 @@ if [ -n "$TESTDATA" ]; then
 else
   step parity 240 "$BUILD/tests/test_parity" --gtest_filter='*/cuda'
 fi
-# HDR: the PQ/HLG pairs on the CPU path and the CUDA engine (PQ: the
-# reference's digits, one-shot, cached and in batches; HLG: refused by name).
+# HDR: the PQ/HLG pairs on the CPU path and the CUDA engine (the reference's
+# digits, one-shot, cached and in batches). The CUDA engine's PQ/HLG planes
+# against the CPU path's run in the stages step (HdrInputsConvertAsOnTheCpuPath).
 step hdr 240 "$BUILD/tests/test_hdr_parity"
 if [ -n "$SANITIZER" ]; then
   step memcheck-stages 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_stages" --quick

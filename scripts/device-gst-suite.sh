@@ -272,6 +272,39 @@ eval "GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q $(raw_cuda /tmp/ref720.nv12 | s
   >"$LOG/content-system.log" 2>&1
 row "  system memory: signatures on the host" "$(signature_paths "$LOG/content-system.log" host)"
 
+# 3e. HDR: the HDR10 (PQ) and HLG clips of tests/data/hdr (HEVC Main10) through
+#     nvh265dec into the element in CUDA memory, and through the tool's video
+#     mode, on the CUDA engine; each frame's score must print as libjxl's
+#     ssimulacra2 printed it for the same decoded frames (video_scores.csv).
+hdr_vs_reference() {  # hdr_vs_reference CLIP CSV
+  python3 - "$1" "$2" tests/data/hdr/video_scores.csv <<'PY'
+import csv, sys
+clip, got_path, ref_path = sys.argv[1:4]
+ref = [r["score"] for r in csv.DictReader(open(ref_path)) if r["clip"] == clip]
+try:
+    got = [float(r["score"]) for r in csv.DictReader(open(got_path))]
+except (OSError, KeyError, ValueError):
+    got = []
+bad = [i for i, (a, b) in enumerate(zip(ref, got)) if f"{b:.8f}" != a]
+ok = got and len(got) == len(ref) and not bad
+print(f"{'ok' if ok else 'FAIL'}: {len(got)} of {len(ref)} frames, {len(bad)} print differently")
+PY
+}
+for clip in hdr10 hlg; do
+  GST_DEBUG=ssim2compare:4 gst-launch-1.0 -q \
+    filesrc location="tests/data/hdr/video/$clip-reference.mkv" ! matroskademux ! h265parse ! nvh265dec \
+      ! 'video/x-raw(memory:CUDAMemory)' ! queue ! s.ref \
+    filesrc location="tests/data/hdr/video/$clip-distorted.mkv" ! matroskademux ! h265parse ! nvh265dec \
+      ! 'video/x-raw(memory:CUDAMemory)' ! queue ! s.dist \
+    ssim2compare name=s backend=cuda alignment=sequence stats-file="$LOG/hdr-$clip-element.csv" \
+      ! fakesink sync=false >"$LOG/hdr-$clip-element.log" 2>&1
+  row "$clip: nvh265dec -> CUDA memory, backend=cuda" "$(hdr_vs_reference "$clip" "$LOG/hdr-$clip-element.csv")"
+  "$BUILD/tools/ssim2" --backend cuda --alignment sequence --csv "$LOG/hdr-$clip-tool.csv" \
+    "tests/data/hdr/video/$clip-reference.mkv" "tests/data/hdr/video/$clip-distorted.mkv" \
+    >"$LOG/hdr-$clip-tool.log" 2>&1
+  row "$clip: ssim2 tool, video mode, backend cuda" "$(hdr_vs_reference "$clip" "$LOG/hdr-$clip-tool.csv")"
+done
+
 # 4. Errors: a device that does not exist.
 gst-launch-1.0 videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.ref videotestsrc num-buffers=2 ! video/x-raw,width=64,height=64 ! s.dist \
   ssim2compare name=s backend=cuda cuda-device-id=7 ! fakesink >"$LOG/baddevice.log" 2>&1

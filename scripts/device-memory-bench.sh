@@ -11,7 +11,8 @@
 # 2. The 4K ladder in one element: a 3840x2160 reference and 4 renditions in
 #    CUDA memory (videotestsrc ! cudaupload, each frame uploaded once and
 #    repeated by imagefreeze), one ssim2compare backend=cuda: the element's
-#    INFO line "scorer memory N bytes" at the end and nvidia-smi's peak
+#    INFO line "scorer memory N bytes (second engine M)" at the end (the
+#    second engine at most a quarter of the rest) and nvidia-smi's peak
 #    memory.used during the run (the device's whole use: element, upload
 #    pools, CUDA contexts), against the targets (2.0 GB and 3 GB).
 # 3. The same ladder under memory-limit: 1.0 GB (it must warn, say what it
@@ -78,7 +79,7 @@ else
     echo "$p"
   }
   idle=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0 | head -1)
-  run_ladder() {  # run_ladder NAME EXTRA_PROPERTIES: rc, scorer bytes, peak MiB
+  run_ladder() {  # run_ladder NAME EXTRA_PROPERTIES: rc, scorer bytes, peak MiB, second engine bytes
     nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0 -lms 50 \
       >"$LOG/$1.smi" 2>/dev/null &
     local smi=$!
@@ -87,10 +88,11 @@ else
     local rc=$?
     kill "$smi" 2>/dev/null
     wait "$smi" 2>/dev/null
-    local bytes peak
+    local bytes peak second
     bytes=$(grep -o 'scorer memory [0-9]*' "$LOG/$1.log" | tail -1 | grep -o '[0-9]*$')
+    second=$(grep -o 'second engine [0-9]*' "$LOG/$1.log" | tail -1 | grep -o '[0-9]*$')
     peak=$(sort -n "$LOG/$1.smi" | tail -1)
-    echo "$rc ${bytes:-0} ${peak:-0}"
+    echo "$rc ${bytes:-0} ${peak:-0} ${second:-0}"
   }
   # The scores of every frame of every pad, as sorted "pad frame score" lines.
   scores() {
@@ -107,13 +109,14 @@ print("\n".join(sorted(rows)))
 PY
   }
 
-  read -r rc bytes peak <<<"$(run_ladder ladder4k "")"
+  read -r rc bytes peak second <<<"$(run_ladder ladder4k "")"
   row "4K ladder (ref + 4), one element: rc" "$rc, $(grep -c 'ssim2, ' "$LOG/ladder4k.log") scores"
   row "  scorer memory (INFO line; target <= 2.0 GB)" "$(GB "$bytes")"
+  row "  of which the second engine (target <= a quarter of the rest)" "$(GB "$second") ($(awk -v s="$second" -v b="$bytes" 'BEGIN {if (b > s) printf "%.1f %% of the rest", 100 * s / (b - s)}'))"
   row "  device peak, nvidia-smi (target <= 3 GB)" "${peak} MiB ($(awk -v p="$peak" -v i="$idle" 'BEGIN {printf "%d MiB above the idle %d", p - i, i}'))"
   grep -o 'scorer for .*' "$LOG/ladder4k.log" | head -1 | sed 's/^/      /'
 
-  read -r rc bytes peak <<<"$(run_ladder ladder4k-limited "memory-limit=1000000000")"
+  read -r rc bytes peak _ <<<"$(run_ladder ladder4k-limited "memory-limit=1000000000")"
   warned=$(grep -c 'WARNING.*memory-limit' "$LOG/ladder4k-limited.log")
   same=$([ "$(scores ladder4k)" = "$(scores ladder4k-limited)" ] && [ -n "$(scores ladder4k)" ] && echo "same scores" || echo "FAIL: scores differ")
   row "  memory-limit=1 GB: rc, scorer memory, peak" "$rc, $(GB "$bytes"), $peak MiB"

@@ -11,7 +11,11 @@
 # - ref10.i420.gz: the first 10 decoded frames of the test data's reference
 #   clip (raw I420, for cudaupload; compared with video_scores.csv)
 # - dist10.i420.gz: the first 10 frames of dist720.h264 decoded on the CPU
-# - lib/: libjpeg.so.62 (the tool needs it; the device image lacks it)
+# - ref-monitor/dist-monitor.mkv: a generated 720p pair of 20 s in Matroska
+#   (timestamps, so that `ssim2 monitor` plays them at their pace) for
+#   device-monitor-check.sh
+# - lib/: libjpeg.so.62 and libsoup-3.0 with its dependencies (the tool needs
+#   them; the device image and the GStreamer kit lack them)
 set -euo pipefail
 OUTDIR=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
 BUILD=$(cd "${2:-build}" && pwd)
@@ -51,4 +55,13 @@ enc filesrc location=dist720.h264 ! h264parse ! avdec_h264 ! video/x-raw,format=
 head -c $((1280 * 720 * 3 / 2 * 10)) dist30.i420 | gzip -6 >dist10.i420.gz
 rm dist30.i420
 head -11 "$T/video_scores.csv" >video_scores_10.csv
-cp -L /usr/lib/x86_64-linux-gnu/libjpeg.so.62 lib/
+for q in "ref-monitor 6000" "dist-monitor 800"; do
+  set -- $q
+  enc videotestsrc pattern=ball num-buffers=600 ! video/x-raw,width=1280,height=720,framerate=30/1,format=I420 \
+    ! x264enc bitrate=$2 speed-preset=ultrafast key-int-max=60 ! h264parse ! matroskamux \
+    ! filesink location=$1.mkv
+done
+for lib in libjpeg.so.62 libsoup-3.0.so.0 libnghttp2.so.14 libpsl.so.5 libbrotlidec.so.1 \
+    libbrotlicommon.so.1 libsqlite3.so.0; do
+  cp -L "/usr/lib/x86_64-linux-gnu/$lib" lib/
+done

@@ -149,6 +149,10 @@ bool Monitor::BuildPipeline(std::string* error) {
                "interval", static_cast<guint64>(options_.interval_s * GST_SECOND),
                "sync-window", static_cast<guint64>(options_.sync_window_s * GST_SECOND),
                nullptr);
+  if (options_.max_reference_bytes) {
+    g_object_set(compare_, "sync-max-bytes", static_cast<guint64>(*options_.max_reference_bytes),
+                 nullptr);
+  }
   GstElement* sink = gst_element_factory_make("fakesink", "sink");
   g_object_set(sink, "sync", FALSE, "async", FALSE, nullptr);
   gst_bin_add_many(GST_BIN(pipeline_), compare_, sink, nullptr);
@@ -279,7 +283,7 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     const std::string& name = RenditionOfPad(window.pad);
     if (name.empty()) return;
     WindowStats w{window.frames, window.skipped, window.mean, window.min,
-                  window.p5,     window.start,   window.end};
+                  window.p5,     window.start,   window.end, window.unaligned};
     const AlarmChange change = metrics_->Window(name, w, now);
     if (change == AlarmChange::kRaised) {
       Log("ALARM rendition " + name + ": window mean " + std::to_string(window.mean) +
@@ -311,6 +315,12 @@ gboolean Monitor::OnBus(GstBus*, GstMessage* msg, gpointer data) {
       if (error) gst_message_parse_error(msg, &err, &debug);
       else gst_message_parse_warning(msg, &err, &debug);
       Log(std::string(error ? "scoring error: " : "warning: ") + (err ? err->message : "?"));
+      if (!error && g_error_matches(err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT)) {
+        // The element's sync-max-bytes, in the monitor's terms.
+        Log("the reference frames held for alignment reached --max-reference-bytes: renditions "
+            "later than that holds are not scored (docs/MONITOR.md, \"Long latencies\"); "
+            "raise it, or lower --sync-window");
+      }
       g_clear_error(&err);
       g_free(debug);
       if (error) {
@@ -348,6 +358,10 @@ gboolean Monitor::OnTick(gpointer data) {
   }
   self->ref_.input->Tick(now);
   for (auto& r : self->renditions_) r->input->Tick(now);
+  guint64 held_frames = 0, held_bytes = 0;
+  g_object_get(self->compare_, "held-ref-frames", &held_frames, "held-ref-bytes", &held_bytes,
+               nullptr);
+  self->metrics_->ReferenceHeld(held_frames, held_bytes);
   return G_SOURCE_CONTINUE;
 }
 

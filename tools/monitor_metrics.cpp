@@ -164,6 +164,7 @@ AlarmChange Metrics::Window(const std::string& rendition, const WindowStats& w, 
   r.window = w;
   r.has_window = true;
   r.skipped += w.skipped;
+  r.unaligned += w.unaligned;
   if (w.frames > 0) r.window_history.push_back({t, w.mean});
   Trim(&r.window_history, t);
   if (!threshold_ || w.frames == 0) return AlarmChange::kNone;
@@ -180,6 +181,12 @@ void Metrics::Sync(const std::string& rendition, bool locked, std::int64_t offse
   r.locked = locked;
   r.offset = offset;
   r.has_offset = true;
+}
+
+void Metrics::ReferenceHeld(std::uint64_t frames, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reference_held_frames_ = frames;
+  reference_held_bytes_ = bytes;
 }
 
 std::string Metrics::OpenMetricsText(double now) const {
@@ -207,11 +214,14 @@ std::string Metrics::OpenMetricsText(double now) const {
                 [](const Rendition& r) { return r.has_window ? r.window.p5 : kNaN; });
   {
     Family f(&out, "ssim2_frames", "counter",
-             "Rendition frames by result: scored; skipped (late); paused (reference down).");
+             "Rendition frames by result: scored; skipped (late); unaligned (no sure partner); "
+             "paused (reference down).");
     for (const std::string& n : rendition_order_) {
       const Rendition& r = renditions_.at(n);
       f.Sample(Labels{{"rendition", n}, {"result", "scored"}}, static_cast<double>(r.scored));
       f.Sample(Labels{{"rendition", n}, {"result", "skipped"}}, static_cast<double>(r.skipped));
+      f.Sample(Labels{{"rendition", n}, {"result", "unaligned"}},
+               static_cast<double>(r.unaligned));
       f.Sample(Labels{{"rendition", n}, {"result", "paused"}}, static_cast<double>(r.paused));
     }
   }
@@ -222,6 +232,16 @@ std::string Metrics::OpenMetricsText(double now) const {
     Family f(&out, "ssim2_reference_frames_sent", "counter",
              "Reference frames handed to the scoring element (held back while no rendition is up).");
     f.Sample({}, static_cast<double>(reference_sent_));
+  }
+  {
+    Family f(&out, "ssim2_reference_frames_held", "gauge",
+             "Reference frames the scoring element holds for the renditions.");
+    f.Sample({}, static_cast<double>(reference_held_frames_));
+  }
+  {
+    Family f(&out, "ssim2_reference_bytes_held", "gauge",
+             "Bytes of the full reference frames the scoring element holds.");
+    f.Sample({}, static_cast<double>(reference_held_bytes_));
   }
   per_rendition("ssim2_alignment_offset_frames", "gauge",
                 "Reference frame minus rendition frame of the last pair or lock.",
@@ -268,7 +288,9 @@ std::string Metrics::StateJson(double now) const {
   std::string out = "{\"info\":{\"backend\":" + JsonString(backend_) +
                     ",\"device\":" + JsonString(device_) + ",\"version\":" +
                     JsonString(version_) + "},\"threshold\":" +
-                    (threshold_ ? JsonNumber(*threshold_) : "null") + ",\"inputs\":[";
+                    (threshold_ ? JsonNumber(*threshold_) : "null") +
+                    ",\"reference_held\":{\"frames\":" + std::to_string(reference_held_frames_) +
+                    ",\"bytes\":" + std::to_string(reference_held_bytes_) + "},\"inputs\":[";
   for (std::size_t i = 0; i < input_order_.size(); ++i) {
     const Input& in = inputs_.at(input_order_[i]);
     out += std::string(i ? "," : "") + "{\"name\":" + JsonString(input_order_[i]) +
@@ -287,11 +309,13 @@ std::string Metrics::StateJson(double now) const {
                                JsonNumber(r.window.min) + ",\"p5\":" + JsonNumber(r.window.p5) +
                                ",\"frames\":" + std::to_string(r.window.frames) +
                                ",\"skipped\":" + std::to_string(r.window.skipped) +
+                               ",\"unaligned\":" + std::to_string(r.window.unaligned) +
                                ",\"start_ns\":" + std::to_string(r.window.start) +
                                ",\"end_ns\":" + std::to_string(r.window.end) + "}"
                          : std::string("null")) +
            ",\"frames\":{\"scored\":" + std::to_string(r.scored) + ",\"skipped\":" +
-           std::to_string(r.skipped) + ",\"paused\":" + std::to_string(r.paused) +
+           std::to_string(r.skipped) + ",\"unaligned\":" + std::to_string(r.unaligned) +
+           ",\"paused\":" + std::to_string(r.paused) +
            ",\"sent\":" + std::to_string(r.sent) + "},\"offset\":" +
            (r.has_offset ? std::to_string(r.offset) : "null") + ",\"locked\":" +
            (r.locked ? "true" : "false") + ",\"alarm\":" + (r.alarm ? "true" : "false") +

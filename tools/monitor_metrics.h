@@ -25,6 +25,7 @@ struct WindowStats {
   std::uint64_t skipped = 0;  // skipped for lateness
   double mean = 0, min = 0, p5 = 0;  // NaN when only skipped pairs
   std::uint64_t start = 0, end = 0;  // [start, end) in the scoring pipeline's running time (ns)
+  std::uint64_t unaligned = 0;  // passed on unscored: no sure partner (content alignment)
 };
 
 class Metrics {
@@ -52,6 +53,9 @@ class Metrics {
   void Score(const std::string& rendition, double score, std::int64_t offset, double t);
   AlarmChange Window(const std::string& rendition, const WindowStats& w, double t);
   void Sync(const std::string& rendition, bool locked, std::int64_t offset);
+  // The element's reference frames held for the renditions, and the bytes of
+  // their full frames (its held-ref-frames and held-ref-bytes).
+  void ReferenceHeld(std::uint64_t frames, std::uint64_t bytes);
 
   // Prometheus/OpenMetrics text exposition (ends with "# EOF\n").
   std::string OpenMetricsText(double now) const;
@@ -79,7 +83,7 @@ class Metrics {
     bool has_score = false;
     WindowStats window;
     bool has_window = false;
-    std::uint64_t scored = 0, skipped = 0, sent = 0, paused = 0;
+    std::uint64_t scored = 0, skipped = 0, unaligned = 0, sent = 0, paused = 0;
     std::int64_t offset = 0;
     bool has_offset = false;
     bool locked = false;
@@ -104,6 +108,7 @@ class Metrics {
   double history_s_;
   std::string backend_, device_, version_;
   std::uint64_t reference_sent_ = 0;
+  std::uint64_t reference_held_frames_ = 0, reference_held_bytes_ = 0;
 };
 
 }  // namespace monitor

@@ -67,6 +67,7 @@ struct Raw {
   gchar* log_dir = nullptr;
   gint device = -1;
   gint64 log_max_bytes = 64ll << 20;
+  gint64 max_reference_bytes = -1;  // unset
   gint log_keep = 10;
   gdouble log_max_age = 0;
   gdouble stall = 5.0, backoff = 30.0, interval = 10.0, sync_window = 5.0;
@@ -102,6 +103,9 @@ GOptionContext* NewContext(Raw* raw) {
        "alarm while a rendition's window mean is below SCORE", "SCORE"},
       {"sync-window", 0, 0, G_OPTION_ARG_DOUBLE, &raw->sync_window,
        "content alignment: largest offset searched each way (default 5)", "SECONDS"},
+      {"max-reference-bytes", 0, 0, G_OPTION_ARG_INT64, &raw->max_reference_bytes,
+       "content alignment: most bytes of decoded reference frames held (default 1 GiB; "
+       "beyond, the oldest are dropped with a warning)", "BYTES"},
       {"log-dir", 0, 0, G_OPTION_ARG_FILENAME, &raw->log_dir,
        "per-rendition score logs DIR/NAME.csv (docs/LOGS.md), rotated", "DIR"},
       {"log-max-bytes", 0, 0, G_OPTION_ARG_INT64, &raw->log_max_bytes,
@@ -193,6 +197,13 @@ bool ParseMonitorArgs(const std::vector<std::string>& args, MonitorOptions* opti
   o.max_backoff_s = raw.backoff;
   o.interval_s = raw.interval;
   o.sync_window_s = raw.sync_window;
+  if (raw.max_reference_bytes == 0 || raw.max_reference_bytes < -1) {
+    *error = "--max-reference-bytes must be above 0";
+    return false;
+  }
+  if (raw.max_reference_bytes > 0) {
+    o.max_reference_bytes = static_cast<std::uint64_t>(raw.max_reference_bytes);
+  }
   if (raw.threshold) {
     char* end = nullptr;
     const double t = g_ascii_strtod(raw.threshold, &end);

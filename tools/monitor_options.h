@@ -29,6 +29,8 @@ struct MonitorOptions {
   double interval_s = 10.0;      // --interval: the window of ssim2_window_*
   std::optional<double> threshold;  // --threshold: window mean below it is an alarm
   double sync_window_s = 5.0;       // --sync-window: the element's sync-window
+  // --max-reference-bytes: the element's sync-max-bytes (unset: its default).
+  std::optional<std::uint64_t> max_reference_bytes;
   std::string log_dir;         // --log-dir: DIR/NAME.csv per rendition ("": no logs)
   std::uint64_t log_max_bytes = 64ull << 20;  // --log-max-bytes (0: no size limit)
   double log_max_age_s = 0;    // --log-max-age (0: no age limit)

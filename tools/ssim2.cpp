@@ -129,12 +129,6 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
                 "for images use --json=FILE or -o FILE.json");
   ScorerOptions so;
   so.backend = o.backend;
-  // The CUDA engine does not convert HLG yet: HLG inputs go to the CPU path
-  // unless the CUDA backend was asked for (which then says why not).
-  if (so.backend == Backend::kAuto &&
-      (ref.color().transfer == Transfer::kHlg || dist.color().transfer == Transfer::kHlg)) {
-    so.backend = Backend::kCpu;
-  }
   so.cuda_device = o.cuda_device;
   so.cpu_threads = o.cpu_threads;
   so.memory_limit = o.memory_limit;

@@ -284,8 +284,11 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   if (gst_ssim2_summary_message_parse(s, &summary)) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
-    ssim2gst::GetSummaryCounts(summary, &b->element_summary);
-    b->element_summary.backend = summary.backend;
+    LogSummary& e = b->element_summary;
+    ssim2gst::GetSummaryCounts(summary, &e);
+    e.backend = summary.backend;
+    e.ref_transfer = summary.ref_transfer;
+    e.dist_transfer = summary.dist_transfer;
     return;
   }
   GstSsim2SyncMessage sync;

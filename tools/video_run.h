@@ -58,8 +58,9 @@ struct Branch {
   bool element_warned = false;  // a warning from ssim2compare about this input
   std::optional<Input> element_ended_first;  // ssim2compare: one stream ended first
   // What only the element counts (unmatched frames, content alignment's
-  // counts, skipped pairs, the backend), from its ssim2-summary message; the
-  // statistics and ended_first are filled in at the end (SummarizeInput).
+  // counts, skipped pairs, the backend, the inputs' transfers), from its
+  // ssim2-summary message; the statistics and ended_first are filled in at
+  // the end (SummarizeInput).
   LogSummary element_summary;
   std::vector<LockEvent> locks;  // --alignment content: its ssim2-sync messages
   std::string failure;  // why this input could not be scored ("": it could)

@@ -30,6 +30,15 @@ SSIM2_HD float Fma(float a, float b, float c) {
 #endif
 }
 
+// Double precision, for the libm replay (libm_replay.h).
+SSIM2_HD double Fma(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
 SSIM2_HD std::uint32_t FloatBits(float f) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(f);
@@ -47,6 +56,26 @@ SSIM2_HD float BitsFloat(std::uint32_t u) {
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
+#endif
+}
+
+SSIM2_HD std::uint64_t DoubleBits(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(d));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+#endif
+}
+
+SSIM2_HD double BitsDouble(std::uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
 #endif
 }
 

@@ -107,6 +107,14 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
   bool dist_ended = false;
   std::deque<std::int64_t> marks;  // distorted frames that start a new segment
   std::int64_t taken = 0;          // decisions handed out by NextDecision
+  // StopDistorted() was called and no distorted frame came since.
+  bool dist_stopped = false;
+  // Where distorted frames sit on the reference's frame numbers: frame d
+  // from anchor.first on is compared around reference frame d +
+  // anchor.second (its position), until the next anchor. A resumption after
+  // StopDistorted() starts an anchor; the first is (0, 0). Anchors before
+  // the frame of the next decision to take are dropped.
+  std::deque<std::pair<std::int64_t, std::int64_t>> anchors{{0, 0}};
 
   bool locked = false;
   bool ever_locked = false;
@@ -145,21 +153,27 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
   }
 
   // A pushed frame: checked (a stream that ended takes no more; grids
-  // equal), then `frame` with it appended to its stream's `queue`, whose
-  // frames pushed so far `count` counts.
-  template <typename Frame>
-  Status Admit(bool ended, const char* push, FrameSignature signature, Frame frame,
-               std::deque<Frame>* queue, std::int64_t* count) {
+  // equal), then kept in *frame.
+  Status Admit(bool ended, const char* push, FrameSignature signature, Reference* frame) {
     if (ended) {
       return Status(StatusCode::kInvalidArgument,
                     std::string(push) + " after the end of its stream");
     }
     if (Status s = CheckGrid(signature); !s.ok()) return s;
-    frame.flat = Flat(signature);
-    frame.signature = std::move(signature);
-    queue->push_back(std::move(frame));
-    ++*count;
+    frame->flat = Flat(signature);
+    frame->signature = std::move(signature);
     return Status::Ok();
+  }
+
+  // The position of distorted frame d (pushed, or the next to come): its
+  // index plus its anchor's shift. While stopped, the next frame's
+  // position is the next reference frame's, as it will be when it comes.
+  std::int64_t Position(std::int64_t d) const {
+    if (dist_stopped && d >= dist_count) return ref_count + (d - dist_count);
+    for (auto it = anchors.rbegin(); it != anchors.rend(); ++it) {
+      if (it->first <= d) return d + it->second;
+    }
+    return d;
   }
 
   const Reference& Ref(std::int64_t index) const {
@@ -171,19 +185,21 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
 
   // A reference frame the aligner may compare distorted frame d with.
   bool RefCandidate(std::int64_t d, std::int64_t r) const {
-    return r >= ref_base && r < ref_count && r >= d - opt.window && r <= d + opt.window;
+    const std::int64_t at = Position(d);
+    return r >= ref_base && r < ref_count && r >= at - opt.window && r <= at + opt.window;
   }
 
-  // An offset whose reference frames for the block first..last are known.
+  // An offset from their positions whose reference frames for the block
+  // first..last (of one anchor) are known.
   bool BlockCandidate(std::int64_t first, std::int64_t last, std::int64_t offset) const {
-    return RefCandidate(first, first + offset) && RefCandidate(last, last + offset);
+    return RefCandidate(first, Position(first) + offset) && RefCandidate(last, Position(last) + offset);
   }
 
   // Distance of distorted frame d to reference frame r (a RefCandidate),
   // computed once.
   double Distance(std::int64_t d, std::int64_t r) {
     Distorted& dist = Dist(d);
-    float& memo = dist.distances[static_cast<std::size_t>(r - d + opt.window)];
+    float& memo = dist.distances[static_cast<std::size_t>(r - Position(d) + opt.window)];
     if (std::isnan(memo)) {
       const Reference& ref = Ref(r);
       memo = dist.flat || ref.flat
@@ -257,11 +273,11 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
       return true;
     }
     const std::int64_t last = d + opt.block - 1;
-    if (last >= SegmentEnd(d) || (dist_ended && last >= dist_count)) {
+    if (last >= SegmentEnd(d) || ((dist_ended || dist_stopped) && last >= dist_count)) {
       Unaligned(d, UnalignedReason::kNotLocked);  // too short a segment left for a block
       return true;
     }
-    if (last >= dist_count || !RefsUpTo(last + opt.window)) return false;
+    if (last >= dist_count || !RefsUpTo(Position(last) + opt.window)) return false;
 
     int content_frames = 0;
     for (std::int64_t i = d; i <= last; ++i) content_frames += Dist(i).flat ? 0 : 1;
@@ -274,7 +290,7 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
       if (!BlockCandidate(d, last, offset)) continue;
       double sum = 0.0;
       for (std::int64_t i = d; i <= last; ++i) {
-        if (!Dist(i).flat) sum += Distance(i, i + offset);
+        if (!Dist(i).flat) sum += Distance(i, Position(i) + offset);
       }
       ranking.Add(offset, sum / content_frames);
     }
@@ -292,12 +308,12 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     paired_in_lock = false;
     misses = 0;
     last_dist = d - 1;
-    last_ref = d - 1 + ranking.best;
+    last_ref = Position(d) - 1 + ranking.best;
     ++counters.locks;
     Event e;
     e.kind = ever_locked ? EventKind::kRelocked : EventKind::kLocked;
     e.dist_index = d;
-    e.offset = ranking.best;
+    e.offset = last_ref - last_dist;
     e.confidence = ranking.confidence();
     events.push_back(e);
     ever_locked = true;
@@ -316,7 +332,7 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
       return true;
     }
     // Frames beyond the window are no candidates: no need to wait for them.
-    if (!RefsUpTo(std::min(high + 1, d + opt.window))) return false;
+    if (!RefsUpTo(std::min(high + 1, Position(d) + opt.window))) return false;
     Ranking ranking;
     for (std::int64_t r = low - 1; r <= high + 1; ++r) {
       if (RefCandidate(d, r)) ranking.Add(r, Distance(d, r));
@@ -359,9 +375,23 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     ReleaseReferences();
   }
 
+  // A distorted frame after StopDistorted(): the frames still undecided
+  // are unaligned (the stream left them), the lock is given up, and the
+  // frames from here on are placed at the next reference frame.
+  void Resume() {
+    dist_stopped = false;
+    while (!pending.empty()) {
+      if (!marks.empty() && marks.front() <= dist_base) marks.pop_front();
+      Unaligned(dist_base, UnalignedReason::kNotLocked);
+    }
+    if (locked) Lose(dist_count);
+    if (marks.empty() || marks.back() != dist_count) marks.push_back(dist_count);
+    anchors.emplace_back(dist_count, ref_count - dist_count);
+  }
+
   // Reference signatures no undecided frame can be compared with.
   void ReleaseReferences() {
-    const std::int64_t keep_from = std::min(dist_base - opt.window, ref_count);
+    const std::int64_t keep_from = std::min(Position(dist_base) - opt.window, ref_count);
     while (!refs.empty() && ref_base < keep_from) {
       refs.pop_front();
       ++ref_base;
@@ -384,21 +414,39 @@ Status FrameAligner::Create(const AlignerOptions& options, std::unique_ptr<Frame
 
 Status FrameAligner::PushReference(FrameSignature signature) {
   Impl& m = *impl_;
-  return m.Admit(m.ref_ended, "PushReference", std::move(signature), Impl::Reference{}, &m.refs,
-                 &m.ref_count);
+  Impl::Reference ref;
+  if (Status s = m.Admit(m.ref_ended, "PushReference", std::move(signature), &ref); !s.ok()) {
+    return s;
+  }
+  m.refs.push_back(std::move(ref));
+  ++m.ref_count;
+  if (m.dist_stopped && m.pending.empty()) m.ReleaseReferences();
+  return Status::Ok();
 }
 
 Status FrameAligner::PushDistorted(FrameSignature signature) {
   Impl& m = *impl_;
   Impl::Distorted dist;
+  if (Status s = m.Admit(m.dist_ended, "PushDistorted", std::move(signature), &dist); !s.ok()) {
+    return s;
+  }
+  if (m.dist_stopped) m.Resume();
   dist.distances.assign(2 * static_cast<std::size_t>(m.opt.window) + 1,
                         std::numeric_limits<float>::quiet_NaN());
-  return m.Admit(m.dist_ended, "PushDistorted", std::move(signature), std::move(dist), &m.pending,
-                 &m.dist_count);
+  m.pending.push_back(std::move(dist));
+  ++m.dist_count;
+  return Status::Ok();
 }
 
 void FrameAligner::EndReference() { impl_->ref_ended = true; }
 void FrameAligner::EndDistorted() { impl_->dist_ended = true; }
+
+void FrameAligner::StopDistorted() {
+  Impl& m = *impl_;
+  if (m.dist_ended) return;
+  m.dist_stopped = true;
+  m.ReleaseReferences();
+}
 
 void FrameAligner::Discontinuity() {
   Impl& m = *impl_;
@@ -412,6 +460,7 @@ bool FrameAligner::NextDecision(Decision* decision) {
   *decision = m.decisions.front();
   m.decisions.pop_front();
   ++m.taken;
+  while (m.anchors.size() > 1 && m.anchors[1].first <= m.taken) m.anchors.pop_front();
   return true;
 }
 
@@ -427,8 +476,10 @@ bool FrameAligner::NextEvent(Event* event) {
 std::int64_t FrameAligner::OldestReferenceNeeded() const {
   const Impl& m = *impl_;
   // Decisions not yet taken name reference frames from (their distorted
-  // frame - window) on; once every distorted frame is taken, none.
-  const std::int64_t from_window = std::max<std::int64_t>(0, m.taken - m.opt.window);
+  // frame's position - window) on (while stopped, the next frame's position
+  // is the next reference frame's); once every distorted frame is taken,
+  // none.
+  const std::int64_t from_window = std::max<std::int64_t>(0, m.Position(m.taken) - m.opt.window);
   if (m.dist_ended && m.taken == m.dist_count) return std::max(from_window, m.ref_count);
   return from_window;
 }

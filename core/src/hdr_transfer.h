@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "arith.h"
+#include "libm_replay.h"
 
 namespace ssim2 {
 namespace hdr {
@@ -49,18 +50,41 @@ SSIM2_HD float PqToDisplay(float encoded, float scale) {
   return arith::BitsFloat(arith::FloatBits(magnitude) | sign);
 }
 
+// The libm functions HLG's conversion calls: glibc's own where the code runs
+// on the host (the CPU path, as the reference calls them), their replay
+// where it runs on a GPU (the CUDA kernels, libm_replay.h), bit for bit the
+// same results.
+struct HostLibm {
+  static double Exp(double x) { return std::exp(x); }
+  static float Pow(float x, float y) { return std::pow(x, y); }
+};
+struct ReplayedLibm {
+  static SSIM2_HD double Exp(double x) { return libm::Exp(x); }
+  static SSIM2_HD float Pow(float x, float y) { return libm::Powf(x, y); }
+};
+
+// nvcc: the HLG templates below are __host__ __device__ and are instantiated
+// with HostLibm in host code only; this keeps nvcc from warning about the
+// host-only calls in the device side that is never generated.
+#if defined(__CUDACC__)
+#define SSIM2_HD_TEMPLATE _Pragma("nv_exec_check_disable")
+#else
+#define SSIM2_HD_TEMPLATE
+#endif
+
 // TF_HLG_Base::DisplayFromEncoded: the inverse OETF in double (the OOTF is
-// the identity there), rounded to float once. Host code: it needs double exp
-// as glibc computes it.
-inline float HlgInverseOetf(float encoded) {
+// the identity there), rounded to float once.
+SSIM2_HD_TEMPLATE
+template <typename Libm>
+SSIM2_HD float HlgInverseOetf(float encoded) {
   const double e = encoded;
   if (e == 0.0) return 0.0f;
   const double a = 0.17883277;
   const double b = 1 - 4 * a;
   const double c = 0.5599107295;
-  const double m = std::abs(e);
-  const double s = m <= 0.5 ? m * m * (1.0 / 3) : (std::exp((m - c) * (1.0 / a)) + b) * (1.0 / 12.0);
-  return std::copysign(static_cast<float>(s), static_cast<float>(e));
+  const double m = e < 0 ? -e : e;
+  const double s = m <= 0.5 ? m * m * (1.0 / 3) : (Libm::Exp((m - c) * (1.0 / a)) + b) * (1.0 / 12.0);
+  return copysignf(static_cast<float>(s), static_cast<float>(e));
 }
 
 // ApplyHlgOotf's constants for one intensity target: the system gamma
@@ -79,16 +103,19 @@ inline HlgOotf MakeHlgOotf(float peak) {
   return o;
 }
 
-constexpr float kBt2020Luminance[3] = {0.2627002000808716f, 0.6779980659484863f,
-                                               0.0593017116189003f};
+SSIM2_CONST float kBt2020LuminanceR = 0.2627002000808716f;
+SSIM2_CONST float kBt2020LuminanceG = 0.6779980659484863f;
+SSIM2_CONST float kBt2020LuminanceB = 0.0593017116189003f;
 
 // Per pixel: Y = r Lr + g Lg + b Lb (not fused, left to right), ratio =
-// powf(Y, gamma - 1), applied when finite. Host code: powf as glibc computes it.
-inline void ApplyHlgOotf(const HlgOotf& o, float& r, float& g, float& b) {
+// powf(Y, gamma - 1), applied when finite.
+SSIM2_HD_TEMPLATE
+template <typename Libm>
+SSIM2_HD void ApplyHlgOotf(const HlgOotf& o, float& r, float& g, float& b) {
   if (o.skip) return;
-  const float y = r * kBt2020Luminance[0] + g * kBt2020Luminance[1] + b * kBt2020Luminance[2];
-  const float ratio = std::pow(y, o.exponent);
-  if (std::isfinite(ratio)) {
+  const float y = r * kBt2020LuminanceR + g * kBt2020LuminanceG + b * kBt2020LuminanceB;
+  const float ratio = Libm::Pow(y, o.exponent);
+  if (isfinite(ratio)) {
     r *= ratio;
     g *= ratio;
     b *= ratio;
@@ -155,11 +182,13 @@ SSIM2_HD Rgb PqToLinearSrgb(float r, float g, float b, float pq_scale) {
                             SkcmsLinearCurve(PqToDisplay(b, pq_scale)));
 }
 
-inline Rgb HlgToLinearSrgb(float r, float g, float b, const HlgOotf& ootf) {
-  float lr = HlgInverseOetf(r);
-  float lg = HlgInverseOetf(g);
-  float lb = HlgInverseOetf(b);
-  ApplyHlgOotf(ootf, lr, lg, lb);
+SSIM2_HD_TEMPLATE
+template <typename Libm>
+SSIM2_HD Rgb HlgToLinearSrgb(float r, float g, float b, const HlgOotf& ootf) {
+  float lr = HlgInverseOetf<Libm>(r);
+  float lg = HlgInverseOetf<Libm>(g);
+  float lb = HlgInverseOetf<Libm>(b);
+  ApplyHlgOotf<Libm>(ootf, lr, lg, lb);
   return Bt2020ToLinearSrgb(SkcmsLinearCurve(lr), SkcmsLinearCurve(lg), SkcmsLinearCurve(lb));
 }
 
@@ -171,7 +200,8 @@ inline Rgb PqBt2020ToLinearSrgb(std::uint16_t r, std::uint16_t g, std::uint16_t 
 }
 
 inline Rgb HlgBt2020ToLinearSrgb(std::uint16_t r, std::uint16_t g, std::uint16_t b, float peak) {
-  return HlgToLinearSrgb(SampleFromU16(r), SampleFromU16(g), SampleFromU16(b), MakeHlgOotf(peak));
+  return HlgToLinearSrgb<HostLibm>(SampleFromU16(r), SampleFromU16(g), SampleFromU16(b),
+                                   MakeHlgOotf(peak));
 }
 
 // ComputePremulAbsorb: the opsin absorbance matrix times peak / 255 (float),

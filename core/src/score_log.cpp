@@ -284,6 +284,8 @@ std::string JsonSummaryObject(const LogSummary& summary, const std::string& inde
   out += ",\n" + in + "\"skipped\": " + JsonOptional(summary.skipped);
   out += ",\n" + in + "\"backend\": " + JsonStringOrNull(summary.backend);
   out += ",\n" + in + "\"failure\": " + JsonStringOrNull(summary.failure);
+  out += ",\n" + in + "\"ref_transfer\": " + JsonStringOrNull(summary.ref_transfer);
+  out += ",\n" + in + "\"dist_transfer\": " + JsonStringOrNull(summary.dist_transfer);
   return out + "\n" + indent + "}";
 }
 

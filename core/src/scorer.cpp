@@ -79,6 +79,7 @@ Status Scorer::Create(int width, int height, const ScorerOptions& options,
 
 Backend Scorer::backend() const { return backend_->backend(); }
 std::size_t Scorer::memory_bytes() const { return backend_->memory_bytes(); }
+std::size_t Scorer::second_engine_bytes() const { return backend_->second_engine_bytes(); }
 std::string Scorer::description() const { return backend_->description(); }
 std::string Scorer::limits() const { return backend_->limits(); }
 

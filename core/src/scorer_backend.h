@@ -25,6 +25,8 @@ class __attribute__((visibility("hidden"))) ScorerBackend {
   virtual Backend backend() const = 0;
   // Scorer::memory_bytes() and Scorer::description().
   virtual std::size_t memory_bytes() const = 0;
+  // Scorer::second_engine_bytes(): only the CUDA backend has one.
+  virtual std::size_t second_engine_bytes() const { return 0; }
   virtual std::string description() const = 0;
   // Scorer::limits(); a backend without a memory limit gives up nothing.
   virtual std::string limits() const { return std::string(); }

@@ -43,18 +43,20 @@ const char* const kScoreWire =
     "ssim2, score=(double)87.25, index=(guint64)7, timestamp=(guint64)1000, "
     "stream-time=(guint64)2000, running-time=(guint64)3000, "
     "duration=(guint64)18446744073709551615, pad=(string)dist_1, frame=(guint64)9, "
-    "ref-frame=(gint64)5, offset=(gint64)-4;";
+    "ref-frame=(gint64)5, offset=(gint64)-4, ref-transfer=(string)PQ, "
+    "dist-transfer=(string)HLG;";
 const char* const kIntervalWire =
     "ssim2-interval, pad=(string)dist, frames=(guint64)30, skipped=(guint64)2, "
     "mean=(double)80.5, min=(double)70, p5=(double)71, max=(double)90, start=(guint64)0, "
-    "end=(guint64)1000000000;";
+    "end=(guint64)1000000000, unaligned=(guint64)3;";
 const char* const kSummaryWire =
     "ssim2-summary, frames=(guint64)4, mean=(double)1, stddev=(double)2, min=(double)3, "
     "p1=(double)4, p5=(double)5, p50=(double)6, p95=(double)7, p99=(double)8, "
     "max=(double)9, harmonic-mean=(double)10, unmatched-ref=(guint64)11, "
     "unmatched-dist=(guint64)12, skipped=(guint64)13, ended-first=(string)ref, "
     "backend=(string)CPU, pad=(string)dist_2, failure=(string)\"too small\", "
-    "dropped=(guint64)14, repeated=(guint64)15, unaligned=(guint64)16;";
+    "dropped=(guint64)14, repeated=(guint64)15, unaligned=(guint64)16, "
+    "ref-transfer=(string)sRGB, dist-transfer=(string)linear;";
 const char* const kSyncWire =
     "ssim2-sync, pad=(string)dist_1, state=(string)relocked, frame=(guint64)42, "
     "offset=(gint64)-7, confidence=(double)0.75;";

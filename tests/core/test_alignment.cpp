@@ -722,6 +722,100 @@ TEST_F(Alignment, MemoryIsBoundedByTheWindow) {
   EXPECT_EQ(aligner->OldestReferenceNeeded(), clip.ref_frames) << "after the end, none";
 }
 
+// A distorted stream that stops (a rendition whose source went down) while
+// the reference goes on, and comes back later with another delay: with
+// reference frame r (footage r) comes distorted frame r - 3 (footage r - 3,
+// 3 frames late) until r = 82; then nothing for 117 reference frames; then
+// footage r - 6 with reference frame r. The caller says StopDistorted() once 40 reference frames
+// came without a distorted one.
+struct StopRun {
+  AlignmentRun run;
+  std::vector<std::int64_t> shown;  // footage frame of each distorted frame
+  std::size_t most_held_stopped = 0;  // signatures held while stopped
+  std::int64_t oldest_lag_stopped = 0;  // reference frames pushed - OldestReferenceNeeded(), most
+};
+
+StopRun AlignWithAStop(bool stop) {
+  AlignerOptions options;
+  options.window = 30;
+  auto aligner = NewAligner(options);
+  const Footage& footage = MovingFootage();
+  StopRun out;
+  int idle = 0;
+  bool stopped = false;
+  for (int r = 0; r < footage.frames(); ++r) {
+    EXPECT_TRUE(IsOk(aligner->PushReference(RefSignature(footage, r))));
+    const int delay = r < 83 ? 3 : r >= 200 ? 6 : -1;
+    if (delay >= 0 && r >= delay) {
+      out.shown.push_back(r - delay);
+      const std::size_t d = out.shown.size() - 1;
+      EXPECT_TRUE(IsOk(aligner->PushDistorted(DistSignature(footage, out.shown[d], EncodeSeed(out.shown, d), false))));
+      idle = 0;
+      stopped = false;
+    } else if (++idle == options.window + options.block && stop) {
+      aligner->StopDistorted();
+      stopped = true;
+    }
+    for (;;) {
+      Event e;
+      while (aligner->NextEvent(&e)) out.run.events.push_back(e);
+      Decision d;
+      if (!aligner->NextDecision(&d)) break;
+      out.run.decisions.push_back(d);
+    }
+    if (stopped || (!stop && idle > options.window + options.block)) {
+      out.most_held_stopped = std::max(out.most_held_stopped, aligner->signatures_held());
+      out.oldest_lag_stopped = std::max(out.oldest_lag_stopped, r + 1 - aligner->OldestReferenceNeeded());
+    }
+  }
+  aligner->EndReference();
+  aligner->EndDistorted();
+  Decision d;
+  while (aligner->NextDecision(&d)) out.run.decisions.push_back(d);
+  out.run.counters = aligner->counters();
+  return out;
+}
+
+TEST_F(Alignment, StoppedStreamHoldsTheWindowAndIsFoundAgain) {
+  const StopRun run = AlignWithAStop(true);
+  ASSERT_EQ(run.run.decisions.size(), run.shown.size()) << Describe(run.run);
+  // While stopped: the last window of reference signatures, no more.
+  EXPECT_LE(run.most_held_stopped, 31u);
+  EXPECT_LE(run.oldest_lag_stopped, 31);
+  std::int64_t paired_before = 0, paired_after = 0;
+  for (std::size_t d = 0; d < run.shown.size(); ++d) {
+    const Decision& decision = run.run.decisions[d];
+    EXPECT_EQ(decision.dist_index, static_cast<std::int64_t>(d));
+    if (decision.kind != DecisionKind::kPair) continue;
+    EXPECT_EQ(decision.ref_index, run.shown[d]) << "wrong pair at " << d << "\n" << Describe(run.run);
+    (d < 80 ? paired_before : paired_after)++;
+  }
+  EXPECT_GE(paired_before, 70) << Describe(run.run);
+  EXPECT_GE(paired_after, 90) << Describe(run.run);
+  ASSERT_EQ(run.run.events.size(), 3u) << Describe(run.run);
+  EXPECT_EQ(run.run.events[0].kind, EventKind::kLocked);
+  EXPECT_EQ(run.run.events[0].offset, 0);  // distorted frame d shows footage d
+  EXPECT_EQ(run.run.events[1].kind, EventKind::kLost);
+  EXPECT_EQ(run.run.events[1].dist_index, 80);
+  EXPECT_EQ(run.run.events[2].kind, EventKind::kRelocked);
+  EXPECT_EQ(run.run.events[2].offset, 194 - 80);  // dist frame 80 shows footage 200 - 6
+}
+
+// The same without StopDistorted(): the reference frames since the stream
+// stopped are all kept, and the frames back, 114 frames further on than
+// their index says, are outside the window: never paired. (What the stop
+// is for.)
+TEST_F(Alignment, WithoutAStopTheReferenceIsHeldAndTheStreamLost) {
+  const StopRun run = AlignWithAStop(false);
+  ASSERT_EQ(run.run.decisions.size(), run.shown.size());
+  EXPECT_GT(run.most_held_stopped, 100u);
+  std::int64_t paired_after = 0;
+  for (std::size_t d = 80; d < run.shown.size(); ++d) {
+    paired_after += run.run.decisions[d].kind == DecisionKind::kPair;
+  }
+  EXPECT_EQ(paired_after, 0);
+}
+
 // Latency: with both streams in step, a decision waits for the window while
 // acquiring, and for a few frames once locked.
 TEST_F(Alignment, LockedDecisionsComeWithinAFewFrames) {

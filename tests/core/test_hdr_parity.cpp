@@ -1,8 +1,8 @@
 // PQ and HLG pairs (tests/data/hdr) against what libjxl's own ssimulacra2
 // printed for them (scores.csv), with each file's colour description from its
 // cICP and cLLi chunks (colorimetry.csv): every score must print the same 8
-// decimals, on the CPU path and in the CUDA engine (PQ; it refuses HLG by
-// name). tests/cuda builds this file again on the emulated CUDA runtime with
+// decimals, on the CPU path and in the CUDA engine, PQ and HLG alike.
+// tests/cuda builds this file again on the emulated CUDA runtime with
 // --quick: the pairs up to 17x33 only. Also the colour descriptions the
 // scorer refuses, and the reference's intensity targets.
 #include <cmath>
@@ -88,16 +88,10 @@ class HdrParity : public testing::PerBackendTest {
 // --quick: the pairs this size or smaller (8x8 and 17x33: the emulated runtime is slow).
 constexpr int kQuickMaxPixels = 17 * 33;
 
-// The CUDA engine converts PQ; HLG it refuses by name (checked here).
-bool BackendConverts(Backend backend, const ColorDescription& color) {
-  return backend != Backend::kCuda || color.transfer != Transfer::kHlg;
-}
-constexpr const char* kCudaHlgRefusal = "HLG input: the CUDA engine does not convert HLG yet";
-
 TEST_P(HdrParity, EveryPairPrintsTheReferenceDigits) {
   const auto rows = ReadCsvFile(HdrTestDataPath("scores.csv"));
   ASSERT_EQ(rows.size(), 58u);
-  int same = 0, scored = 0, refused = 0;
+  std::map<Transfer, int> same, scored;
   for (const auto& row : rows) {
     ASSERT_EQ(row.size(), 5u);
     const HdrImage& ref = LoadHdrImage(row[0]);
@@ -108,16 +102,11 @@ TEST_P(HdrParity, EveryPairPrintsTheReferenceDigits) {
     ASSERT_TRUE(scorer);
     Result one_shot, cached;
     Status s = scorer->Compute(ref.view, dist.view, &one_shot);
-    if (!BackendConverts(GetParam(), ref.view.color)) {
-      EXPECT_EQ(s.code(), StatusCode::kUnsupportedFormat) << row[1] << ": " << s.message();
-      EXPECT_NE(s.message().find(kCudaHlgRefusal), std::string::npos) << s.message();
-      ++refused;
-      continue;
-    }
     ASSERT_TRUE(s.ok()) << row[1] << ": " << s.message();
     EXPECT_EQ(Printed(one_shot.score), row[4]) << row[0] << " vs " << row[1];
-    same += Printed(one_shot.score) == row[4];
-    ++scored;
+    const Transfer transfer = ref.view.color.transfer;
+    same[transfer] += Printed(one_shot.score) == row[4];
+    ++scored[transfer];
     // Against a cached reference: the same score, bit for bit.
     s = scorer->SetReference(ref.view);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -133,12 +122,13 @@ TEST_P(HdrParity, EveryPairPrintsTheReferenceDigits) {
     EXPECT_EQ(batch[1].score, one_shot.score) << row[1];
     EXPECT_EQ(batch[2].score, one_shot.score) << row[1];
   }
-  EXPECT_GT(scored, 0);
-  EXPECT_EQ(same, scored);
-  std::printf("HDR parity (%s%s): %d of %d scores print the reference's digits, %d HLG pairs "
-              "refused\n",
-              BackendName(GetParam()), testing::QuickRun() ? ", pairs up to 17x33" : "", same,
-              scored, refused);
+  for (const Transfer transfer : {Transfer::kPq, Transfer::kHlg}) {
+    EXPECT_GT(scored[transfer], 0) << TransferName(transfer);
+    EXPECT_EQ(same[transfer], scored[transfer]) << TransferName(transfer);
+    std::printf("HDR parity (%s%s): %d of %d %s scores print the reference's digits\n",
+                BackendName(GetParam()), testing::QuickRun() ? ", pairs up to 17x33" : "",
+                same[transfer], scored[transfer], TransferName(transfer));
+  }
 }
 
 // The file's colour description matters: the same pixels scored as sRGB

@@ -52,6 +52,7 @@ LogSummary SummaryOf(const std::vector<ScoreRow>& rows) {
   s.unaligned = 6;
   s.skipped = 7;
   s.backend = "CPU (test)";
+  s.ref_transfer = "sRGB";  // dist_transfer unknown
   return s;
 }
 
@@ -101,6 +102,8 @@ TEST(ScoreLog, PerSourceSummaries) {
   second.unaligned.reset();
   second.skipped.reset();
   second.backend.clear();
+  second.ref_transfer = "PQ";
+  second.dist_transfer = "HLG";
   summary.per_source = {{"a.mkv", SummaryOf({rows[0]})}, {"b,c.mkv", second}};
   LogOptions options;
   options.with_source = true;
@@ -123,7 +126,9 @@ TEST(ScoreLog, PerSourceSummaries) {
       << json;
   EXPECT_NE(json.find("      \"ended_first\": null,\n      \"dropped\": 4,\n      \"repeated\": 5,\n"
                       "      \"unaligned\": null,\n      \"skipped\": null,\n"
-                      "      \"backend\": null,\n      \"failure\": null\n    }}\n  ],\n"),
+                      "      \"backend\": null,\n      \"failure\": null,\n"
+                      "      \"ref_transfer\": \"PQ\",\n      \"dist_transfer\": \"HLG\"\n"
+                      "    }}\n  ],\n"),
             std::string::npos)
       << json;
   // Without per-source summaries the JSON has no such key.
@@ -169,7 +174,9 @@ TEST(ScoreLog, JsonSchema) {
             "    \"unaligned\": 6,\n"
             "    \"skipped\": 7,\n"
             "    \"backend\": \"CPU (test)\",\n"
-            "    \"failure\": null\n"
+            "    \"failure\": null,\n"
+            "    \"ref_transfer\": \"sRGB\",\n"
+            "    \"dist_transfer\": null\n"
             "  },\n"
             "  \"reference\": \"ref.mkv\",\n"
             "  \"distorted\": null,\n"
@@ -288,7 +295,9 @@ TEST(ScoreLog, SummaryFile) {
                       "      \"mean\": -3.25000000,\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("      \"failure\": \"bad \\\"caps\\\"\"\n    }}\n  ]\n}\n"),
+  EXPECT_NE(text.find("      \"failure\": \"bad \\\"caps\\\"\",\n"
+                      "      \"ref_transfer\": \"sRGB\",\n      \"dist_transfer\": null\n"
+                      "    }}\n  ]\n}\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(RenderSummaryFile({}), "{\n  \"metric\": \"SSIMULACRA 2.1\",\n  \"summaries\": []\n}\n");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../assertions.h"
+#include "../format_images.h"
 #include "arith.h"
 #include "pixel_format.h"
 #include "ssim2/ssim2.h"
@@ -28,65 +29,9 @@ using testing::BitIdentical;
 constexpr int kW = 23;
 constexpr int kH = 17;
 
-enum class AlphaFill { kPattern, kTransparent, kOpaque };
-
-// An image of any format that owns its samples: a smooth pattern (phase
-// `phase`) with noise from `seed`, in each format's value range.
-struct TestImage {
-  std::vector<std::vector<unsigned char>> planes;
-  ImageView view;
-};
-
-TestImage MakeImage(PixelFormat format, int width, int height, unsigned seed, double phase = 0.0,
-                    AlphaFill alpha = AlphaFill::kPattern) {
-  const FormatTraits& f = *FindFormat(format);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> noise(-0.05, 0.05);
-  auto value = [&](int x, int y, int k) {
-    const double v = 0.5 + 0.4 * std::sin(0.3 * x + 0.2 * y + 1.7 * k + phase) + noise(rng);
-    return std::min(1.0, std::max(0.0, v));
-  };
-  TestImage img;
-  img.planes.resize(f.num_planes);
-  std::array<const void*, 3> pointers{};
-  std::array<std::ptrdiff_t, 3> strides{};
-  for (int p = 0; p < f.num_planes; ++p) {
-    const std::size_t stride = PlaneRowBytes(f, width, p) + 8;
-    const int rows = PlaneRows(f, height, p);
-    std::vector<unsigned char>& buf = img.planes[p];
-    buf.assign(stride * rows, 0);
-    const int samples = static_cast<int>(PlaneRowBytes(f, width, p)) / f.bytes_per_sample;
-    for (int y = 0; y < rows; ++y) {
-      unsigned char* row = buf.data() + stride * y;
-      for (int i = 0; i < samples; ++i) {
-        const int channel = f.family == FormatFamily::kPacked ? i % f.channels : p;
-        const int x = f.family == FormatFamily::kPacked ? i / f.channels : i;
-        double v = value(x, y, channel);
-        if (f.family == FormatFamily::kPacked && channel == f.a) {
-          if (alpha == AlphaFill::kTransparent) v = 0.0;
-          if (alpha == AlphaFill::kOpaque) v = 1.0;
-        }
-        unsigned char* at = row + static_cast<std::size_t>(i) * f.bytes_per_sample;
-        if (f.family == FormatFamily::kLinearPlanar) {
-          const float fv = static_cast<float>(v);
-          std::memcpy(at, &fv, 4);
-        } else if (f.bytes_per_sample == 1) {
-          *at = static_cast<unsigned char>(std::lround(v * 255));
-        } else {
-          const int max = f.family == FormatFamily::kYuv ? (1 << f.bit_depth) - 1 : 65535;
-          int word = static_cast<int>(std::lround(v * max));
-          if (f.msb_aligned) word <<= 16 - f.bit_depth;
-          const std::uint16_t w16 = static_cast<std::uint16_t>(word);
-          std::memcpy(at, &w16, 2);
-        }
-      }
-    }
-    pointers[p] = buf.data();
-    strides[p] = static_cast<std::ptrdiff_t>(stride);
-  }
-  img.view = ImageView::Planar(format, width, height, pointers, strides);
-  return img;
-}
+using testing::AlphaFill;
+using testing::MakeImage;
+using testing::TestImage;
 
 // Three float planes of one linear value (an sRGB-encoded grey, linearised).
 TestImage UniformLinear(float encoded, int width, int height) {
@@ -434,10 +379,14 @@ TEST_P(ScorerContract, ReferencesSetWhileBatchesAreInFlight) {
   ASSERT_OK(scorer->CollectBatch(previous, &got));
   expect_frame(got, kFrames - 1, "pipelined");
   if (GetParam() == Backend::kCuda) {
-    EXPECT_GT(scorer->memory_bytes(), memory_before) << "a second engine for the next reference";
+    // A second engine for the next reference, and nothing else.
+    EXPECT_GT(scorer->second_engine_bytes(), 0u);
+    EXPECT_EQ(scorer->memory_bytes(), memory_before + scorer->second_engine_bytes());
+  } else {
+    EXPECT_EQ(scorer->second_engine_bytes(), 0u);
   }
 
-  // Three in flight: the third reference goes back to an engine whose batch
+  // Three in flight: the third reference goes back to the cache whose batch
   // has not been collected yet.
   Scorer::BatchHandle h[3] = {0, 0, 0};
   for (int t = 0; t < 3; ++t) {

@@ -479,6 +479,7 @@ TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
   emu::SetDeviceMemoryHeadroom(~std::size_t(0));
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(scorer->memory_bytes(), f.memory) << "no second engine";
+  EXPECT_EQ(scorer->second_engine_bytes(), 0u);
   ExpectCollected(scorer.get(), handles, f, "one engine");
   // Memory back: the next reference set with a batch in flight gets its engine.
   handles.assign(2, 0);
@@ -486,7 +487,8 @@ TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
     ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
     ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
   }
-  EXPECT_GT(scorer->memory_bytes(), f.memory);
+  EXPECT_GT(scorer->second_engine_bytes(), 0u);
+  EXPECT_EQ(scorer->memory_bytes(), f.memory + scorer->second_engine_bytes());
   ExpectCollected(scorer.get(), handles, f, "second engine");
 }
 
@@ -636,4 +638,95 @@ TEST(GpuEmulation, ScorerMemoryLimitLeavesOutTheSecondEngine) {
   const Status s = Scorer::Create(kNoiseSide, kNoiseSide, options, &none);
   EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
   EXPECT_NE(s.message().find("below the"), std::string::npos) << s.message();
+}
+
+// EngineOptions::second_engine, as the CUDA scorer uses it: each reference
+// set while batches are in flight is prepared by the second engine into the
+// cache the batches do not read, and every batch (on the engine's stream and
+// its lanes) still gets, bit for bit, what a separate engine gives for its
+// reference, an alpha reference among them (its samples kept in the second
+// cache, its batch on the engine's stream alone). The second engine holds
+// what its layout says, a reference pass's working memory in two scale
+// groups and one cache (the ratio to the first engine at video sizes:
+// GpuLayout.SecondEngineAQuarterOfTheFirst), and nothing else grows.
+TEST(GpuEmulation, SecondEngineBesideBatchesInFlight) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<std::vector<unsigned char>> refs;
+  for (int t = 0; t < 4; ++t) refs.push_back(NoiseImage(rng));
+  // Frame 3's reference has alpha: RGBA8 made of its RGB and noise.
+  std::vector<unsigned char> rgba(4 * kNoiseSide * kNoiseSide);
+  for (int i = 0; i < kNoiseSide * kNoiseSide; ++i) {
+    for (int c = 0; c < 3; ++c) rgba[4 * i + c] = refs[3][3 * i + c];
+    rgba[4 * i + 3] = static_cast<unsigned char>(byte(rng));
+  }
+  auto ref_view = [&](int t) {
+    return t == 3 ? ImageView::Packed(PixelFormat::kRGBA8, kNoiseSide, kNoiseSide, rgba.data(),
+                                      4 * kNoiseSide)
+                  : ImageView::Packed(PixelFormat::kRGB8, kNoiseSide, kNoiseSide,
+                                      refs[t].data(), 3 * kNoiseSide);
+  };
+  std::vector<std::vector<unsigned char>> dists;
+  std::vector<ImageView> views;
+  for (int i = 0; i < 4; ++i) dists.push_back(NoiseImage(rng));
+  for (const auto& d : dists) {
+    views.push_back(
+        ImageView::Packed(PixelFormat::kRGB8, kNoiseSide, kNoiseSide, d.data(), 3 * kNoiseSide));
+  }
+  std::vector<std::vector<Result>> expected(refs.size(), std::vector<Result>(views.size()));
+  {
+    Engine separate;
+    ASSERT_TRUE(Engine::Create(kNoiseSide, kNoiseSide, EngineOptions(), &separate).ok());
+    for (std::size_t t = 0; t < refs.size(); ++t) {
+      ASSERT_TRUE(separate
+                      .ComputeBatch(ref_view(static_cast<int>(t)), views.data(), views.size(),
+                                    expected[t].data())
+                      .ok());
+    }
+  }
+  EngineOptions options;
+  options.second_engine = true;
+  Engine engine;
+  ASSERT_TRUE(Engine::Create(kNoiseSide, kNoiseSide, options, &engine).ok());
+  // Two batches in flight, as ssim2compare keeps them.
+  std::vector<Engine::BatchTicket> tickets(refs.size());
+  std::size_t first_engine = 0;
+  for (std::size_t t = 0; t < refs.size(); ++t) {
+    ASSERT_TRUE(engine.SetReference(ref_view(static_cast<int>(t))).ok()) << "frame " << t;
+    if (t == 0) {
+      EXPECT_EQ(engine.second_engine_bytes(), 0u) << "nothing in flight: no second engine yet";
+    }
+    ASSERT_TRUE(engine.ComputeBatchAsync(views.data(), views.size(), &tickets[t]).ok());
+    if (t == 0) first_engine = engine.memory_bytes();  // its cache and lanes made
+    if (t >= 2) {
+      std::vector<Result> got(views.size());
+      ASSERT_TRUE(engine.WaitBatch(tickets[t - 2], got.data()).ok());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(std::memcmp(&got[i], &expected[t - 2][i], sizeof(Result)), 0)
+            << "frame " << t - 2 << ", image " << i;
+      }
+    }
+  }
+  for (std::size_t t = refs.size() - 2; t < refs.size(); ++t) {
+    std::vector<Result> got(views.size());
+    ASSERT_TRUE(engine.WaitBatch(tickets[t], got.data()).ok());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &expected[t][i], sizeof(Result)), 0)
+          << "frame " << t << ", image " << i;
+    }
+  }
+  LayoutOptions second;
+  second.result_slots = kMaxAlphaPasses;
+  second.executor = Executor::kPreparer;
+  second.groups = kMaxGroups;
+  const Layout second_layout = MakeLayout(kNoiseSide, kNoiseSide, second);
+  EXPECT_EQ(engine.second_engine_bytes(),
+            second_layout.total_bytes + second_layout.cache.total_bytes);
+  // The alpha reference's pair passes grew the engine's working memory.
+  const Layout grown = EngineLayout(kNoiseSide, kNoiseSide, Executor::kEngine);
+  const Layout before = EngineLayout(kNoiseSide, kNoiseSide, Executor::kReference);
+  EXPECT_EQ(engine.memory_bytes(), first_engine + grown.total_bytes - before.total_bytes +
+                                       engine.second_engine_bytes());
+  EXPECT_EQ(engine.batch_lanes(), 3);
+  EXPECT_EQ(engine.limits(), "");
 }

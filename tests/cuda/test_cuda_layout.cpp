@@ -43,12 +43,19 @@ void CheckLayout(int w, int h, bool all, Executor executor, int groups) {
   const Layout l = MakeLayout(w, h, Options(all, executor, groups));
   const bool lane = executor == Executor::kLane;
   const bool pairs = executor == Executor::kEngine;
+  const bool second = executor == Executor::kPreparer;
+  // Images with XYB, upload areas and linear RGB here: a second engine has
+  // only the reference's uploads and linear RGB (its XYB goes to the cache).
+  const int last_image = second ? 0 : 1;
   std::vector<Region> regions;
-  for (int i = pairs ? 0 : 1; i < 2; ++i)
+  for (int i = pairs ? 0 : 1; i <= last_image; ++i)
     for (int s = 0; s < l.plan.num_scales; ++s)
       regions.push_back({l.xyb[i][s], l.xyb[i][s] + 3 * l.geom[s].plane_bytes, "xyb"});
   if (!pairs) {
     EXPECT_EQ(l.xyb[0][0], kNoPlane) << "the reference's XYB is in the cache";
+  }
+  if (second) {
+    EXPECT_EQ(l.xyb[1][0], kNoPlane) << "a second engine scores nothing";
   }
   const Region temp{l.temp, l.temp + l.temp_bytes, "temp"};
   regions.push_back(temp);
@@ -67,7 +74,7 @@ void CheckLayout(int w, int h, bool all, Executor executor, int groups) {
     EXPECT_EQ(l.upload[0], l.upload[1]);
     EXPECT_EQ(l.lin[0][1], l.lin[1][1]);
   }
-  for (int i = pairs ? 0 : 1; i < 2; ++i) {
+  for (int i = pairs || second ? 0 : 1; i <= last_image; ++i) {
     EXPECT_TRUE(upload <= l.upload_bytes) << cudatest::Format("%dx%d: upload %zu > %zu", w, h, upload, l.upload_bytes);
     early.push_back({l.upload[i], l.upload[i] + l.upload_bytes, "upload"});
     for (int s = 1; s < l.plan.num_scales; ++s)
@@ -96,7 +103,8 @@ void CheckLayout(int w, int h, bool all, Executor executor, int groups) {
       for (int m = 0; m < kNumMapSlots; ++m) {
         const ChannelNeeds& n = l.plan.needs[s][c];
         const bool reference_map = m == kMapMu1 || m == kMapS11;
-        const bool needed = (n.ssim || (n.edge && m < 2)) && !(lane && reference_map);
+        const bool needed = (n.ssim || (n.edge && m < 2)) && !(lane && reference_map) &&
+                            (reference_map || !second);
         const std::size_t off = l.TempPlane(s, c, m);
         EXPECT_TRUE((off != kNoPlane) == needed) << cudatest::Format("%dx%d: temp plane s%d c%d m%d", w, h, s, c, m);
         if (off == kNoPlane) continue;
@@ -127,6 +135,28 @@ void CheckLayout(int w, int h, bool all, Executor executor, int groups) {
   CheckRegions(cached, cache.total_bytes, w, h);
   EXPECT_TRUE(cache.raw_ref + cache.raw_ref_bytes <= cache.total_bytes);
   EXPECT_GE(cache.raw_ref_bytes, static_cast<std::size_t>(w) * 8 * h);
+  if (second) {
+    // Only kRef tables, into the cache slot they were made for, writing
+    // nothing of the working memory but temp.
+    char* base = reinterpret_cast<char*>(0x100000000ull);
+    char* cache_base = reinterpret_cast<char*>(0x900000000ull);
+    const LaunchTables t = MakeTables(l, base, cache_base, 1);
+    EXPECT_EQ(t.jobs, l.jobs + l.jobs_slot_bytes);
+    EXPECT_TRUE(t.blob.size() <= l.jobs_slot_bytes);
+    const int ref = static_cast<int>(PassMode::kRef);
+    for (int m = 0; m < kNumPassModes; ++m)
+      for (int g = 0; g < l.num_groups; ++g) {
+        EXPECT_EQ(t.h[m][g].empty(), m != ref);
+        for (const HJob& j : t.h[m][g]) {
+          const char* out = reinterpret_cast<const char*>(j.out);
+          EXPECT_TRUE(out >= base + l.temp && out < base + l.temp + l.temp_bytes);
+          EXPECT_TRUE(reinterpret_cast<const char*>(j.a) >= cache_base) << "reads the cache";
+        }
+        for (const VJob& v : t.v[m][g]) {
+          EXPECT_TRUE(reinterpret_cast<const char*>(v.dst[kMapMu1]) >= cache_base);
+        }
+      }
+  }
   if (!pairs) return;
 
   // Job tables: every needed map appears once per mode.
@@ -167,7 +197,8 @@ void CheckLayout(int w, int h, bool all, Executor executor, int groups) {
       EXPECT_TRUE(t.reduce[m].num_jobs == expect_v) << cudatest::Format("reduce jobs %d vs %d", t.reduce[m].num_jobs, expect_v);
     }
   }
-  EXPECT_TRUE(t.blob.size() <= l.jobs_bytes) << cudatest::Format("job blob %zu > %zu", t.blob.size(), l.jobs_bytes);
+  EXPECT_TRUE(t.blob.size() <= l.jobs_slot_bytes) << cudatest::Format("job blob %zu > %zu", t.blob.size(), l.jobs_slot_bytes);
+  EXPECT_EQ(l.jobs_bytes, kCacheSlots * l.jobs_slot_bytes) << "a share of the job region per cache slot";
 }
 
 }  // namespace
@@ -176,7 +207,8 @@ TEST(GpuLayout, RegionsUploadsAndJobTables) {
   const int sizes[][2] = {{8, 8}, {9, 9}, {17, 33}, {64, 64}, {127, 255}, {1921, 1081}};
   for (const auto& s : sizes)
     for (bool all : {false, true})
-      for (Executor e : {Executor::kEngine, Executor::kReference, Executor::kLane})
+      for (Executor e :
+           {Executor::kEngine, Executor::kReference, Executor::kLane, Executor::kPreparer})
         for (int groups = 1; groups <= kMaxGroups; ++groups) CheckLayout(s[0], s[1], all, e, groups);
 }
 
@@ -236,10 +268,10 @@ TEST(GpuLayout, LaneReadsItsOwnersCache) {
 // it an engine held 128 bytes per pixel from Create on and a lane 96.
 TEST(GpuLayout, BytesPerPixel) {
   struct Bound {
-    double pairs[kMaxGroups], cached[kMaxGroups], lane[kMaxGroups], cache;
+    double pairs[kMaxGroups], cached[kMaxGroups], lane[kMaxGroups], second[kMaxGroups], cache;
   };
-  const Bound bound{{88.5, 68.5}, {48.5, 36.5}, {48.5, 36.5}, 40.5};
-  const Bound bound_all{{112.5, 92.5}, {64.5, 52.5}, {64.5, 52.5}, 48.5};  // all_features
+  const Bound bound{{88.5, 68.5}, {48.5, 36.5}, {48.5, 36.5}, {24.5, 16.5}, 40.5};
+  const Bound bound_all{{112.5, 92.5}, {64.5, 52.5}, {64.5, 52.5}, {36.5, 24.5}, 48.5};  // all_features
   const int sizes[][2] = {{8, 8},       {33, 17},     {641, 361},   {1919, 1079},
                           {1920, 1080}, {3840, 2160}, {7680, 4320}};
   for (const auto& s : sizes) {
@@ -251,20 +283,52 @@ TEST(GpuLayout, BytesPerPixel) {
         const Layout pairs = MakeLayout(s[0], s[1], Options(all, Executor::kEngine, groups));
         const Layout cached = MakeLayout(s[0], s[1], Options(all, Executor::kReference, groups));
         const Layout lane = MakeLayout(s[0], s[1], Options(all, Executor::kLane, groups));
+        const Layout second = MakeLayout(s[0], s[1], Options(all, Executor::kPreparer, groups));
         const double cache = static_cast<double>(pairs.cache.total_bytes) / px;
         std::printf("%5dx%-5d%s, %d scale group(s): pairs %6.1f B/px, cached reference only "
-                    "%6.1f + cache %5.1f, lane %6.1f\n",
+                    "%6.1f + cache %5.1f, lane %6.1f, second engine %5.1f + cache\n",
                     s[0], s[1], all ? " all" : "    ", groups, bpp(pairs), bpp(cached), cache,
-                    bpp(lane));
+                    bpp(lane), bpp(second));
         EXPECT_LE(lane.total_bytes, cached.total_bytes);
+        EXPECT_LE(second.total_bytes, cached.total_bytes);
         EXPECT_LE(cached.total_bytes, pairs.total_bytes);
         if (px < 2e6) continue;  // the job tables, sums and padding weigh at small sizes
         const int g = groups - 1;
         EXPECT_LE(bpp(pairs), b.pairs[g]) << s[0] << "x" << s[1] << ", groups " << groups;
         EXPECT_LE(bpp(cached), b.cached[g]) << s[0] << "x" << s[1] << ", groups " << groups;
         EXPECT_LE(bpp(lane), b.lane[g]) << s[0] << "x" << s[1] << ", groups " << groups;
+        EXPECT_LE(bpp(second), b.second[g]) << s[0] << "x" << s[1] << ", groups " << groups;
         EXPECT_LE(cache, b.cache) << s[0] << "x" << s[1];
       }
+    }
+  }
+}
+
+// The element's scorer in a non-live pipeline with a ladder of four
+// renditions: an engine that prepares references and scores batches against
+// them (its working memory before a pair, its cache and three batch lanes:
+// EngineOptions::batch_streams = 4) and its second engine, which prepares the
+// next reference beside the batch in flight (a reference pass's working
+// memory in two scale groups and the second cache). The second engine costs
+// at most a quarter of the first (issue 25; it cost as much when it was a
+// whole engine with lanes of its own).
+TEST(GpuLayout, SecondEngineAQuarterOfTheFirst) {
+  const int sizes[][2] = {{1920, 1080}, {3840, 2160}, {7680, 4320}};
+  constexpr int kLanes = 3;
+  for (const auto& s : sizes) {
+    const double px = static_cast<double>(s[0]) * s[1];
+    for (bool all : {false, true}) {
+      const Layout engine = MakeLayout(s[0], s[1], Options(all, Executor::kReference));
+      const Layout lane = MakeLayout(s[0], s[1], Options(all, Executor::kLane));
+      const Layout second = MakeLayout(s[0], s[1], Options(all, Executor::kPreparer, kMaxGroups));
+      const std::size_t cache = engine.cache.total_bytes;
+      const std::size_t first = engine.total_bytes + cache + kLanes * lane.total_bytes;
+      const std::size_t second_bytes = second.total_bytes + cache;
+      std::printf("%5dx%-5d%s: first engine %6.1f B/px (%zu bytes), second %5.1f B/px (%zu "
+                  "bytes, %.1f %%)\n",
+                  s[0], s[1], all ? " all" : "    ", first / px, first, second_bytes / px,
+                  second_bytes, 100.0 * second_bytes / first);
+      EXPECT_LE(4 * second_bytes, first) << s[0] << "x" << s[1] << (all ? " all" : "");
     }
   }
 }

@@ -12,10 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "alpha_rule.h"
 #include "blur_constants.h"
+#include "cpu/convert.h"
 #include "cpu/planes.h"
 #include "cpu/reference_replay.h"
 #include "cuda_test_util.h"
+#include "../format_images.h"
+#include "hdr_transfer.h"
+#include "image_checks.h"
+#include "pixel_format.h"
 #include "plan.h"
 
 using namespace ssim2;
@@ -222,6 +228,45 @@ struct Size {
   int w, h;
 };
 
+// A PQ or HLG image of one format through `engine` (upload and kernels; an
+// engine of the image's size that keeps its linear planes) against the CPU path's conversion (cpu::ToLinearRgb; for HLG glibc's exp
+// and powf, which the kernels replay): scale 0's XYB and scale 1's linear RGB
+// bit for bit, in the last alpha pass. False when the format does not carry
+// HDR (ValidateImage refuses it).
+bool HdrConversionTest(cuda::Engine& engine, PixelFormat format, Transfer transfer, int w,
+                       int h) {
+  ssim2::testing::TestImage img = ssim2::testing::MakeImage(format, w, h, 17);
+  img.view.color.transfer = transfer;
+  img.view.color.primaries = Primaries::kBT2020;
+  img.view.yuv.matrix = YuvMatrix::kBT2020;
+  if (!ValidateImage(img.view).ok()) return false;
+  SCOPED_TRACE(cudatest::Format("%s %s %dx%d", TransferName(transfer), PixelFormatName(format),
+                                w, h));
+  Result r;
+  EXPECT_OK(engine.Compute(img.view, img.view, &r));
+  EXPECT_EQ(r.score, 100.0);
+  const bool alpha = FindFormat(format)->has_alpha();
+  const float background = AlphaBackground(alpha, AlphaPassCount(alpha) - 1);
+  cpu::Image3 lin, xyb, next;
+  EXPECT_OK(cpu::ToLinearRgb(img.view, background, &lin, nullptr));
+  float opsin[9];
+  hdr::PremultipliedOpsin(IntensityTarget(img.view.color), opsin);
+  replay::ToPositiveXyb(lin, &xyb, opsin);
+  replay::Downsample(lin, &next);
+  const MetricPlan plan = MakePlan(w, h, true);
+  bool ok = true;
+  for (int c = 0; c < 3 && ok; ++c) {
+    std::vector<float> got(static_cast<std::size_t>(w) * h);
+    EXPECT_OK(engine.DebugDownload(cuda::Engine::DebugPlane::kXybRef, 0, c, got.data(), w));
+    ok &= ComparePlane("xyb", 0, c, xyb.plane[c], got, w, h);
+    if (plan.num_scales < 2) continue;
+    const int sw = plan.scales[1].width, sh = plan.scales[1].height;
+    EXPECT_OK(engine.DebugDownload(cuda::Engine::DebugPlane::kLinearRef, 1, c, got.data(), sw));
+    ok &= ComparePlane("downsampled linear", 1, c, next.plane[c], got, sw, sh);
+  }
+  return true;
+}
+
 TEST(GpuStages, EveryStageEqualsTheReplay) {
   SSIM2_REQUIRE_DEVICE();
   std::vector<Size> sizes = {{8, 8}, {9, 9}, {17, 33}, {33, 17}, {8, 63}, {63, 8}, {63, 65}};
@@ -232,6 +277,43 @@ TEST(GpuStages, EveryStageEqualsTheReplay) {
   }
   std::uint32_t seed = 1;
   for (const Size& s : sizes) StageTest(s.w, s.h, seed += 10);
+}
+
+// Every format that carries PQ or HLG (packed RGB of 8 and 16 bits, with and
+// without alpha, and the Y'CbCr formats of more than 8 bits), on odd sizes.
+TEST(GpuStages, HdrInputsConvertAsOnTheCpuPath) {
+  SSIM2_REQUIRE_DEVICE();
+  auto engine_of = [](int w, int h, cuda::Engine* engine) {
+    cuda::EngineOptions opt;
+    opt.all_features = true;
+    opt.keep_linear_planes = true;  // read back by HdrConversionTest
+    EXPECT_OK(cuda::Engine::Create(w, h, opt, engine));
+    return engine->valid();
+  };
+  cuda::Engine engine;
+  ASSERT_TRUE(engine_of(37, 29, &engine));
+  for (const Transfer transfer : {Transfer::kPq, Transfer::kHlg}) {
+    std::string converted;
+    for (const FormatTraits& f : kPixelFormats) {
+      const bool carries_hdr = f.family == FormatFamily::kYuv
+                                   ? f.bit_depth > 8
+                                   : f.family == FormatFamily::kPacked && f.r != f.g;
+      EXPECT_EQ(HdrConversionTest(engine, f.format, transfer, 37, 29), carries_hdr) << f.name;
+      if (carries_hdr) converted += std::string(" ") + f.name;
+    }
+    std::printf("   %s, 37x29:%s\n", TransferName(transfer), converted.c_str());
+  }
+  std::vector<std::pair<Size, PixelFormat>> more = {{{9, 8}, PixelFormat::kRGBA16},
+                                                    {{33, 17}, PixelFormat::kP010_10LE}};
+  if (!ssim2::testing::QuickRun()) {
+    more.push_back({{1921, 1081}, PixelFormat::kRGBA16});
+    more.push_back({{1921, 1081}, PixelFormat::kP010_10LE});
+  }
+  for (const auto& [size, format] : more) {
+    cuda::Engine other;
+    ASSERT_TRUE(engine_of(size.w, size.h, &other));
+    EXPECT_TRUE(HdrConversionTest(other, format, Transfer::kHlg, size.w, size.h));
+  }
 }
 
 // ComputeBatchAsync / WaitBatch: two batches in flight against two cached

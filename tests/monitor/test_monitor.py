@@ -455,6 +455,76 @@ def case_file_vanishes(exe):
                 m.proc.kill()
 
 
+def case_rendition_stops(exe):
+    """Two renditions, one stops (its file vanishes) while the other goes on:
+    the reference frames the element holds stay bounded (its own counter,
+    ssim2_reference_frames_held: the stopped rendition holds only its
+    window), and the stopped rendition is scored again once it is back.
+    Frames passed on unaligned are counted, by the element."""
+    with tempfile.TemporaryDirectory() as tmp:
+        clips = make_clips(tmp)
+        steady = os.path.join(tmp, "steady.ts")
+        shutil.copy(clips["dist"], steady)
+        window = FPS  # --sync-window 1
+        m = Monitor(exe, ["--ref", clips["ref"], "--dist", f"file={clips['dist']}",
+                          "--dist", f"steady={steady}", "--interval", "1", "--sync-window", "1",
+                          "--stall-timeout", "3", "--max-backoff", "1"], tmp)
+        try:
+            for name in ("file", "steady"):
+                m.wait_value("ssim2_frames_total", f"{name} scored", lambda v: v >= 25,
+                             rendition=name, result="scored")
+            moved = clips["dist"] + ".away"
+            os.rename(clips["dist"], moved)
+            m.wait_value("ssim2_input_up", "the file rendition down", lambda v: v == 0,
+                         input="file")
+            # 300 reference frames (12 s) with one rendition down: without a
+            # bound, the element would keep them all for it.
+            sent = m.value("ssim2_reference_frames_sent_total")
+            most = 0
+
+            def held_while_down():
+                nonlocal most
+                most = max(most, m.value("ssim2_reference_frames_held"))
+                return m.value("ssim2_reference_frames_sent_total") >= sent + 300
+            m.wait(held_while_down, "reference frames while a rendition is down")
+            check(m.value("ssim2_input_up", input="file") == 0, "the vanished file came back")
+            # The stopped rendition's window, the steady one's while acquiring
+            # (2 windows and a block) and the frames on their way.
+            bound = 3 * window + 10 + FPS
+            check(0 < most <= bound, f"{most} reference frames held while a rendition was down "
+                  f"(bound {bound})")
+            n = scored(m, "steady")
+            m.wait_value("ssim2_frames_total", "the other rendition scored meanwhile",
+                         lambda v: v >= n + 25, rendition="steady", result="scored")
+            os.rename(moved, clips["dist"])
+            n = scored(m, "file")
+            m.wait_value("ssim2_frames_total", "the rendition scored again", lambda v: v >= n + 25,
+                         rendition="file", result="scored")
+            # Unaligned frames, as the element counts them: every file (re)opening
+            # starts a new lock, whose first block is unaligned. Each frame sent
+            # is scored, skipped, unaligned, or still in the element (at most its
+            # window and block, and a window of --interval not posted yet).
+            key = lambda name, **l: (name, tuple(sorted(l.items())))  # noqa: E731
+            after = m.metrics()
+            st = {r["name"]: r for r in m.state()["renditions"]}
+            for name in ("file", "steady"):
+                count = lambda result: after[key("ssim2_frames_total", rendition=name,  # noqa
+                                                 result=result)]
+                unaligned = count("unaligned")
+                check(unaligned > 0, f"{name}: no unaligned frame counted")
+                check(abs(st[name]["frames"]["unaligned"] - unaligned) <= 2 * FPS,
+                      f"{name}: /api/state unaligned {st[name]['frames']['unaligned']}, "
+                      f"/metrics {unaligned}")
+                rest = (after[key("ssim2_frames_sent_total", rendition=name)] - count("scored")
+                        - count("skipped") - unaligned)
+                check(0 <= rest <= 2 * window + 10 + 2 * FPS,
+                      f"{name}: {rest} frames sent neither scored, skipped nor unaligned")
+            check(m.terminate() == 0, "SIGTERM: exit status")
+        finally:
+            if m.proc.poll() is None:
+                m.proc.kill()
+
+
 def make_clips(tmp, frames=100):
     """A reference and a low-quality copy as MPEG-TS files."""
     paths = {}

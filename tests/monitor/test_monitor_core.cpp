@@ -61,6 +61,10 @@ TEST(MonitorOptions, Everything) {
   EXPECT_EQ(o.max_backoff_s, 4.0);
   EXPECT_EQ(o.alignment, ssim2gst::Alignment::kRunningTime);
   EXPECT_EQ(o.backend, Backend::kCpu);
+  EXPECT_FALSE(o.max_reference_bytes.has_value());
+  ASSERT_TRUE(Parse({"--ref=a", "--dist=b=c", "--max-reference-bytes", "3000000000"}, &o, &error))
+      << error;
+  EXPECT_EQ(o.max_reference_bytes.value_or(0), 3000000000u);
 }
 
 TEST(MonitorOptions, Refusals) {
@@ -68,6 +72,8 @@ TEST(MonitorOptions, Refusals) {
       {{"--dist", "a=x"}, "--ref URI is required"},
       {{"--ref", "x"}, "at least one --dist"},
       {{"--ref", "x", "--dist", "x"}, "expected NAME=URI"},
+      {{"--ref", "x", "--dist", "a=y", "--max-reference-bytes", "0"},
+       "--max-reference-bytes must be above 0"},
       {{"--ref", "x", "--dist", "ref=y"}, "not 'ref'"},
       {{"--ref", "x", "--dist", "a b=y"}, "the name must be"},
       {{"--ref", "x", "--dist", "a=y", "--dist", "a=z"}, "given twice"},
@@ -132,7 +138,12 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   m.Score("hd", 80.5, 3, 11.2);
   m.Score("hd", 70.25, 3, 11.4);
   m.Sync("hd", true, 3);
-  EXPECT_EQ(m.Window("hd", {2, 1, 75.375, 70.25, 70.5125}, 12), AlarmChange::kNone);
+  EXPECT_EQ(m.Window("hd", {2, 1, 75.375, 70.25, 70.5125, 0, 1000000000, 4}, 12),
+            AlarmChange::kNone);
+  EXPECT_EQ(m.Window("sd", {0, 0, NAN, NAN, NAN, 0, 1000000000, 3}, 12.5), AlarmChange::kNone);
+  EXPECT_EQ(m.Window("sd", {0, 0, NAN, NAN, NAN, 1000000000, 2000000000, 2}, 13),
+            AlarmChange::kNone);
+  m.ReferenceHeld(40, 124416);
   const std::string text = m.OpenMetricsText(13.5);
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
   EXPECT_EQ(SampleLine(text, "ssim2_info{"),
@@ -142,6 +153,13 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   EXPECT_EQ(SampleValue(text, "ssim2_window_mean{rendition=\"hd\"}"), "75.375");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"scored\"}"), "2");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"skipped\"}"), "1");
+  // The windows' unaligned frames add up, a window of unaligned frames only
+  // has no mean, and the element's held reference is as it was given.
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"unaligned\"}"), "4");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"sd\",result=\"unaligned\"}"), "5");
+  EXPECT_EQ(SampleValue(text, "ssim2_window_mean{rendition=\"sd\"}"), "NaN");
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_held"), "40");
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_bytes_held"), "124416");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"sd\",result=\"paused\"}"), "1");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_sent_total{rendition=\"hd\"}"), "2");
   EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_sent_total"), "1");

@@ -102,7 +102,7 @@ def parse_summary(stdout):
 CSV_COLUMNS = ["index", "frame", "pts", "stream_time", "running_time", "duration", "score",
                "ref_frame"]
 SUMMARY_EXTRA = ["unmatched_ref", "unmatched_dist", "ended_first", "dropped", "repeated",
-                 "unaligned", "skipped", "backend", "failure"]
+                 "unaligned", "skipped", "backend", "failure", "ref_transfer", "dist_transfer"]
 
 
 def summary_path(path):
@@ -239,6 +239,8 @@ def case_shared_clip(exe, data, tmp):
     require([fr["score"] for fr in doc["frames"]] == scores, "JSON and CSV scores differ")
     require(all(doc["summary"][k] == csv_summary[k] for k in SUMMARY_KEYS), "JSON summary")
     require(list(doc["summary"]) == SUMMARY_KEYS + SUMMARY_EXTRA, "JSON summary keys")
+    require(doc["summary"]["ref_transfer"] == doc["summary"]["dist_transfer"] == "sRGB",
+            f"transfers {doc['summary']['ref_transfer']}, {doc['summary']['dist_transfer']}")
     require(abs(doc["summary"]["min"] - 20.31) < 0.01 and rows[10][2] == doc["summary"]["min"],
             "frame 10 is not the worst")
     check_svg(svg_path, rows)

@@ -211,6 +211,8 @@ Status ValidateAlignerOptions(const AlignerOptions& options);
 //   until decided. The reference may run ahead of the distorted stream (or
 //   the reverse): the aligner keeps what comes, so how far ahead is the
 //   caller's to bound.
+//   A distorted stream that stops (StopDistorted()) holds the
+//   last `window` reference signatures only.
 class FrameAligner {
  public:
   enum class DecisionKind { kPair, kUnaligned };
@@ -280,6 +282,20 @@ class FrameAligner {
   // on, with blocks that never cross the mark. Indices go on counting. After
   // a flushing seek make a new aligner instead.
   void Discontinuity();
+
+  // The distorted stream has stopped for now (a source that went down, with
+  // no telling when it comes back): the frames pushed so far are decided as
+  // at its end, and from then on only the last `window` reference
+  // signatures are kept for it, however long it stays away. The next
+  // PushDistorted() resumes it: a discontinuity (the frames still undecided
+  // are unaligned, the lock is given up), and since its index says nothing
+  // of the time it missed, its frames are compared around the newest
+  // reference frames instead: the first frame back is placed at the
+  // reference frame that was next when it came, and the window searched
+  // around that place (offsets reported stay ref_index - dist_index), so
+  // that a stream back with a delay under `window` is found again. A no-op
+  // after EndDistorted(); a second call before a frame, too.
+  void StopDistorted();
 
   // The next decision, in distorted order; false when the next one cannot be
   // made yet (or every distorted frame is decided).

@@ -98,6 +98,9 @@ struct LogSummary {
   // The scorer that ran (Scorer::description()), and why the source could
   // not be scored; empty: unknown / none (null).
   std::string backend, failure;
+  // The transfer of each input's frames (TransferName: "sRGB", "PQ", ...);
+  // empty: unknown (null).
+  std::string ref_transfer, dist_transfer;
   // A JSON log of several sources: each source's own summary, in order,
   // written after the one above ("source_summaries"). Empty: nothing more is
   // written. Not in CSV (rows only) nor vmaf-json.

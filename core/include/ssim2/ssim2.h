@@ -124,8 +124,8 @@ const char* PrimariesName(Primaries primaries); // "BT.709", "BT.2020"
 // and HLG with BT.2020 primaries on the packed RGB formats and the 10-bit
 // Y'CbCr formats (R'G'B' rounded to 16 bits first, as a 16-bit PNG export of
 // the frame holds it). Anything else is refused (kUnsupportedFormat) with a
-// message naming it, never scored as SDR. The CUDA backend refuses HLG
-// so far (kUnsupportedFormat).
+// message naming it, never scored as SDR. Both backends convert all of
+// these, to the same bits.
 struct ColorDescription {
   Transfer transfer = Transfer::kSrgb;
   Primaries primaries = Primaries::kBT709;
@@ -284,6 +284,11 @@ class Scorer {
   int height() const { return height_; }
   // Bytes of working memory the scorer holds (device memory for CUDA).
   std::size_t memory_bytes() const;
+  // Of memory_bytes(), what the CUDA backend's second engine holds (it
+  // prepares a reference set while a batch is in flight: the working memory
+  // of a reference pass and a second reference cache); 0 until it is made,
+  // and on the CPU.
+  std::size_t second_engine_bytes() const;
   // Human-readable description ("CPU, 2 threads", "CUDA, NVIDIA H200").
   std::string description() const;
   // What ScorerOptions::memory_limit made the scorer give up so far, in

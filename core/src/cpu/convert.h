@@ -33,7 +33,7 @@ class LightConversion {
         break;
       case Transfer::kLinear: break;
       case Transfer::kPq: out = hdr::PqToLinearSrgb(r, g, b, pq_scale_); break;
-      case Transfer::kHlg: out = hdr::HlgToLinearSrgb(r, g, b, hlg_ootf_); break;
+      case Transfer::kHlg: out = hdr::HlgToLinearSrgb<hdr::HostLibm>(r, g, b, hlg_ootf_); break;
     }
     *lr = out.r;
     *lg = out.g;

@@ -4,7 +4,8 @@
  * The HDR clips of tests/data/hdr/video (HEVC Main10, decoded by avdec_h265
  * with caps colorimetry bt2100-pq and content-light-level, or bt2100-hlg)
  * must score every frame with the digits libjxl's ssimulacra2 printed for
- * the same decoded frames (video_scores.csv); caps the element cannot honour
+ * the same decoded frames (video_scores.csv), and the score and summary
+ * messages name each input's transfer; caps the element cannot honour
  * are refused by name, and BT.2020 primaries with an SDR transfer get a
  * warning.
  */
@@ -44,8 +45,9 @@ reference_scores (const gchar * clip)
   return scores;
 }
 
+/* @transfer: what the messages must say both inputs were ("PQ", "HLG"). */
 static void
-check_clip (const gchar * clip)
+check_clip (const gchar * clip, const gchar * transfer)
 {
   fail_unless (have_factories (clip_factories),
       "the HDR clips need gstreamer1.0-libav and gstreamer1.0-plugins-bad");
@@ -64,7 +66,7 @@ check_clip (const gchar * clip)
   g_free (desc);
   GstBus *bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  guint scored = 0, same = 0;
+  guint scored = 0, same = 0, summaries = 0;
   while (TRUE) {
     GstMessage *m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
         (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
@@ -94,6 +96,14 @@ check_clip (const gchar * clip)
         g_printerr ("%s frame %" G_GUINT64_FORMAT ": %s, reference %s\n", clip,
             sm.index, printed, want);
       scored++;
+      fail_unless_equals_string (sm.ref_transfer, transfer);
+      fail_unless_equals_string (sm.dist_transfer, transfer);
+    }
+    GstSsim2SummaryMessage summary;
+    if (gst_ssim2_summary_message_parse_message (m, &summary)) {
+      fail_unless_equals_string (summary.ref_transfer, transfer);
+      fail_unless_equals_string (summary.dist_transfer, transfer);
+      summaries++;
     }
     gst_message_unref (m);
   }
@@ -101,6 +111,7 @@ check_clip (const gchar * clip)
       scored);
   fail_unless_equals_int (scored, 10);
   fail_unless_equals_int (same, 10);
+  fail_unless_equals_int (summaries, 1);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -111,14 +122,14 @@ check_clip (const gchar * clip)
  * both inputs is 1569 cd/m2, as the cLLi chunk of the exported frames). */
 GST_START_TEST (test_hdr10_clip_scores_as_the_reference)
 {
-  check_clip ("hdr10");
+  check_clip ("hdr10", "PQ");
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_hlg_clip_scores_as_the_reference)
 {
-  check_clip ("hlg");
+  check_clip ("hlg", "HLG");
 }
 
 GST_END_TEST;

@@ -369,6 +369,48 @@ post_memory_limit_error (GstSsim2Compare * self, const ssim2::Status & s)
           "backend=cpu."));
 }
 
+/* The CUDA context could not be made current: the CPU takes over under
+ * backend=auto, else the element stops. */
+static GstFlowReturn
+context_not_current (GstSsim2Compare * self)
+{
+  if (fall_back_to_cpu (self, "the CUDA context could not be made current"))
+    return FLOW_RETRY_ON_CPU;
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Could not make the CUDA context current."), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* How a failed call of the scorer's (creating it, or scoring) ends, the
+ * same for both: a failure of the CUDA engine itself hands over to the CPU
+ * under backend=auto (@gpu_failure says what failed); one over
+ * memory-limit, out of memory (@oom_when: when it ran out) or any other
+ * (@post_other posts it) is the element's error. A caller's error or the
+ * memory limit would fail on the CPU too, so they never fall back. */
+template < typename PostOther > static GstFlowReturn
+scorer_failed (GstSsim2Compare * self, const ssim2::Status & s,
+    const gchar * gpu_failure, const std::string & oom_when,
+    PostOther post_other)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const bool over_limit = over_memory_limit (priv, s);
+  if (priv->use_cuda && !is_caller_error (s.code ()) && !over_limit &&
+      fall_back_to_cpu (self, std::string (gpu_failure) + ": " + s.message ()))
+    return FLOW_RETRY_ON_CPU;
+  if (over_limit) {
+    post_memory_limit_error (self, s);
+  } else if (s.code () == ssim2::StatusCode::kOutOfMemory) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of %s memory %s: %s.", priv->use_cuda ? "GPU" : "host",
+            oom_when.c_str (), s.message ().c_str ()),
+        ("Free memory (fewer pipelines on this GPU), score smaller frames, "
+            "or set backend=cpu."));
+  } else {
+    post_other ();
+  }
+  return GST_FLOW_ERROR;
+}
+
 /* Makes sure the scorer matches the current size. */
 static GstFlowReturn
 ensure_scorer (GstSsim2Compare * self, int width, int height)
@@ -391,13 +433,8 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
     opts.cuda_stream = priv->stream;
     priv->context_in_use = true;
     opts.memory_limit = priv->run.memory_limit;
-    if (!gst_cuda_context_push (priv->context)) {
-      if (fall_back_to_cpu (self, "the CUDA context could not be made current"))
-        return FLOW_RETRY_ON_CPU;
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not make the CUDA context current."), (NULL));
-      return GST_FLOW_ERROR;
-    }
+    if (!gst_cuda_context_push (priv->context))
+      return context_not_current (self);
   }
 #else
   opts.cuda_device = priv->run.cuda_device;
@@ -418,29 +455,16 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   if (priv->use_cuda)
     gst_cuda_context_pop (nullptr);
 #endif
-  const bool over_limit = over_memory_limit (priv, s);
   if (!s.ok ()) {
-    if (priv->use_cuda && !is_caller_error (s.code ()) && !over_limit &&
-        fall_back_to_cpu (self, "the CUDA engine could not be created: " +
-            s.message ()))
-      return FLOW_RETRY_ON_CPU;
-    if (over_limit) {
-      post_memory_limit_error (self, s);
-    } else if (s.code () == ssim2::StatusCode::kOutOfMemory) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of %s memory for %dx%d frames: %s.",
-              priv->use_cuda ? "GPU" : "host", width, height,
-              s.message ().c_str ()),
-          ("Free memory (fewer pipelines on this GPU), score smaller frames, "
-              "or set backend=cpu."));
-    } else {
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-          ("Could not set up the %s scorer for %dx%d frames: %s (%s).",
-              priv->use_cuda ? "CUDA" : "CPU", width, height,
-              s.message ().c_str (), ssim2::StatusCodeName (s.code ())),
-          ("Set backend=cpu to use the CPU path."));
-    }
-    return GST_FLOW_ERROR;
+    return scorer_failed (self, s, "the CUDA engine could not be created",
+        "for " + std::to_string (width) + "x" + std::to_string (height) +
+        " frames", [&]() {
+          GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+              ("Could not set up the %s scorer for %dx%d frames: %s (%s).",
+                  priv->use_cuda ? "CUDA" : "CPU", width, height,
+                  s.message ().c_str (), ssim2::StatusCodeName (s.code ())),
+              ("Set backend=cpu to use the CPU path."));
+        });
   }
   GST_INFO_OBJECT (self, "scorer for %dx%d: %s, %" G_GSIZE_FORMAT " bytes",
       width, height, scorer->description ().c_str (), scorer->memory_bytes ());
@@ -516,7 +540,8 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
 
   ssim2::Result result;
   ssim2::Status s;
-  std::string read_failure, context_failure;
+  std::string read_failure;
+  bool context_failed = false;
   GstBuffer *unread = nullptr;  /* the frame that could not be read */
   {
     /* The frames are unmapped (and uploads released) at the end of this
@@ -540,7 +565,7 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
                         &result);
                   });
             })) {
-      context_failure = "the CUDA context could not be made current";
+      context_failed = true;
     }
   }
   if (!read_failure.empty ()) {
@@ -563,35 +588,22 @@ try_score_pair (GstSsim2Compare * self, GstBuffer * ref, guint64 ref_seq,
       GST_ELEMENT_ERROR (self, RESOURCE, READ, ("%s", text), ("%s", debug));
     return GST_FLOW_ERROR;
   }
-  if (!context_failure.empty ()) {
-    if (fall_back_to_cpu (self, context_failure))
-      return FLOW_RETRY_ON_CPU;
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not make the CUDA context current."), (NULL));
-    return GST_FLOW_ERROR;
-  }
+  if (context_failed)
+    return context_not_current (self);
   if (!s.ok ()) {
-    const bool over_limit = over_memory_limit (priv, s);
-    if (priv->use_cuda && !is_caller_error (s.code ()) && !over_limit &&
-        fall_back_to_cpu (self, "scoring on the GPU failed: " + s.message ()))
-      return FLOW_RETRY_ON_CPU;
-    if (over_limit) {
-      post_memory_limit_error (self, s);
-    } else if (s.code () == ssim2::StatusCode::kOutOfMemory) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of %s memory while scoring: %s.",
-              priv->use_cuda ? "GPU" : "host", s.message ().c_str ()),
-          ("Free memory, score smaller frames, or set backend=cpu."));
-    } else if (s.code () == ssim2::StatusCode::kUnsupportedFormat) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("These formats cannot be compared: %s.", s.message ().c_str ()),
-          ("Insert videoconvert before the element to get RGBA or I420."));
-    } else {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED,
-          ("Scoring failed: %s (%s).", s.message ().c_str (),
-              ssim2::StatusCodeName (s.code ())), (NULL));
-    }
-    return GST_FLOW_ERROR;
+    return scorer_failed (self, s, "scoring on the GPU failed",
+        "while scoring", [&]() {
+          if (s.code () == ssim2::StatusCode::kUnsupportedFormat)
+            GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+                ("These formats cannot be compared: %s.",
+                    s.message ().c_str ()),
+                ("Insert videoconvert before the element to get RGBA or "
+                    "I420."));
+          else
+            GST_ELEMENT_ERROR (self, STREAM, FAILED,
+                ("Scoring failed: %s (%s).", s.message ().c_str (),
+                    ssim2::StatusCodeName (s.code ())), (NULL));
+        });
   }
   *score = result.score;
   return GST_FLOW_OK;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -190,9 +192,75 @@ const Field < Sync > kSyncFields[] = {
   {"confidence", &Sync::confidence},
 };
 
+/* The counts a summary message and a score log's summary both hold. */
+struct CountField
+{
+  guint64 Summary::*message;
+  std::optional < std::uint64_t > ssim2::LogSummary::*log;
+};
+const CountField kSummaryCounts[] = {
+  {&Summary::unmatched_ref, &ssim2::LogSummary::unmatched_ref},
+  {&Summary::unmatched_dist, &ssim2::LogSummary::unmatched_dist},
+  {&Summary::skipped, &ssim2::LogSummary::skipped},
+  {&Summary::dropped, &ssim2::LogSummary::dropped},
+  {&Summary::repeated, &ssim2::LogSummary::repeated},
+  {&Summary::unaligned, &ssim2::LogSummary::unaligned},
+};
+
+/* The numbers a score message and a score log's row both hold. */
+struct RowField
+{
+  guint64 Score::*message;
+  std::uint64_t ssim2::ScoreRow::*row;
+};
+const RowField kScoreRowFields[] = {
+  {&Score::index, &ssim2::ScoreRow::index},
+  {&Score::frame, &ssim2::ScoreRow::frame},
+  {&Score::timestamp, &ssim2::ScoreRow::pts},
+  {&Score::stream_time, &ssim2::ScoreRow::stream_time},
+  {&Score::running_time, &ssim2::ScoreRow::running_time},
+  {&Score::duration, &ssim2::ScoreRow::duration},
+};
+
 }  // namespace
 
 namespace ssim2gst {
+
+void
+SetScoreMessage (GstSsim2ScoreMessage * msg, const ssim2::ScoreRow & row)
+{
+  for (const RowField & f:kScoreRowFields)
+    msg->*f.message = row.*f.row;
+  msg->score = row.score;
+  msg->ref_frame = row.ref_frame;
+  msg->offset = row.ref_frame - (gint64) row.frame;
+}
+
+ssim2::ScoreRow
+ScoreRowOf (const GstSsim2ScoreMessage & msg)
+{
+  /* Unknown times are GST_CLOCK_TIME_NONE, which is ssim2::kNoTime. */
+  ssim2::ScoreRow row;
+  for (const RowField & f:kScoreRowFields)
+    row.*f.row = msg.*f.message;
+  row.score = msg.score;
+  row.ref_frame = msg.ref_frame;
+  return row;
+}
+
+void
+SetSummaryCounts (GstSsim2SummaryMessage * msg, const ssim2::LogSummary & log)
+{
+  for (const CountField & f:kSummaryCounts)
+    msg->*f.message = (log.*f.log).value_or (0);
+}
+
+void
+GetSummaryCounts (const GstSsim2SummaryMessage & msg, ssim2::LogSummary * log)
+{
+  for (const CountField & f:kSummaryCounts)
+    log->*f.log = msg.*f.message;
+}
 
 void
 SetSummaryStatistics (GstSsim2SummaryMessage * msg, const ssim2::Summary & sum)

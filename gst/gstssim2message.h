@@ -154,6 +154,7 @@ gboolean gst_ssim2_sync_message_parse_message (GstMessage * m,
 G_END_DECLS
 
 #ifdef __cplusplus
+#include "ssim2/score_log.h"
 #include "ssim2/stats.h"
 
 namespace ssim2gst {
@@ -161,6 +162,20 @@ namespace ssim2gst {
 /* Sets the frame count and the pooled values of @msg from @sum. */
 void SetSummaryStatistics (GstSsim2SummaryMessage * msg,
     const ssim2::Summary & sum);
+
+/* The frame counts of a summary (unmatched, skipped, dropped, repeated,
+ * unaligned) from @log into @msg, an unknown count as 0; and back from
+ * @msg into @log. */
+void SetSummaryCounts (GstSsim2SummaryMessage * msg,
+    const ssim2::LogSummary & log);
+void GetSummaryCounts (const GstSsim2SummaryMessage & msg,
+    ssim2::LogSummary * log);
+
+/* A score message from a score log's row (all but the pad and the
+ * transfers, which a row does not hold), and the row (all but source) that
+ * a score message holds. */
+void SetScoreMessage (GstSsim2ScoreMessage * msg, const ssim2::ScoreRow & row);
+ssim2::ScoreRow ScoreRowOf (const GstSsim2ScoreMessage & msg);
 
 }  // namespace ssim2gst
 #endif

@@ -406,19 +406,20 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
     GST_OBJECT_LOCK (self);
     post = priv->settings.post_messages;        /* changeable while playing */
     GST_OBJECT_UNLOCK (self);
+    ssim2::ScoreRow row;
+    row.index = index;
+    row.frame = r.st.frames - 1;
+    row.pts = times.pts;
+    row.stream_time = times.stream_time;
+    row.running_time = times.running_time;
+    row.duration = times.duration;
+    row.score = *score;
+    row.ref_frame = ref_frame;
     if (post) {
       GstSsim2ScoreMessage m;
       gst_ssim2_score_message_init (&m);
-      m.score = *score;
-      m.index = index;
-      m.timestamp = times.pts;
-      m.stream_time = times.stream_time;
-      m.running_time = times.running_time;
-      m.duration = times.duration;
+      ssim2gst::SetScoreMessage (&m, row);
       m.pad = pad_name;
-      m.frame = r.st.frames - 1;
-      m.ref_frame = ref_frame;
-      m.offset = ref_frame - (gint64) m.frame;
       m.ref_transfer = pad_transfer (priv->ref);
       m.dist_transfer = pad_transfer (r.st);
       GstStructure *s = gst_ssim2_score_message_to_structure (&m);
@@ -427,15 +428,6 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
     }
 
     if (priv->stats && (priv->stats_with_source || r.to_src)) {
-      ssim2::ScoreRow row;
-      row.index = index;
-      row.frame = r.st.frames - 1;
-      row.pts = times.pts;
-      row.stream_time = times.stream_time;
-      row.running_time = times.running_time;
-      row.duration = times.duration;
-      row.score = *score;
-      row.ref_frame = ref_frame;
       if (priv->stats_with_source)
         row.source = r.name;
       if (!priv->stats->Append (row))
@@ -501,17 +493,12 @@ gst_ssim2_compare_post_summary (GstSsim2Compare * self, Rendition & r)
   GstSsim2SummaryMessage m;
   gst_ssim2_summary_message_init (&m);
   ssim2gst::SetSummaryStatistics (&m, summary.scores);
-  m.unmatched_ref = summary.unmatched_ref.value_or (0);
-  m.unmatched_dist = summary.unmatched_dist.value_or (0);
-  m.skipped = summary.skipped.value_or (0);
+  ssim2gst::SetSummaryCounts (&m, summary);
   if (summary.ended_first)
     m.ended_first = ssim2::InputName (*summary.ended_first);
   m.backend = summary.backend.c_str ();
   m.pad = r.name.c_str ();
   m.failure = summary.failure.c_str ();
-  m.dropped = summary.dropped.value_or (0);
-  m.repeated = summary.repeated.value_or (0);
-  m.unaligned = summary.unaligned.value_or (0);
   m.ref_transfer = summary.ref_transfer.c_str ();
   m.dist_transfer = summary.dist_transfer.c_str ();
   GstStructure *s = gst_ssim2_summary_message_to_structure (&m);

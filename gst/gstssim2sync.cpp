@@ -464,26 +464,31 @@ wait_for_signatures (GstSsim2Compare * self, ContentSignatures & sigs)
   sigs.computing.clear ();
 }
 
+/* The content signatures with none in flight any more (see
+ * wait_for_signatures); NULL without content alignment. */
+static ContentSignatures *
+settled_signatures (GstSsim2Compare * self)
+{
+  ContentSignatures *sigs = self->priv->signatures.get ();
+  if (sigs)
+    wait_for_signatures (self, *sigs);
+  return sigs;
+}
+
 void
 gst_ssim2_compare_content_finish_signatures (GstSsim2Compare * self)
 {
-  ContentSignatures *sigs = self->priv->signatures.get ();
-  if (!sigs)
-    return;
-  wait_for_signatures (self, *sigs);
-  sigs->refs.clear ();
+  if (ContentSignatures * sigs = settled_signatures (self))
+    sigs->refs.clear ();
 }
 
 void
 gst_ssim2_compare_content_release_device (GstSsim2Compare * self)
 {
-  ContentSignatures *sigs = self->priv->signatures.get ();
-  if (!sigs)
-    return;
   /* Finished, not dropped: a switch to the CPU keeps the signatures of the
    * frames already taken. */
-  wait_for_signatures (self, *sigs);
-  sigs->maker.reset ();
+  if (ContentSignatures * sigs = settled_signatures (self))
+    sigs->maker.reset ();
 }
 
 /* Keeps the full ref frames held within sync-max-bytes: the oldest go

@@ -14,6 +14,7 @@
 #include <iterator>
 #include <optional>
 
+#include "option_parsing.h"
 #include "ssim2/score_log.h"
 
 namespace ssim2 {
@@ -29,7 +30,7 @@ struct Range {
 // counts share its range.
 constexpr Range kEveryRange{1, G_MAXUINT32};
 constexpr Range kFrameCountRange{0, G_MAXUINT32};
-constexpr Range kDeviceRange{0, 1024};
+constexpr Range kDeviceRange{0, options::kMaxDevice};
 // More threads than cores only adds overhead; the cap keeps a typo from
 // starting millions of threads.
 constexpr Range kThreadsRange{0, 1024};
@@ -148,13 +149,9 @@ gboolean TakeNumber(const gchar* name, const gchar* value, Range range, std::uin
 }
 
 gboolean OnBackend(const gchar* name, const gchar* value, gpointer data, GError** error) {
-  Backend& backend = StateOf(data)->options->backend;
-  if (std::strcmp(value, "auto") == 0) backend = Backend::kAuto;
-  else if (std::strcmp(value, "cpu") == 0) backend = Backend::kCpu;
-  else if (std::strcmp(value, "cuda") == 0) backend = Backend::kCuda;
-  else
-    return Reject(error, std::string(name) + ": expected auto, cpu or cuda, got '" + value + "'");
-  return TRUE;
+  if (options::BackendFromName(value, &StateOf(data)->options->backend)) return TRUE;
+  return Reject(error, std::string(name) + ": expected " + options::kBackendChoices + ", got '" +
+                           value + "'");
 }
 
 gboolean OnDevice(const gchar* name, const gchar* value, gpointer data, GError** error) {
@@ -543,19 +540,11 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   argv.push_back(&program[0]);
   for (std::string& a : argv_text) argv.push_back(&a[0]);
   const std::vector<char*> original = argv;
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(original.size());
-  char** argv_data = argv.data();
 
   ParseState state;
   state.options = options;
-  GOptionContext* context = NewContext(&state, true, nullptr);
-  GError* gerror = nullptr;
-  const gboolean parsed = g_option_context_parse(context, &argc, &argv_data, &gerror);
-  g_option_context_free(context);
-  if (!parsed) {
-    *error = MessageLine(gerror != nullptr ? gerror->message : "cannot parse the options");
-    g_clear_error(&gerror);
+  if (!options::ParseWords(NewContext(&state, true, nullptr), &argv, error)) {
+    *error = MessageLine(error->c_str());
     return false;
   }
   if (state.help || state.help_all || state.help_gst) {
@@ -592,8 +581,8 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
     bool after_bare_json;
   };
   std::vector<Word> words;
-  for (int k = 1; k < argc; ++k) {
-    const auto at = std::find(original.begin() + 1, original.end(), argv_data[k]);
+  for (std::size_t k = 1; k < argv.size(); ++k) {
+    const auto at = std::find(original.begin() + 1, original.end(), argv[k]);
     const std::size_t index = static_cast<std::size_t>(at - original.begin()) - 1;
     if (at == original.end() || index == end_of_options) continue;
     words.push_back({args[index], after_bare_json[index]});

@@ -275,7 +275,7 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     auto log = logs_.find(name);
     if (log == logs_.end()) return;
     std::string error;
-    if (!log->second->Append(cli::ScoreRowOf(score), now, &error)) {
+    if (!log->second->Append(ssim2gst::ScoreRowOf(score), now, &error)) {
       Log("rendition " + name + ": its log stops (" + error + "); scoring goes on");
       logs_.erase(log);
     }

@@ -2,6 +2,8 @@
 // --opt VALUE and --opt=VALUE, the help layout), then one check per option.
 #include "monitor_options.h"
 
+#include "option_parsing.h"
+
 #include <glib.h>
 
 #include <cmath>
@@ -142,22 +144,13 @@ bool ParseMonitorArgs(const std::vector<std::string>& args, MonitorOptions* opti
                       std::string* error) {
   Raw raw;
   GOptionContext* context = NewContext(&raw);
-  std::vector<gchar*> argv{const_cast<gchar*>("ssim2 monitor")};
-  for (const std::string& a : args) argv.push_back(const_cast<gchar*>(a.c_str()));
-  gint argc = static_cast<gint>(argv.size());
-  gchar** argvp = argv.data();
-  GError* err = nullptr;
-  const bool parsed = g_option_context_parse(context, &argc, &argvp, &err);
-  g_option_context_free(context);
-  if (!parsed) {
-    *error = err->message;
-    g_clear_error(&err);
-    return false;
-  }
+  std::vector<gchar*> words{const_cast<gchar*>("ssim2 monitor")};
+  for (const std::string& a : args) words.push_back(const_cast<gchar*>(a.c_str()));
+  if (!options::ParseWords(context, &words, error)) return false;
   *help = raw.help;
   if (raw.help) return true;
-  if (argc > 1) {
-    *error = std::string("unexpected argument '") + argvp[1] + "'";
+  if (words.size() > 1) {
+    *error = std::string("unexpected argument '") + words[1] + "'";
     return false;
   }
   MonitorOptions o;
@@ -234,18 +227,12 @@ bool ParseMonitorArgs(const std::vector<std::string>& args, MonitorOptions* opti
              ": expected running-time, sequence, stream-time or content";
     return false;
   }
-  if (raw.backend) {
-    const std::string b = raw.backend;
-    if (b == "auto") o.backend = Backend::kAuto;
-    else if (b == "cpu") o.backend = Backend::kCpu;
-    else if (b == "cuda") o.backend = Backend::kCuda;
-    else {
-      *error = "--backend " + b + ": expected auto, cpu or cuda";
-      return false;
-    }
+  if (raw.backend && !options::BackendFromName(raw.backend, &o.backend)) {
+    *error = std::string("--backend ") + raw.backend + ": expected " + options::kBackendChoices;
+    return false;
   }
-  if (raw.device < -1 || raw.device > 1024) {
-    *error = "--device must be between 0 and 1024";
+  if (raw.device < -1 || raw.device > options::kMaxDevice) {
+    *error = "--device must be between 0 and " + std::to_string(options::kMaxDevice);
     return false;
   }
   o.cuda_device = raw.device;

@@ -285,12 +285,7 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
     // The statistics are recomputed from the collected rows (--frames may
     // stop early); the unmatched counts only the element knows.
     LogSummary& e = b->element_summary;
-    e.unmatched_ref = summary.unmatched_ref;
-    e.unmatched_dist = summary.unmatched_dist;
-    e.dropped = summary.dropped;
-    e.repeated = summary.repeated;
-    e.unaligned = summary.unaligned;
-    e.skipped = summary.skipped;
+    ssim2gst::GetSummaryCounts(summary, &e);
     e.backend = summary.backend;
     e.ref_transfer = summary.ref_transfer;
     e.dist_transfer = summary.dist_transfer;
@@ -304,7 +299,7 @@ void HandleElementMessage(Run* run, GstMessage* msg) {
   GstSsim2ScoreMessage score;
   if (!gst_ssim2_score_message_parse(s, &score)) return;
   if (run->options.frames > 0 && b->frames.size() >= run->options.frames) return;
-  ScoreRow f = ScoreRowOf(score);
+  ScoreRow f = ssim2gst::ScoreRowOf(score);
   // Content alignment passes frames unscored between pairs: its pairs are
   // numbered by the element's frame count, not by the pair index.
   f.frame = (run->options.alignment == ssim2gst::Alignment::kContent ? score.frame : score.index) +

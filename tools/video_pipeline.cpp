@@ -547,19 +547,6 @@ bool BuildPipeline(Run* run, std::string* error) {
   return true;
 }
 
-ScoreRow ScoreRowOf(const GstSsim2ScoreMessage& score) {
-  ScoreRow row;
-  row.index = score.index;
-  row.frame = score.frame;
-  // Unknown times are GST_CLOCK_TIME_NONE, which is kNoTime.
-  row.pts = score.timestamp;
-  row.stream_time = score.stream_time;
-  row.running_time = score.running_time;
-  row.duration = score.duration;
-  row.score = score.score;
-  row.ref_frame = score.ref_frame;
-  return row;
-}
 
 }  // namespace cli
 }  // namespace ssim2

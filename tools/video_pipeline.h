@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "gstssim2message.h"
 #include "video_run.h"
 
 namespace ssim2 {
@@ -24,10 +23,6 @@ void PreferHardwareDecoders(int cuda_device);
 // A fakesink in `pipeline` for a decoded stream that is not scored (audio,
 // subtitles, a second video), linked to `pad` (the video mode and the monitor).
 void LinkToFakesink(GstElement* pipeline, GstPad* pad);
-
-// A scored pair's `ssim2` message as a score-log row (the video mode and the
-// monitor; the video mode then numbers `frame` its own way).
-ScoreRow ScoreRowOf(const GstSsim2ScoreMessage& score);
 
 // Lets the tool run from the build tree or from an install without
 // GST_PLUGIN_PATH: the plugin is loaded from where this build put it (the

@@ -106,14 +106,8 @@ ImageView ImageView::Packed(PixelFormat format, int width, int height, const voi
 ImageView ImageView::Planar(PixelFormat format, int width, int height,
                             std::array<const void*, 3> planes,
                             std::array<std::ptrdiff_t, 3> strides, MemoryLocation location) {
-  ImageView v;
-  v.format = format;
-  v.width = width;
-  v.height = height;
-  v.planes = planes;
-  v.strides = strides;
-  v.location = location;
-  return v;
+  // The Y'CbCr and colour descriptions stay their defaults.
+  return ImageView{format, width, height, planes, strides, {}, {}, location};
 }
 
 namespace {

@@ -57,6 +57,16 @@ std::string Md5(const std::vector<std::uint8_t>& data) {
   return r;
 }
 
+// A view of the three planes of a mapped frame of a planar Y'CbCr format.
+ImageView ThreePlaneView(PixelFormat format, const GstVideoFrame& vf) {
+  return ImageView::Planar(
+      format, GST_VIDEO_FRAME_WIDTH(&vf), GST_VIDEO_FRAME_HEIGHT(&vf),
+      {GST_VIDEO_FRAME_PLANE_DATA(&vf, 0), GST_VIDEO_FRAME_PLANE_DATA(&vf, 1),
+       GST_VIDEO_FRAME_PLANE_DATA(&vf, 2)},
+      {GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0), GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 1),
+       GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 2)});
+}
+
 // Decodes a clip to frames of `format`; returns false when the decoder is
 // missing.
 bool DecodeClip(const std::string& path, std::vector<GstSample*>* frames,
@@ -122,12 +132,7 @@ TEST(Yuv, TestClipMatchesTheReferenceMd5s) {
       GstVideoFrame vf;
       ASSERT_TRUE(gst_video_frame_map(&vf, &info, gst_sample_get_buffer(frames[n]), GST_MAP_READ));
       const int w = info.width, h = info.height;
-      ImageView view = ImageView::Planar(
-          PixelFormat::kI420, w, h,
-          {GST_VIDEO_FRAME_PLANE_DATA(&vf, 0), GST_VIDEO_FRAME_PLANE_DATA(&vf, 1),
-           GST_VIDEO_FRAME_PLANE_DATA(&vf, 2)},
-          {GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0), GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 1),
-           GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 2)});
+      ImageView view = ThreePlaneView(PixelFormat::kI420, vf);
       view.yuv.matrix = YuvMatrix::kBT709;
       view.yuv.range = YuvRange::kLimited;
       std::vector<std::uint8_t> rgb(static_cast<size_t>(w) * h * 3);
@@ -207,12 +212,7 @@ TEST(Yuv, HdrClipsGiveTheReferenceFramesAndScores) {
         ASSERT_TRUE(gst_video_frame_map(&mapped[i][n], &info, gst_sample_get_buffer(frames[i][n]),
                                         GST_MAP_READ));
         GstVideoFrame& vf = mapped[i][n];
-        ImageView view = ImageView::Planar(
-            PixelFormat::kI420_10LE, info.width, info.height,
-            {GST_VIDEO_FRAME_PLANE_DATA(&vf, 0), GST_VIDEO_FRAME_PLANE_DATA(&vf, 1),
-             GST_VIDEO_FRAME_PLANE_DATA(&vf, 2)},
-            {GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0), GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 1),
-             GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 2)});
+        ImageView view = ThreePlaneView(PixelFormat::kI420_10LE, vf);
         view.yuv.matrix = YuvMatrix::kBT2020;
         view.yuv.range = YuvRange::kLimited;
         view.color.primaries = Primaries::kBT2020;

@@ -119,8 +119,28 @@ std::vector<Bytes> Rgb8Rows(int w, int h) {
   return rows;
 }
 
+// An I/O error (what every decoder failure is) whose message says `part`.
+::testing::AssertionResult IoErrorSaying(const Status& s, const char* part) {
+  if (s.code() == StatusCode::kIoError && s.message().find(part) != std::string::npos)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected an I/O error saying '" << part << "', got "
+                                       << StatusCodeName(s.code()) << ": " << s.message();
+}
+
 Status Decode(const Bytes& file, io::Image* image) {
   return io::DecodePng(file.data(), file.size(), image);
+}
+
+// Decodes the PNG that `spec` describes into `image`, which must be of
+// `format`.
+::testing::AssertionResult DecodesTo(const PngSpec& spec, PixelFormat format, io::Image* image) {
+  const Status s = Decode(WritePng(spec), image);
+  if (!s.ok()) return ::testing::AssertionFailure() << "not decoded: " << s.message();
+  if (image->format() != format) {
+    return ::testing::AssertionFailure() << "decoded as " << PixelFormatName(image->format())
+                                         << ", not " << PixelFormatName(format);
+  }
+  return ::testing::AssertionSuccess();
 }
 
 std::uint16_t Sample16(const io::Image& image, int y, int index) {
@@ -133,8 +153,7 @@ TEST(Png, Rgb8PixelsAreKept) {
   PngSpec spec;
   spec.rows = Rgb8Rows(spec.width, spec.height);
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  EXPECT_EQ(image.format(), PixelFormat::kRGB8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGB8, &image));
   ASSERT_EQ(image.width(), 9);
   ASSERT_EQ(image.height(), 8);
   for (int y = 0; y < 8; ++y)
@@ -165,8 +184,7 @@ TEST(Png, SixteenBitSamplesArriveInHostOrder) {
   for (auto& row : spec.rows)
     for (int x = 0; x < 8; ++x) row[2 * x] = 0x12, row[2 * x + 1] = static_cast<std::uint8_t>(x);
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  EXPECT_EQ(image.format(), PixelFormat::kGray16);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kGray16, &image));
   for (int x = 0; x < 8; ++x) EXPECT_EQ(Sample16(image, 3, x), 0x1200 + x);
 }
 
@@ -176,8 +194,7 @@ TEST(Png, Rgba16AndGreyAlpha8Formats) {
   spec.color_type = PNG_COLOR_TYPE_RGBA;
   spec.rows.assign(8, Bytes(9 * 8, 0xAB));
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  EXPECT_EQ(image.format(), PixelFormat::kRGBA16);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGBA16, &image));
   EXPECT_EQ(Sample16(image, 0, 3), 0xABAB);
 
   PngSpec ga;
@@ -196,16 +213,14 @@ TEST(Png, PaletteExpandsToRgbAndTrnsToAlpha) {
   // 4-bit indices, two per byte: pixels 0,1,2,0,1,2,0,1.
   spec.rows.assign(8, Bytes{0x01, 0x20, 0x12, 0x01});
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  ASSERT_EQ(image.format(), PixelFormat::kRGB8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGB8, &image));
   const std::uint8_t* p = image.bytes().data() + image.stride() * 5;
   EXPECT_EQ(p[3 * 1 + 0], 200);
   EXPECT_EQ(p[3 * 2 + 2], 3);
   EXPECT_EQ(p[3 * 3 + 1], 20);
 
   spec.trns_alpha = {255, 0};  // index 1 transparent, index 2 implicitly opaque
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  ASSERT_EQ(image.format(), PixelFormat::kRGBA8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kRGBA8, &image));
   p = image.bytes().data() + image.stride() * 5;
   EXPECT_EQ(p[4 * 0 + 3], 255);
   EXPECT_EQ(p[4 * 1 + 3], 0);
@@ -220,8 +235,7 @@ TEST(Png, GreyTrnsBecomesAlpha) {
   spec.rows[2][4] = 99;
   spec.trns_grey = 99;
   io::Image image;
-  ASSERT_TRUE(Decode(WritePng(spec), &image).ok());
-  ASSERT_EQ(image.format(), PixelFormat::kGrayAlpha8);
+  ASSERT_TRUE(DecodesTo(spec, PixelFormat::kGrayAlpha8, &image));
   const std::uint8_t* p = image.bytes().data() + image.stride() * 2;
   EXPECT_EQ(p[2 * 4 + 1], 0);
   EXPECT_EQ(p[2 * 3 + 1], 255);
@@ -236,8 +250,7 @@ TEST(Png, GreyUnder8BitsIsRefused) {
   spec.rows.assign(8, Bytes{0xAA});
   io::Image image;
   const Status s = Decode(WritePng(spec), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("fewer than 8 bits"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "fewer than 8 bits"));
 }
 
 TEST(Png, ColourChunkPolicy) {
@@ -265,8 +278,7 @@ TEST(Png, ColourChunkPolicy) {
     EXPECT_EQ(s.ok(), c.accepted) << "sRGB " << c.srgb << " gAMA " << c.gama << " cHRM "
                                   << c.chrm << " iCCP " << c.iccp << ": " << s.message();
     if (!c.accepted) {
-      EXPECT_EQ(s.code(), StatusCode::kIoError);
-      EXPECT_NE(s.message().find("strip"), std::string::npos) << s.message();
+      EXPECT_TRUE(IoErrorSaying(s, "strip"));
     }
   }
 }
@@ -365,8 +377,7 @@ TEST(Png, SbitPolicy) {
   EXPECT_TRUE(Decode(WritePng(spec), &image).ok());
   spec.sbit = 5;  // the reference would divide by 31
   const Status s = Decode(WritePng(spec), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("sBIT"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "sBIT"));
 }
 
 TEST(Png, DamagedFilesFail) {
@@ -439,8 +450,7 @@ TEST(Jpeg, IccProfileIsRefused) {
   const Bytes file = WriteJpeg(16, 16, 3, &marker);
   io::Image image;
   const Status s = io::DecodeJpeg(file.data(), file.size(), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("ICC"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "ICC"));
 }
 
 TEST(Jpeg, DamagedFileFails) {
@@ -503,14 +513,12 @@ TEST(Bombs, TruncatedHugeImagesFailFastAndSmall) {
   for (bool interlaced : {false, true}) {
     const Bytes png = PngDeclaring(30000, 30000, interlaced);
     const Status s = Decode(png, &image);
-    EXPECT_EQ(s.code(), StatusCode::kIoError);
-    EXPECT_NE(s.message().find("30000x30000"), std::string::npos) << s.message();
+    EXPECT_TRUE(IoErrorSaying(s, "30000x30000"));
     EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.message();
   }
   const Bytes jpeg = JpegDeclaring(30000, 30000);
   const Status s = io::DecodeJpeg(jpeg.data(), jpeg.size(), &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "truncated"));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 1.0);
@@ -522,8 +530,7 @@ TEST(Bombs, OversizedHeadersAreRefused) {
   io::Image image;
   const Bytes png = PngDeclaring(60000, 40000, false);
   Status s = Decode(png, &image);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
-  EXPECT_NE(s.message().find("larger than ssim2 accepts"), std::string::npos) << s.message();
+  EXPECT_TRUE(IoErrorSaying(s, "larger than ssim2 accepts"));
   const Bytes jpeg = JpegDeclaring(65500, 65500);
   s = io::DecodeJpeg(jpeg.data(), jpeg.size(), &image);
   EXPECT_NE(s.message().find("larger than ssim2 accepts"), std::string::npos) << s.message();

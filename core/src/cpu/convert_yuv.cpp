@@ -159,28 +159,27 @@ Status CheckBits(const ImageView& image, int bits, const char* name, Layout* l) 
   return Status::Ok();
 }
 
-}  // namespace
-
-Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t stride) {
+// Integer R'G'B' of `Sample` from an image of `bits` bits, each value
+// rounded by kQuantize (yuv::Quantize8 or Quantize16).
+template <typename Sample, int (*kQuantize)(double)>
+Status ToIntegerRgb(const ImageView& image, int bits, const char* name, Sample* rgb,
+                    std::ptrdiff_t stride) {
   Layout l;
-  if (Status s = CheckBits(image, 8, "YuvToRgb8", &l); !s.ok()) return s;
+  if (Status s = CheckBits(image, bits, name, &l); !s.ok()) return s;
   ForEachRgb(image, l, 0, image.height, [&](int x, int y, const double* v) {
-    for (int c = 0; c < 3; ++c) {
-      rgb[stride * y + 3 * x + c] = static_cast<std::uint8_t>(yuv::Quantize8(v[c]));
-    }
+    for (int c = 0; c < 3; ++c) rgb[stride * y + 3 * x + c] = static_cast<Sample>(kQuantize(v[c]));
   });
   return Status::Ok();
 }
 
+}  // namespace
+
+Status YuvToRgb8(const ImageView& image, std::uint8_t* rgb, std::ptrdiff_t stride) {
+  return ToIntegerRgb<std::uint8_t, yuv::Quantize8>(image, 8, "YuvToRgb8", rgb, stride);
+}
+
 Status YuvToRgb16(const ImageView& image, std::uint16_t* rgb, std::ptrdiff_t stride) {
-  Layout l;
-  if (Status s = CheckBits(image, 10, "YuvToRgb16", &l); !s.ok()) return s;
-  ForEachRgb(image, l, 0, image.height, [&](int x, int y, const double* v) {
-    for (int c = 0; c < 3; ++c) {
-      rgb[stride * y + 3 * x + c] = static_cast<std::uint16_t>(yuv::Quantize16(v[c]));
-    }
-  });
-  return Status::Ok();
+  return ToIntegerRgb<std::uint16_t, yuv::Quantize16>(image, 10, "YuvToRgb16", rgb, stride);
 }
 
 Status YuvToRgbFloat(const ImageView& image, float* rgb, std::ptrdiff_t stride) {

@@ -101,15 +101,6 @@ void ToXybRow(const float* r, const float* g, const float* b, int width, const f
   }
 }
 
-void ToXybRows(const Image3& linear, int y0, int y1, const float* opsin, float neg_cbrt_bias,
-               Image3* xyb) {
-  for (int y = y0; y < y1; ++y) {
-    ToXybRow(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y),
-             linear.width(), opsin, neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
-             xyb->plane[2].Row(y));
-  }
-}
-
 void SsimRow(const float* mu1, const float* mu2, const float* s11, const float* s22,
              const float* s12, int width, double* d) {
   for (int x = 0; x < width; ++x) d[x] = arith::SsimError(mu1[x], mu2[x], s11[x], s22[x], s12[x]);
@@ -412,15 +403,6 @@ void ToXybRow(const float* pr, const float* pg, const float* pb, int w, const fl
   }
 }
 
-void ToXybRows(const Image3& linear, int y0, int y1, const float* opsin, float neg_cbrt_bias,
-               Image3* xyb) {
-  for (int y = y0; y < y1; ++y) {
-    ToXybRow(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y),
-             linear.width(), opsin, neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
-             xyb->plane[2].Row(y));
-  }
-}
-
 using VD = __m256d;
 
 inline void StoreDoubles(double* dst, __m128 lo_f, __m128 hi_f, double one, bool clamp) {
@@ -480,6 +462,16 @@ void EdgeRow(const float* img1, const float* mu1, const float* img2, const float
 }
 
 #endif  // SSIM2_KERNEL_AVX2
+
+// Both variants convert an image row by row with their own ToXybRow.
+void ToXybRows(const Image3& linear, int y0, int y1, const float* opsin, float neg_cbrt_bias,
+               Image3* xyb) {
+  for (int y = y0; y < y1; ++y) {
+    ToXybRow(linear.plane[0].Row(y), linear.plane[1].Row(y), linear.plane[2].Row(y),
+             linear.width(), opsin, neg_cbrt_bias, xyb->plane[0].Row(y), xyb->plane[1].Row(y),
+             xyb->plane[2].Row(y));
+  }
+}
 
 }  // namespace
 

@@ -405,7 +405,8 @@ fixture_init_i420 (Fixture * f, GstVideoInfo * info)
 
 /* @e between the harnesses with @caps on both pads, fed @ref_n ref frames
  * from frame @ref_first and @dist_n dist frames from frame 0, @dist_offset
- * ns later; the output stays in f->dist. */
+ * ns later; checks that every dist frame left on src, scored or not (the
+ * output stays in f->dist). */
 static inline void
 run_frames (Fixture * f, GstElement * e, const gchar * caps, guint ref_first,
     guint ref_n, guint dist_n, gint dist_offset)
@@ -415,6 +416,7 @@ run_frames (Fixture * f, GstElement * e, const gchar * caps, guint ref_first,
   fixture_init (f, e, caps, caps);
   run_feeds (f, frames_range (&info, ref_first, ref_n, 0, 0),
       frames_range (&info, 0, dist_n, dist_offset, 0), FALSE);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f->dist), dist_n);
 }
 
 /* Runs @n RGB frames through @e, the dist ones noisy; returns the ssim2
@@ -478,15 +480,25 @@ run_to_eos (const gchar * desc)
   gst_object_unref (pipe);
 }
 
+/* A test case @name of @suite whose tests may each take @timeout_s
+ * seconds: decoding and scoring clips takes far longer than check's default
+ * of 4 s. */
+static inline TCase *
+timed_tcase (Suite * suite, const gchar * name, gint timeout_s)
+{
+  TCase *tc = tcase_create (name);
+  suite_add_tcase (suite, tc);
+  tcase_set_timeout (tc, timeout_s);
+  return tc;
+}
+
 /* A test case of @suite for tests that each make their clips in
  * @setup: a checked fixture, since GStreamer's thread pools do not survive
  * the fork of an unchecked fixture's process; 300 s for decoding. */
 static inline TCase *
 clip_tcase (Suite * suite, const gchar * name, SFun setup, SFun teardown)
 {
-  TCase *tc = tcase_create (name);
-  suite_add_tcase (suite, tc);
-  tcase_set_timeout (tc, 300);
+  TCase *tc = timed_tcase (suite, name, 300);
   tcase_add_checked_fixture (tc, setup, teardown);
   return tc;
 }

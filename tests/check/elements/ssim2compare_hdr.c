@@ -167,9 +167,7 @@ static Suite *
 ssim2compare_hdr_suite (void)
 {
   Suite *s = suite_create ("ssim2compare_hdr");
-  TCase *tc = tcase_create ("hdr");
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 300);
+  TCase *tc = timed_tcase (s, "hdr", 300);
   tcase_add_test (tc, test_hdr10_clip_scores_as_the_reference);
   tcase_add_test (tc, test_hlg_clip_scores_as_the_reference);
   tcase_add_test (tc, test_hdr_caps_refused_by_name);

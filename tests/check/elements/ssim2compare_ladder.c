@@ -1228,9 +1228,7 @@ ssim2compare_ladder_suite (void)
   tcase_add_test (tc, test_ladder_stats_file_source_column);
   tcase_add_test (tc, test_ladder_interval_windows);
   tcase_add_test (tc, test_not_live_no_skipping);
-  TCase *pads = tcase_create ("pads");
-  suite_add_tcase (s, pads);
-  tcase_set_timeout (pads, 300);
+  TCase *pads = timed_tcase (s, "pads", 300);
   tcase_add_test (pads, test_lateness_skips_late_pairs);
   tcase_add_test (pads, test_live_behind_skips_not_unmatched);
   tcase_add_test (pads, test_released_pad_name_reusable);

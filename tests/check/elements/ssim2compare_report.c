@@ -459,10 +459,8 @@ static Suite *
 ssim2compare_report_suite (void)
 {
   Suite *s = suite_create ("ssim2compare-report");
-  TCase *tc = tcase_create ("report");
+  TCase *tc = timed_tcase (s, "report", 300);
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_error_stats_file_unwritable);
   tcase_add_test (tc, test_messages_summary);
   tcase_add_test (tc, test_post_messages_off);

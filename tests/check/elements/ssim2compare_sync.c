@@ -756,9 +756,7 @@ static Suite *
 ssim2compare_sync_suite (void)
 {
   Suite *s = suite_create ("ssim2compare-sync");
-  TCase *tc = tcase_create ("content");
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 600);
+  TCase *tc = timed_tcase (s, "content", 600);
   tcase_add_test (tc, test_other_modes_count_nothing);
   tcase_add_test (tc, test_content_offset_positive);
   tcase_add_test (tc, test_content_offset_negative_rebased);

@@ -109,7 +109,7 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
     upload_rel[i] = early;
     early += l.upload_bytes;
   }
-  std::size_t lin_rel[2][kMaxScales];
+  std::size_t lin_rel[2][kMaxScales] = {};  // GCC 14 cannot see that each read follows its write
   for (int i = first_image; i <= last_image; ++i) {
     for (int s = 1; s < scales; ++s) {
       if (options.keep_linear) {

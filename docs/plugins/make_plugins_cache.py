@@ -128,6 +128,14 @@ def property_entry(element, spec, other_types):
     return entry
 
 
+def caps_structure(caps, i):
+    """Structure i of caps. GStreamer 1.26's Python overrides hand out a
+    wrapper that guards writes, whose context manager yields the structure;
+    1.22's give the structure itself."""
+    structure = caps.get_structure(i)
+    return structure if hasattr(structure, "get_name") else structure.__enter__()
+
+
 def caps_text(caps):
     """Template caps as the scanner lays them out (gst-inspect's way)."""
     if caps.is_any():
@@ -137,7 +145,7 @@ def caps_text(caps):
     system = Gst.CapsFeatures.from_string("memory:SystemMemory")
     out = ""
     for i in range(caps.get_size()):
-        structure, features = caps.get_structure(i), caps.get_features(i)
+        structure, features = caps_structure(caps, i), caps.get_features(i)
         if features is not None and (features.is_any() or not features.is_equal(system)):
             out += f"{chr(10) if i else ''}{structure.get_name()}({features.to_string()}):\n"
         else:

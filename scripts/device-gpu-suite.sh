@@ -8,7 +8,10 @@
 # Run from the repository root. Logs go to $OUT (if set) or ./gpu-suite-logs.
 # Test data: $SSIM2_TESTDATA, else shared/testdata, ../shared/testdata or the
 # path compiled into the tests. The whole run stays under ~8 minutes: every
-# step gets at most what is left of a 460 s budget.
+# step gets at most what is left of a 460 s budget. The `ssim2 --pairs` steps
+# run the tool, which needs GLib/GStreamer and libsoup: `source .gstkit/env.sh`
+# (../shared/device/README.md) and put the lib/ folder of
+# scripts/make-device-clips.sh on LD_LIBRARY_PATH first.
 set -u
 BUILD=${1:?usage: $0 BUILD_DIR}
 LOG=${OUT:-$PWD/gpu-suite-logs}
@@ -19,7 +22,7 @@ SANITIZER=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
 command -v "$SANITIZER" >/dev/null 2>&1 || SANITIZER=$(command -v compute-sanitizer || echo "")
 
 TESTDATA=${SSIM2_TESTDATA:-}
-for d in shared/testdata ../shared/testdata /work/shared/testdata; do
+for d in shared/testdata ../shared/testdata; do
   if [ -z "$TESTDATA" ] && [ -f "$d/scores.csv" ]; then TESTDATA=$(cd "$d" && pwd); fi
 done
 

@@ -110,27 +110,17 @@ namespace libm {
     0x3fe886e6037841edu, 0x3fd88e9c2c1b9ff8u,  \
     0x3fe767dcf5534862u, 0x3fdce0a44eb17bccu
 
-#define SSIM2_LIBM_EXP2F_TABLE \
-    0x3ff0000000000000u, 0x3fefd9b0d3158574u, 0x3fefb5586cf9890fu, 0x3fef9301d0125b51u,  \
-    0x3fef72b83c7d517bu, 0x3fef54873168b9aau, 0x3fef387a6e756238u, 0x3fef1e9df51fdee1u,  \
-    0x3fef06fe0a31b715u, 0x3feef1a7373aa9cbu, 0x3feedea64c123422u, 0x3feece086061892du,  \
-    0x3feebfdad5362a27u, 0x3feeb42b569d4f82u, 0x3feeab07dd485429u, 0x3feea47eb03a5585u,  \
-    0x3feea09e667f3bcdu, 0x3fee9f75e8ec5f74u, 0x3feea11473eb0187u, 0x3feea589994cce13u,  \
-    0x3feeace5422aa0dbu, 0x3feeb737b0cdc5e5u, 0x3feec49182a3f090u, 0x3feed503b23e255du,  \
-    0x3feee89f995ad3adu, 0x3feeff76f2fb5e47u, 0x3fef199bdd85529cu, 0x3fef3720dcef9069u,  \
-    0x3fef5818dcfba487u, 0x3fef7c97337b9b5fu, 0x3fefa4afa2a490dau, 0x3fefd0765b6e4540u
-
 // exp: 2^(k/128) as tab[2 (k % 128) + 1] + (k << 45) with the relative
 // tail tab[2 (k % 128)]. powf: log2 in 16 intervals (1/c, log2(c)), then
-// exp2 with 2^(k/32) as tab[k % 32] + (k << 47). SSIM2_LIBM_TABLE(name) is
-// the side's array.
+// exp2 with 2^(k/32) = 2^(4k/128), which is exp's entry for 4k: glibc's
+// __exp2f_data.tab[k % 32] + (k << 47) holds the same bits as
+// tab[8 (k % 32) + 1] + (4k << 45), so both read this one table.
+// SSIM2_LIBM_TABLE(name) is the side's array.
 constexpr std::uint64_t kExpTableHost[256] = {SSIM2_LIBM_EXP_TABLE};
 constexpr std::uint64_t kPowfLog2TableHost[32] = {SSIM2_LIBM_POWF_LOG2_TABLE};
-constexpr std::uint64_t kExp2fTableHost[32] = {SSIM2_LIBM_EXP2F_TABLE};
 #if defined(__CUDACC__)
 __device__ const std::uint64_t kExpTableDevice[256] = {SSIM2_LIBM_EXP_TABLE};
 __device__ const std::uint64_t kPowfLog2TableDevice[32] = {SSIM2_LIBM_POWF_LOG2_TABLE};
-__device__ const std::uint64_t kExp2fTableDevice[32] = {SSIM2_LIBM_EXP2F_TABLE};
 #endif
 #if defined(__CUDA_ARCH__)
 #define SSIM2_LIBM_TABLE(name) name##Device
@@ -228,7 +218,7 @@ SSIM2_HD float Powf(float x, float y) {
   const std::uint64_t ki = DoubleBits(kd);
   kd -= kExp2Shift;
   const double rr = ylogx - kd;
-  const double s = BitsDouble(SSIM2_LIBM_TABLE(kExp2fTable)[ki & 31u] + (ki << 47));
+  const double s = BitsDouble(SSIM2_LIBM_TABLE(kExpTable)[8u * (ki & 31u) + 1u] + (ki << 47));
   const double c01 = Fma(rr, kExp2C0, kExp2C1);
   const double rr2 = rr * rr;
   const double c2 = Fma(rr, kExp2C2, 1.0);

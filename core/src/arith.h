@@ -22,62 +22,31 @@
 namespace ssim2 {
 namespace arith {
 
-SSIM2_HD float Fma(float a, float b, float c) {
+// a * b + c rounded once: the device's intrinsics, the host's libm (the
+// double one is for the libm replay, libm_replay.h).
 #if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
+SSIM2_HD float Fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+SSIM2_HD double Fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 #else
-  return std::fma(a, b, c);
+SSIM2_HD float Fma(float a, float b, float c) { return std::fma(a, b, c); }
+SSIM2_HD double Fma(double a, double b, double c) { return std::fma(a, b, c); }
 #endif
+
+// The bits of `from` read as a `To` of the same size (C++20's
+// std::bit_cast): memcpy is how C++17 says it, and both compilers make it a
+// register move, in device code too.
+template <typename To, typename From>
+SSIM2_HD To BitCast(From from) {
+  static_assert(sizeof(To) == sizeof(From), "BitCast: the sizes differ");
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
 }
 
-// Double precision, for the libm replay (libm_replay.h).
-SSIM2_HD double Fma(double a, double b, double c) {
-#if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
-SSIM2_HD std::uint32_t FloatBits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-SSIM2_HD float BitsFloat(std::uint32_t u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
-
-SSIM2_HD std::uint64_t DoubleBits(double d) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<std::uint64_t>(__double_as_longlong(d));
-#else
-  std::uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-#endif
-}
-
-SSIM2_HD double BitsDouble(std::uint64_t u) {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(u));
-#else
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-#endif
-}
+SSIM2_HD std::uint32_t FloatBits(float f) { return BitCast<std::uint32_t>(f); }
+SSIM2_HD float BitsFloat(std::uint32_t u) { return BitCast<float>(u); }
+SSIM2_HD std::uint64_t DoubleBits(double d) { return BitCast<std::uint64_t>(d); }
+SSIM2_HD double BitsDouble(std::uint64_t u) { return BitCast<double>(u); }
 
 // libjxl's TF_SRGB::DisplayFromEncoded: rational polynomial above the
 // threshold (Horner with FMA, IEEE division), linear segment below; the sign

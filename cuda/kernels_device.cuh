@@ -14,8 +14,6 @@
 namespace ssim2 {
 namespace cuda {
 
-using arith::Fma;
-
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -335,26 +333,9 @@ __global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __rest
       in_sum[1] = w[0].w + w[3].y;
       in_sum[2] = w[1].x + w[3].z;
       in_sum[3] = w[1].y + w[3].w;
-      float o[3][4];
-#pragma unroll
-      for (int k = 0; k < 3; ++k) {
-#pragma unroll
-        for (int jj = 0; jj < 4; ++jj) {
-          float v = in_sum[0] * bp.mul_in[k][jj];
-#pragma unroll
-          for (int t = 1; t <= jj; ++t) v = Fma(bp.mul_in[k][jj - t], in_sum[t], v);
-          v = Fma(bp.mul_prev2[k][jj], prev2[k], v);
-          v = Fma(bp.mul_prev[k][jj], prev[k], v);
-          o[k][jj] = v;
-        }
-        prev2[k] = o[k][2];
-        prev[k] = o[k][3];
-      }
-      float4 r;
-      r.x = o[0][0] + (o[1][0] + o[2][0]);
-      r.y = o[0][1] + (o[1][1] + o[2][1]);
-      r.z = o[0][2] + (o[1][2] + o[2][2]);
-      r.w = o[0][3] + (o[1][3] + o[2][3]);
+      float o[4];
+      arith::BlurRowStep4(bp, in_sum, prev, prev2, o);
+      const float4 r = make_float4(o[0], o[1], o[2], o[3]);
       *reinterpret_cast<float4*>(my_out + 4 * (m & 7)) = r;
     } else {
 #pragma unroll
@@ -366,16 +347,8 @@ __global__ void __launch_bounds__(kHBlockThreads) HBlurKernel(const HJob* __rest
         const float lo_v = jj < 2 ? QuadAt(w[0], 2 + jj) : QuadAt(w[1], jj - 2);
         const float hi_v = QuadAt(w[3], jj);
         const float sum = (lo >= 0 && lo < width ? lo_v : 0.0f) + (hi < width ? hi_v : 0.0f);
-        float o[3];
-#pragma unroll
-        for (int k = 0; k < 3; ++k) {
-          o[k] = sum * bp.mul_in[k][0];
-          o[k] = Fma(bp.mul_prev2[k][0], prev2[k], o[k]);
-          prev2[k] = prev[k];
-          o[k] = Fma(bp.mul_prev[k][0], prev[k], o[k]);
-          prev[k] = o[k];
-        }
-        if (nn >= 0) my_out[4 * (m & 7) + jj] = o[0] + (o[1] + o[2]);
+        const float o = arith::BlurRowStep(bp, sum, prev, prev2);
+        if (nn >= 0) my_out[4 * (m & 7) + jj] = o;
       }
     }
     if (m >= 0 && ((m & 7) == 7 || m == m_end - 1)) {
@@ -460,15 +433,7 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
   const int lim = min(6, height);  // min(N + 1, height): rows with one input
   float y1[3] = {0.0f, 0.0f, 0.0f};
   float y2[3] = {0.0f, 0.0f, 0.0f};
-  auto step = [&](float sum) {
-#pragma unroll
-    for (int k = 0; k < 3; ++k) {
-      const float y = Fma(bp.n2[k], sum, Fma(bp.neg_d1[k], y1[k], -y2[k]));
-      y2[k] = y1[k];
-      y1[k] = y;
-    }
-    return y1[0] + (y1[1] + y1[2]);
-  };
+  auto step = [&](float sum) { return arith::BlurColumnStep(bp.n2, bp.neg_d1, sum, y1, y2); };
   // bot[i]: the row entering at the bottom (or the plane itself for
   // kSlotLoad), loaded one batch ahead. The row leaving at the top of row n,
   // n - 6, entered at the bottom of row n - 10 = n - kVRows: the same lane of

@@ -18,6 +18,12 @@
 #else
 #define SSIM2_HD inline
 #endif
+// Unrolls the loop it precedes in device code (the host compiler decides).
+#if defined(__CUDA_ARCH__)
+#define SSIM2_UNROLL _Pragma("unroll")
+#else
+#define SSIM2_UNROLL
+#endif
 
 namespace ssim2 {
 namespace arith {
@@ -170,6 +176,67 @@ SSIM2_HD float Downsample4(float a00, float a01, float a10, float a11) {
   sum += a10;
   sum += a11;
   return sum * 0.25f;
+}
+
+// The reference's recursive Gaussian blur (gauss_blur.h), one output or one
+// vector of outputs at a time, for the CPU replay and the kernels: three
+// recursive terms k, each with its two previous outputs.
+
+// The horizontal blur: one output from sum = in[n - N - 1] + in[n + N - 1]
+// and each term's previous outputs prev[k], prev2[k], which it moves on;
+// lane 0 of the reference's vectors, as it runs before and after its vector
+// loop. `Constants` is BlurConstants or the kernels' copy (BlurParams).
+template <typename Constants>
+SSIM2_HD float BlurRowStep(const Constants& c, float sum, float prev[3], float prev2[3]) {
+  float o[3];
+  SSIM2_UNROLL
+  for (int k = 0; k < 3; ++k) {
+    o[k] = sum * c.mul_in[k][0];
+    o[k] = Fma(c.mul_prev2[k][0], prev2[k], o[k]);
+    prev2[k] = prev[k];
+    o[k] = Fma(c.mul_prev[k][0], prev[k], o[k]);
+    prev[k] = o[k];
+  }
+  return o[0] + (o[1] + o[2]);
+}
+
+// The outputs n .. n + 3 from in_sum[j] = in[n + j - N - 1] + in[n + j + N - 1]:
+// one step of the reference's vector loop.
+template <typename Constants>
+SSIM2_HD void BlurRowStep4(const Constants& c, const float in_sum[4], float prev[3],
+                           float prev2[3], float out[4]) {
+  float o[3][4];
+  SSIM2_UNROLL
+  for (int k = 0; k < 3; ++k) {
+    SSIM2_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      float v = in_sum[0] * c.mul_in[k][j];
+      // Lanes below t multiply in_sum[t] by a zero shifted in: no change.
+      SSIM2_UNROLL
+      for (int t = 1; t <= j; ++t) v = Fma(c.mul_in[k][j - t], in_sum[t], v);
+      v = Fma(c.mul_prev2[k][j], prev2[k], v);
+      v = Fma(c.mul_prev[k][j], prev[k], v);
+      o[k][j] = v;
+    }
+    prev2[k] = o[k][2];
+    prev[k] = o[k][3];
+  }
+  SSIM2_UNROLL
+  for (int j = 0; j < 4; ++j) out[j] = o[0][j] + (o[1][j] + o[2][j]);
+}
+
+// The vertical blur, one output from sum = in[n - N - 1] + in[n + N - 1]
+// and each term's previous outputs y1[k], y2[k], which it moves on:
+// y = fma(n2, sum, fma(-d1, y1, -y2)) per term.
+SSIM2_HD float BlurColumnStep(const float n2[3], const float neg_d1[3], float sum, float y1[3],
+                              float y2[3]) {
+  SSIM2_UNROLL
+  for (int k = 0; k < 3; ++k) {
+    const float y = Fma(n2[k], sum, Fma(neg_d1[k], y1[k], -y2[k]));
+    y2[k] = y1[k];
+    y1[k] = y;
+  }
+  return y1[0] + (y1[1] + y1[2]);
 }
 
 }  // namespace arith

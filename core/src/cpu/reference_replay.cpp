@@ -12,8 +12,6 @@
 namespace ssim2 {
 namespace replay {
 
-using arith::Fma;
-
 void BlurRow(const BlurConstants& c, const float* in, int width, float* out) {
   const int n_radius = c.radius;
   float prev[3] = {0, 0, 0};
@@ -22,15 +20,8 @@ void BlurRow(const BlurConstants& c, const float* in, int width, float* out) {
   // One output of the scalar form (lane 0 of the reference's vectors).
   auto scalar_step = [&](int n) {
     const float sum = sample(n - n_radius - 1) + sample(n + n_radius - 1);
-    float o[3];
-    for (int k = 0; k < 3; ++k) {
-      o[k] = sum * c.mul_in[k][0];
-      o[k] = Fma(c.mul_prev2[k][0], prev2[k], o[k]);
-      prev2[k] = prev[k];
-      o[k] = Fma(c.mul_prev[k][0], prev[k], o[k]);
-      prev[k] = o[k];
-    }
-    if (n >= 0) out[n] = o[0] + (o[1] + o[2]);
+    const float o = arith::BlurRowStep(c, sum, prev, prev2);
+    if (n >= 0) out[n] = o;
   };
 
   int n = -n_radius + 1;
@@ -40,20 +31,7 @@ void BlurRow(const BlurConstants& c, const float* in, int width, float* out) {
   for (; n < width - n_radius + 1 - 3; n += 4) {
     float in_sum[4];
     for (int j = 0; j < 4; ++j) in_sum[j] = in[n + j - n_radius - 1] + in[n + j + n_radius - 1];
-    float o[3][4];
-    for (int k = 0; k < 3; ++k) {
-      for (int j = 0; j < 4; ++j) {
-        float v = in_sum[0] * c.mul_in[k][j];
-        // Lanes below t multiply in_sum[t] by a zero shifted in: no change.
-        for (int t = 1; t <= j; ++t) v = Fma(c.mul_in[k][j - t], in_sum[t], v);
-        v = Fma(c.mul_prev2[k][j], prev2[k], v);
-        v = Fma(c.mul_prev[k][j], prev[k], v);
-        o[k][j] = v;
-      }
-      prev2[k] = o[k][2];
-      prev[k] = o[k][3];
-    }
-    for (int j = 0; j < 4; ++j) out[n + j] = o[0][j] + (o[1][j] + o[2][j]);
+    arith::BlurRowStep4(c, in_sum, prev, prev2, out + n);
   }
   for (; n < width; ++n) scalar_step(n);
 }
@@ -73,13 +51,8 @@ void BlurColumns(const BlurConstants& c, const float* in, int width, int height,
       // Until the top row enters the window the reference loads one input;
       // afterwards it adds both (0 for a bottom row past the edge).
       const float sum = n < std::min(n_radius + 1, height) ? below : at(top) + below;
-      float y[3];
-      for (int k = 0; k < 3; ++k) {
-        y[k] = Fma(c.n2[k], sum, Fma(neg_d1[k], y1[k], -y2[k]));
-        y2[k] = y1[k];
-        y1[k] = y[k];
-      }
-      if (n >= 0) out[stride * n + x] = y[0] + (y[1] + y[2]);
+      const float y = arith::BlurColumnStep(c.n2, neg_d1, sum, y1, y2);
+      if (n >= 0) out[stride * n + x] = y;
     }
   }
 }

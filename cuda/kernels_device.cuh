@@ -104,34 +104,22 @@ __device__ Rgb LoadLinear(const InputDesc& in, const yuv::Coeffs& yc, float mul8
       break;
     }
     default: {
+      // Y'CbCr: I420, NV12 and Y444 in bytes, I420_10 and P010 in 16-bit words.
+      const bool interleaved = in.kind == kInNV12 || in.kind == kInP010;
+      const yuv::ChromaSite c = yuv::ChromaSiteOf(x, y, in.kind != kInY444, interleaved);
+      const unsigned char* y_row = RowPtr(in, 0, y);
+      const unsigned char* u_row = RowPtr(in, 1, c.row);
+      const unsigned char* v_row = RowPtr(in, interleaved ? 1 : 2, c.row);
       int Y, U, V;
-      const int cx = x >> 1, cy = y >> 1;
-      switch (in.kind) {
-        case kInI420:
-          Y = RowPtr(in, 0, y)[x];
-          U = RowPtr(in, 1, cy)[cx];
-          V = RowPtr(in, 2, cy)[cx];
-          break;
-        case kInNV12:
-          Y = RowPtr(in, 0, y)[x];
-          U = RowPtr(in, 1, cy)[2 * cx];
-          V = RowPtr(in, 1, cy)[2 * cx + 1];
-          break;
-        case kInY444:
-          Y = RowPtr(in, 0, y)[x];
-          U = RowPtr(in, 1, y)[x];
-          V = RowPtr(in, 2, y)[x];
-          break;
-        case kInI420_10:
-          Y = yuv::Sample10LowBits(Word(RowPtr(in, 0, y), x));
-          U = yuv::Sample10LowBits(Word(RowPtr(in, 1, cy), cx));
-          V = yuv::Sample10LowBits(Word(RowPtr(in, 2, cy), cx));
-          break;
-        default:  // kInP010
-          Y = yuv::Sample10HighBits(Word(RowPtr(in, 0, y), x));
-          U = yuv::Sample10HighBits(Word(RowPtr(in, 1, cy), 2 * cx));
-          V = yuv::Sample10HighBits(Word(RowPtr(in, 1, cy), 2 * cx + 1));
-          break;
+      if (in.kind == kInI420_10 || in.kind == kInP010) {
+        const bool high_bits = in.kind == kInP010;
+        Y = yuv::Sample10(Word(y_row, x), high_bits);
+        U = yuv::Sample10(Word(u_row, c.u), high_bits);
+        V = yuv::Sample10(Word(v_row, c.v), high_bits);
+      } else {
+        Y = y_row[x];
+        U = u_row[c.u];
+        V = v_row[c.v];
       }
       if (in.transfer == kTransferSrgb) {
         yuv::ToLinear(yc, Y, U, V, mul8, out.v);

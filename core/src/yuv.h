@@ -19,8 +19,9 @@
 //   10-bit PQ or HLG: u = clamp(floor(65535 v + 0.5), 0, 65535), then the
 //           image's transfer of (float)(1.0 / 65535) * u (CPU path only).
 //
-// Sample access: I420_10LE keeps the value in the low 10 bits of each 16-bit
-// little-endian word, P010 in the high 10 bits (value = word >> 6).
+// Sample access (ChromaSiteOf, Sample10): I420_10LE keeps the value in the
+// low 10 bits of each 16-bit little-endian word, P010 in the high 10 bits
+// (value = word >> 6).
 #pragma once
 
 #include <cstdint>
@@ -123,10 +124,26 @@ SSIM2_HD void ToLinear(const Coeffs& c, int y, int cb, int cr, float mul8, float
   }
 }
 
-// Sample readers. 16-bit words are little-endian in memory (both host and
-// device here are little-endian).
-SSIM2_HD int Sample10LowBits(std::uint16_t word) { return word & 0x3ff; }
-SSIM2_HD int Sample10HighBits(std::uint16_t word) { return word >> 6; }
+// Where the chroma samples of pixel (x, y) are: the nearest ones, (x / 2,
+// y / 2) in 4:2:0 formats and (x, y) in 4:4:4. `row` is their row, `u` and
+// `v` their sample indices in it: U, V alternate in the one chroma plane of
+// interleaved formats (NV12, P010), else U and V have a plane each.
+struct ChromaSite {
+  int row, u, v;
+};
+SSIM2_HD ChromaSite ChromaSiteOf(int x, int y, bool chroma_420, bool interleaved) {
+  const int cx = chroma_420 ? x / 2 : x;
+  const int cy = chroma_420 ? y / 2 : y;
+  if (interleaved) return {cy, 2 * cx, 2 * cx + 1};
+  return {cy, cx, cx};
+}
+
+// A 10-bit sample from its 16-bit word (little-endian in memory on both
+// host and device here): I420_10LE keeps it in the low bits, P010 in the
+// high ones.
+SSIM2_HD int Sample10(std::uint16_t word, bool high_bits) {
+  return high_bits ? word >> 6 : word & 0x3ff;
+}
 
 }  // namespace yuv
 }  // namespace ssim2

@@ -74,39 +74,30 @@ bool LayoutOf(PixelFormat f, Layout* l) {
   return true;
 }
 
-inline int Read16(const unsigned char* p, bool high_bits) {
-  const int word = p[0] | (p[1] << 8);
-  return high_bits ? (word >> 6) : (word & 0x3ff);
+// Sample `index` of a row of 16-bit little-endian words.
+inline int Read16(const unsigned char* row, int index, bool high_bits) {
+  const unsigned char* p = row + 2 * index;
+  return yuv::Sample10(static_cast<std::uint16_t>(p[0] | (p[1] << 8)), high_bits);
 }
 
 // Reads Y, U, V of pixel (x, y).
 inline void ReadYuv(const ImageView& im, const Layout& l, int x, int y, int* Y, int* U,
                     int* V) {
-  const int cx = l.sub ? x / 2 : x;
-  const int cy = l.sub ? y / 2 : y;
-  const unsigned char* yrow = static_cast<const unsigned char*>(im.planes[0]) + im.strides[0] * y;
+  const yuv::ChromaSite c = yuv::ChromaSiteOf(x, y, l.sub, l.interleaved);
+  auto row = [&](int plane, int r) {
+    return static_cast<const unsigned char*>(im.planes[plane]) + im.strides[plane] * r;
+  };
+  const unsigned char* y_row = row(0, y);
+  const unsigned char* u_row = row(1, c.row);
+  const unsigned char* v_row = row(l.interleaved ? 1 : 2, c.row);
   if (l.bits == 8) {
-    *Y = yrow[x];
-    if (l.interleaved) {
-      const unsigned char* c = static_cast<const unsigned char*>(im.planes[1]) + im.strides[1] * cy;
-      *U = c[2 * cx];
-      *V = c[2 * cx + 1];
-    } else {
-      *U = (static_cast<const unsigned char*>(im.planes[1]) + im.strides[1] * cy)[cx];
-      *V = (static_cast<const unsigned char*>(im.planes[2]) + im.strides[2] * cy)[cx];
-    }
+    *Y = y_row[x];
+    *U = u_row[c.u];
+    *V = v_row[c.v];
   } else {
-    *Y = Read16(yrow + 2 * x, l.high_bits);
-    if (l.interleaved) {
-      const unsigned char* c = static_cast<const unsigned char*>(im.planes[1]) + im.strides[1] * cy;
-      *U = Read16(c + 4 * cx, l.high_bits);
-      *V = Read16(c + 4 * cx + 2, l.high_bits);
-    } else {
-      *U = Read16(static_cast<const unsigned char*>(im.planes[1]) + im.strides[1] * cy + 2 * cx,
-                  l.high_bits);
-      *V = Read16(static_cast<const unsigned char*>(im.planes[2]) + im.strides[2] * cy + 2 * cx,
-                  l.high_bits);
-    }
+    *Y = Read16(y_row, x, l.high_bits);
+    *U = Read16(u_row, c.u, l.high_bits);
+    *V = Read16(v_row, c.v, l.high_bits);
   }
 }
 

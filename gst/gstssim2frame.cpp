@@ -50,30 +50,39 @@ std::string EnumNick(GType type, int value) {
 }  // namespace
 
 bool PixelFormatOf(GstVideoFormat f, ssim2::PixelFormat* out) {
-  switch (f) {
-    case GST_VIDEO_FORMAT_RGB: *out = ssim2::PixelFormat::kRGB8; return true;
-    case GST_VIDEO_FORMAT_RGBA: *out = ssim2::PixelFormat::kRGBA8; return true;
-    case GST_VIDEO_FORMAT_BGRA: *out = ssim2::PixelFormat::kBGRA8; return true;
-    case GST_VIDEO_FORMAT_RGBx: *out = ssim2::PixelFormat::kRGBX8; return true;
-    case GST_VIDEO_FORMAT_BGRx: *out = ssim2::PixelFormat::kBGRX8; return true;
+  struct FormatPair {
+    GstVideoFormat gst;
+    ssim2::PixelFormat ssim2;
+  };
+  /* The formats of the pad templates (SSIM2_FORMATS). */
+  static constexpr FormatPair kFormats[] = {
+      {GST_VIDEO_FORMAT_RGB, ssim2::PixelFormat::kRGB8},
+      {GST_VIDEO_FORMAT_RGBA, ssim2::PixelFormat::kRGBA8},
+      {GST_VIDEO_FORMAT_BGRA, ssim2::PixelFormat::kBGRA8},
+      {GST_VIDEO_FORMAT_RGBx, ssim2::PixelFormat::kRGBX8},
+      {GST_VIDEO_FORMAT_BGRx, ssim2::PixelFormat::kBGRX8},
+      {GST_VIDEO_FORMAT_I420, ssim2::PixelFormat::kI420},
+      {GST_VIDEO_FORMAT_NV12, ssim2::PixelFormat::kNV12},
+      {GST_VIDEO_FORMAT_Y444, ssim2::PixelFormat::kY444},
+      {GST_VIDEO_FORMAT_I420_10LE, ssim2::PixelFormat::kI420_10LE},
+      {GST_VIDEO_FORMAT_P010_10LE, ssim2::PixelFormat::kP010_10LE},
+      // Grey is what the reference makes of a grey PNG: R' = G' = B' = the
+      // sample, full range (the caller refuses limited-range grey).
+      {GST_VIDEO_FORMAT_GRAY8, ssim2::PixelFormat::kGray8},
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
-    // 16 bits per sample (PQ and HLG RGB), in host byte order as the library's.
-    case GST_VIDEO_FORMAT_RGBA64_LE: *out = ssim2::PixelFormat::kRGBA16; return true;
+      // 16 bits per sample (PQ and HLG RGB, grey), in host byte order as the
+      // library's.
+      {GST_VIDEO_FORMAT_RGBA64_LE, ssim2::PixelFormat::kRGBA16},
+      {GST_VIDEO_FORMAT_GRAY16_LE, ssim2::PixelFormat::kGray16},
 #endif
-    case GST_VIDEO_FORMAT_I420: *out = ssim2::PixelFormat::kI420; return true;
-    case GST_VIDEO_FORMAT_NV12: *out = ssim2::PixelFormat::kNV12; return true;
-    case GST_VIDEO_FORMAT_Y444: *out = ssim2::PixelFormat::kY444; return true;
-    case GST_VIDEO_FORMAT_I420_10LE: *out = ssim2::PixelFormat::kI420_10LE; return true;
-    case GST_VIDEO_FORMAT_P010_10LE: *out = ssim2::PixelFormat::kP010_10LE; return true;
-    // Grey is what the reference makes of a grey PNG: R' = G' = B' = the
-    // sample, full range (the caller refuses limited-range grey).
-    case GST_VIDEO_FORMAT_GRAY8: *out = ssim2::PixelFormat::kGray8; return true;
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-    // The library's 16-bit samples are in host byte order.
-    case GST_VIDEO_FORMAT_GRAY16_LE: *out = ssim2::PixelFormat::kGray16; return true;
-#endif
-    default: return false;
+  };
+  for (const FormatPair& p : kFormats) {
+    if (p.gst == f) {
+      *out = p.ssim2;
+      return true;
+    }
   }
+  return false;
 }
 
 bool ColorDescriptionOf(const GstVideoInfo& info, GstCaps* caps, ssim2::PixelFormat format,

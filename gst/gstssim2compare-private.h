@@ -145,6 +145,13 @@ struct Rendition {
   std::shared_ptr<ContentSync> sync;
 
   ~Rendition () { gst_clear_object (&pad); }
+  /* Empties the current window (its start stays). */
+  void ClearWindow ()
+  {
+    window_scores.clear ();
+    window_skipped = 0;
+    window_unaligned = 0;
+  }
   void ResetMeasurement (guint64 first_ref)
   {
     ref_pos = first_ref;
@@ -161,9 +168,7 @@ struct Rendition {
     summary_due = false;
     skipped = 0;
     window_start = GST_CLOCK_TIME_NONE;
-    window_scores.clear ();
-    window_skipped = 0;
-    window_unaligned = 0;
+    ClearWindow ();
     sync.reset ();
     st.frames = 0;
     st.ended = false;

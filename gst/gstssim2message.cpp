@@ -270,6 +270,17 @@ SetSummaryStatistics (GstSsim2SummaryMessage * msg, const ssim2::Summary & sum)
     Pooled (msg, i) = sum.*ssim2::kSummaryFields[i].value;
 }
 
+void
+SetIntervalStatistics (GstSsim2IntervalMessage * msg,
+    const ssim2::Summary & sum)
+{
+  msg->frames = sum.frames;
+  msg->mean = sum.mean;
+  msg->min = sum.min;
+  msg->p5 = sum.p5;
+  msg->max = sum.max;
+}
+
 }  // namespace ssim2gst
 
 extern "C" {

@@ -163,6 +163,11 @@ namespace ssim2gst {
 void SetSummaryStatistics (GstSsim2SummaryMessage * msg,
     const ssim2::Summary & sum);
 
+/* Sets the frame count and the window's pooled values (mean, min, p5, max)
+ * of @msg from @sum. */
+void SetIntervalStatistics (GstSsim2IntervalMessage * msg,
+    const ssim2::Summary & sum);
+
 /* The frame counts of a summary (unmatched, skipped, dropped, repeated,
  * unaligned) from @log into @msg, an unknown count as 0; and back from
  * @msg into @log. */

@@ -329,9 +329,7 @@ window_post (GstSsim2Compare * self, Rendition & r)
   const guint64 interval = self->priv->run.interval;
   if (interval == 0 || (r.window_scores.empty () && r.window_skipped == 0 &&
           r.window_unaligned == 0)) {
-    r.window_scores.clear ();
-    r.window_skipped = 0;
-    r.window_unaligned = 0;
+    r.ClearWindow ();
     return;
   }
   const ssim2::Summary sum = ssim2::Summarize (r.window_scores);
@@ -340,20 +338,14 @@ window_post (GstSsim2Compare * self, Rendition & r)
       GST_CLOCK_TIME_NONE;
   GstSsim2IntervalMessage m;
   gst_ssim2_interval_message_init (&m);
+  ssim2gst::SetIntervalStatistics (&m, sum);
   m.pad = r.name.c_str ();
-  m.frames = sum.frames;
   m.skipped = r.window_skipped;
-  m.mean = sum.mean;
-  m.min = sum.min;
-  m.p5 = sum.p5;
-  m.max = sum.max;
   m.start = start;
   m.end = end;
   m.unaligned = r.window_unaligned;
   GstStructure *s = gst_ssim2_interval_message_to_structure (&m);
-  r.window_scores.clear ();
-  r.window_skipped = 0;
-  r.window_unaligned = 0;
+  r.ClearWindow ();
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }

@@ -157,6 +157,24 @@ TEST_F(MessageTest, SummaryStatisticsFromTheLibrary) {
   for (size_t i = 0; i < G_N_ELEMENTS(pooled); ++i) EXPECT_EQ(pooled[i], i + 1.0) << i;
 }
 
+TEST_F(MessageTest, IntervalStatisticsFromTheLibrary) {
+  ssim2::Summary sum;
+  sum.frames = 3;
+  sum.mean = 1.0;
+  sum.min = 2.0;
+  sum.p5 = 3.0;
+  sum.max = 4.0;
+  sum.stddev = 5.0;
+  GstSsim2IntervalMessage m;
+  gst_ssim2_interval_message_init(&m);
+  ssim2gst::SetIntervalStatistics(&m, sum);
+  EXPECT_EQ(m.frames, 3u);
+  EXPECT_EQ(m.mean, 1.0);
+  EXPECT_EQ(m.min, 2.0);
+  EXPECT_EQ(m.p5, 3.0);
+  EXPECT_EQ(m.max, 4.0);
+}
+
 TEST_F(MessageTest, EmptySummaryIsNaN) {
   GstSsim2SummaryMessage m;
   gst_ssim2_summary_message_init(&m);

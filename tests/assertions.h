@@ -21,6 +21,14 @@ inline ::testing::AssertionResult IsOk(const Status& status) {
                                        << status.message();
 }
 
+// Whether `text` holds `part`; either way the message shows both, so that
+// EXPECT_TRUE and EXPECT_FALSE say what was looked for and in what.
+inline ::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  const bool found = text.find(part) != std::string::npos;
+  return (found ? ::testing::AssertionSuccess() : ::testing::AssertionFailure())
+         << ::testing::PrintToString(part) << (found ? " is in:\n" : " is not in:\n") << text;
+}
+
 // Relative difference of two sub-scores (NaN == NaN: maps both skipped).
 inline double RelativeDiff(double a, double b) {
   if (std::isnan(a) && std::isnan(b)) return 0.0;

@@ -13,12 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "../assertions.h"
 #include "../locale/de_locale.h"
 #include "ssim2_version.h"
 #include "text_format.h"
 
 namespace ssim2 {
 namespace {
+
+using testing::Contains;
 
 constexpr std::uint64_t kFrameNs = 33333333;
 
@@ -109,32 +112,26 @@ TEST(ScoreLog, PerSourceSummaries) {
   options.with_source = true;
   // CSV: rows only, whatever the summaries.
   const std::string csv = RenderScoreLog(options, rows, summary, {});
-  EXPECT_EQ(csv.find('#'), std::string::npos) << csv;
+  EXPECT_FALSE(Contains(csv, "#"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
   options.format = LogFormat::kJson;
   const std::string json = RenderScoreLog(options, rows, summary, {});
-  EXPECT_NE(json.find("  \"source_summaries\": [\n"
-                      "    {\"source\": \"a.mkv\", \"summary\": {\n"
-                      "      \"frames\": 1,\n"
-                      "      \"mean\": 87.50000000,\n"),
-            std::string::npos)
-      << json;
-  EXPECT_NE(json.find("    {\"source\": \"b,c.mkv\", \"summary\": {\n"
-                      "      \"frames\": 1,\n"
-                      "      \"mean\": -3.25000000,\n"),
-            std::string::npos)
-      << json;
-  EXPECT_NE(json.find("      \"ended_first\": null,\n      \"dropped\": 4,\n      \"repeated\": 5,\n"
-                      "      \"unaligned\": null,\n      \"skipped\": null,\n"
-                      "      \"backend\": null,\n      \"failure\": null,\n"
-                      "      \"ref_transfer\": \"PQ\",\n      \"dist_transfer\": \"HLG\"\n"
-                      "    }}\n  ],\n"),
-            std::string::npos)
-      << json;
+  EXPECT_TRUE(Contains(json, "  \"source_summaries\": [\n"
+                             "    {\"source\": \"a.mkv\", \"summary\": {\n"
+                             "      \"frames\": 1,\n"
+                             "      \"mean\": 87.50000000,\n"));
+  EXPECT_TRUE(Contains(json, "    {\"source\": \"b,c.mkv\", \"summary\": {\n"
+                             "      \"frames\": 1,\n"
+                             "      \"mean\": -3.25000000,\n"));
+  EXPECT_TRUE(Contains(json, "      \"ended_first\": null,\n      \"dropped\": 4,\n"
+                             "      \"repeated\": 5,\n"
+                             "      \"unaligned\": null,\n      \"skipped\": null,\n"
+                             "      \"backend\": null,\n      \"failure\": null,\n"
+                             "      \"ref_transfer\": \"PQ\",\n      \"dist_transfer\": \"HLG\"\n"
+                             "    }}\n  ],\n"));
   // Without per-source summaries the JSON has no such key.
   summary.per_source.clear();
-  EXPECT_EQ(RenderScoreLog(options, rows, summary, {}).find("source_summaries"),
-            std::string::npos);
+  EXPECT_FALSE(Contains(RenderScoreLog(options, rows, summary, {}), "source_summaries"));
 }
 
 TEST(ScoreLog, JsonSchema) {
@@ -197,11 +194,11 @@ TEST(ScoreLog, EmptyJsonHasNullStatistics) {
   LogSummary empty;
   empty.scores = Summarize({});
   const std::string json = RenderScoreLog(options, {}, empty, {});
-  EXPECT_NE(json.find("\"frames\": [],\n"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"mean\": null"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"unmatched_ref\": null"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"ended_first\": null"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"elapsed_s\": null"), std::string::npos) << json;
+  EXPECT_TRUE(Contains(json, "\"frames\": [],\n"));
+  EXPECT_TRUE(Contains(json, "\"mean\": null"));
+  EXPECT_TRUE(Contains(json, "\"unmatched_ref\": null"));
+  EXPECT_TRUE(Contains(json, "\"ended_first\": null"));
+  EXPECT_TRUE(Contains(json, "\"elapsed_s\": null"));
 }
 
 // vmaf-json is libvmaf's vmaf_write_output_json(): its keys in its order,
@@ -265,14 +262,14 @@ TEST(ScoreLog, VmafJsonNumbersAndFps) {
   LogRunInfo info;
   info.elapsed_s = 2.0;
   const std::string text = Render(LogFormat::kVmafJson, rows, info);
-  EXPECT_NE(text.find("\"fps\": 3.00,\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("\"ssimulacra2\": 50.0000001000000012\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("\"harmonic_mean\": -8.254487\n"), std::string::npos) << text;
+  EXPECT_TRUE(Contains(text, "\"fps\": 3.00,\n"));
+  EXPECT_TRUE(Contains(text, "\"ssimulacra2\": 50.0000001000000012\n"));
+  EXPECT_TRUE(Contains(text, "\"harmonic_mean\": -8.254487\n"));
   // Without frames the pools are null, as libvmaf writes what is not finite.
   const std::string empty = Render(LogFormat::kVmafJson, {});
-  EXPECT_NE(empty.find("\"frames\": [\n  ],\n"), std::string::npos) << empty;
-  EXPECT_NE(empty.find("\"min\": null,\n"), std::string::npos) << empty;
-  EXPECT_NE(empty.find("\"harmonic_mean\": null\n"), std::string::npos) << empty;
+  EXPECT_TRUE(Contains(empty, "\"frames\": [\n  ],\n"));
+  EXPECT_TRUE(Contains(empty, "\"min\": null,\n"));
+  EXPECT_TRUE(Contains(empty, "\"harmonic_mean\": null\n"));
 }
 
 // The summary file: the JSON log's summary objects, one per source.
@@ -290,16 +287,12 @@ TEST(ScoreLog, SummaryFile) {
                        0),
             0u)
       << text;
-  EXPECT_NE(text.find("    {\"source\": \"dist_1\", \"summary\": {\n"
-                      "      \"frames\": 1,\n"
-                      "      \"mean\": -3.25000000,\n"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("      \"failure\": \"bad \\\"caps\\\"\",\n"
-                      "      \"ref_transfer\": \"sRGB\",\n      \"dist_transfer\": null\n"
-                      "    }}\n  ]\n}\n"),
-            std::string::npos)
-      << text;
+  EXPECT_TRUE(Contains(text, "    {\"source\": \"dist_1\", \"summary\": {\n"
+                             "      \"frames\": 1,\n"
+                             "      \"mean\": -3.25000000,\n"));
+  EXPECT_TRUE(Contains(text, "      \"failure\": \"bad \\\"caps\\\"\",\n"
+                             "      \"ref_transfer\": \"sRGB\",\n      \"dist_transfer\": null\n"
+                             "    }}\n  ]\n}\n"));
   EXPECT_EQ(RenderSummaryFile({}), "{\n  \"metric\": \"SSIMULACRA 2.1\",\n  \"summaries\": []\n}\n");
   // Written as rendered, and a file that cannot be created is one error.
   char path[] = "/tmp/ssim2-summary-XXXXXX";
@@ -325,7 +318,7 @@ TEST(ScoreLog, VmafJsonRefusesSources) {
   options.with_source = true;
   std::string error;
   EXPECT_EQ(ScoreLog::Open("/tmp/never-created.json", options, &error), nullptr);
-  EXPECT_NE(error.find("vmaf-json"), std::string::npos) << error;
+  EXPECT_TRUE(Contains(error, "vmaf-json"));
 }
 
 // The element's bug: under a locale with ',' as decimal separator every
@@ -339,9 +332,9 @@ TEST(ScoreLog, NumbersIgnoreTheLocale) {
     LogRunInfo info;
     info.elapsed_s = 1.25;
     const std::string text = Render(f, TwoRows(), info);
-    EXPECT_NE(text.find("87.50000000"), std::string::npos) << text;
-    EXPECT_EQ(text.find("87,5"), std::string::npos) << text;
-    EXPECT_EQ(text.find("1,25"), std::string::npos) << text;
+    EXPECT_TRUE(Contains(text, "87.50000000"));
+    EXPECT_FALSE(Contains(text, "87,5"));
+    EXPECT_FALSE(Contains(text, "1,25"));
   }
   std::setlocale(LC_ALL, "C");
 }
@@ -416,17 +409,17 @@ TEST(ScoreLog, WriteErrorsAreReported) {
     EXPECT_FALSE(log->Close(SummaryOf(TwoRows()), {}));
     error = log->error();
   }
-  EXPECT_NE(error.find("cannot write /dev/full: "), std::string::npos) << error;
+  EXPECT_TRUE(Contains(error, "cannot write /dev/full: "));
 
   // Buffered (the tool's whole-file write): the failure shows at the end.
   error.clear();
   EXPECT_FALSE(WriteScoreLog("/dev/full", LogOptions{}, TwoRows(), SummaryOf(TwoRows()), {},
                              &error));
-  EXPECT_NE(error.find("/dev/full"), std::string::npos) << error;
+  EXPECT_TRUE(Contains(error, "/dev/full"));
 
   error.clear();
   EXPECT_EQ(ScoreLog::Open("/nonexistent-dir/x/s.csv", LogOptions{}, &error), nullptr);
-  EXPECT_NE(error.find("cannot write /nonexistent-dir/x/s.csv: "), std::string::npos) << error;
+  EXPECT_TRUE(Contains(error, "cannot write /nonexistent-dir/x/s.csv: "));
 }
 
 TEST(LogFormat, NamesAndPaths) {

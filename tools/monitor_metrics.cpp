@@ -243,26 +243,21 @@ std::string Metrics::OpenMetricsText(double now) const {
   per_rendition("ssim2_frames_sent", "counter",
                 "Rendition frames handed to the scoring element.",
                 [](const Rendition& r) { return static_cast<double>(r.sent); });
-  {
-    Family f(&out, "ssim2_reference_frames_sent", "counter",
-             "Reference frames handed to the scoring element (held back while no rendition is up).");
-    f.Sample({}, static_cast<double>(reference_sent_));
-  }
-  {
-    Family f(&out, "ssim2_reference_frames_dropped", "counter",
-             "Reference frames dropped before the scoring element (it fell behind).");
-    f.Sample({}, static_cast<double>(reference_dropped_));
-  }
-  {
-    Family f(&out, "ssim2_reference_frames_held", "gauge",
-             "Reference frames the scoring element holds for the renditions.");
-    f.Sample({}, static_cast<double>(reference_held_frames_));
-  }
-  {
-    Family f(&out, "ssim2_reference_bytes_held", "gauge",
-             "Bytes of the full reference frames the scoring element holds.");
-    f.Sample({}, static_cast<double>(reference_held_bytes_));
-  }
+  // A family of one unlabelled count.
+  auto single = [&](const char* name, const char* type, const char* help, std::uint64_t value) {
+    Family f(&out, name, type, help);
+    f.Sample({}, static_cast<double>(value));
+  };
+  single("ssim2_reference_frames_sent", "counter",
+         "Reference frames handed to the scoring element (held back while no rendition is up).",
+         reference_sent_);
+  single("ssim2_reference_frames_dropped", "counter",
+         "Reference frames dropped before the scoring element (it fell behind).",
+         reference_dropped_);
+  single("ssim2_reference_frames_held", "gauge",
+         "Reference frames the scoring element holds for the renditions.", reference_held_frames_);
+  single("ssim2_reference_bytes_held", "gauge",
+         "Bytes of the full reference frames the scoring element holds.", reference_held_bytes_);
   per_rendition("ssim2_rendition_reference_frames_held", "gauge",
                 "Reference frames the scoring element holds for this rendition "
                 "(ssim2_reference_frames_held is the largest).",

@@ -189,6 +189,12 @@ void Metrics::ReferenceHeld(std::uint64_t frames, std::uint64_t bytes) {
   reference_held_bytes_ = bytes;
 }
 
+void Metrics::ReferenceDelay(double seconds, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reference_delay_s_ = seconds;
+  reference_delay_bytes_ = bytes;
+}
+
 std::string Metrics::OpenMetricsText(double now) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
@@ -243,6 +249,16 @@ std::string Metrics::OpenMetricsText(double now) const {
              "Bytes of the full reference frames the scoring element holds.");
     f.Sample({}, static_cast<double>(reference_held_bytes_));
   }
+  if (reference_delay_s_) {
+    {
+      Family f(&out, "ssim2_reference_delay_seconds", "gauge",
+               "How long the reference waits, compressed, before its decoder.");
+      f.Sample({}, *reference_delay_s_);
+    }
+    Family f(&out, "ssim2_reference_delay_bytes", "gauge",
+             "Compressed bytes of the reference in its delay line.");
+    f.Sample({}, static_cast<double>(reference_delay_bytes_));
+  }
   per_rendition("ssim2_alignment_offset_frames", "gauge",
                 "Reference frame minus rendition frame of the last pair or lock.",
                 [](const Rendition& r) { return r.has_offset ? static_cast<double>(r.offset) : kNaN; });
@@ -290,7 +306,13 @@ std::string Metrics::StateJson(double now) const {
                     JsonString(version_) + "},\"threshold\":" +
                     (threshold_ ? JsonNumber(*threshold_) : "null") +
                     ",\"reference_held\":{\"frames\":" + std::to_string(reference_held_frames_) +
-                    ",\"bytes\":" + std::to_string(reference_held_bytes_) + "},\"inputs\":[";
+                    ",\"bytes\":" + std::to_string(reference_held_bytes_) +
+                    "},\"reference_delay\":" +
+                    (reference_delay_s_ ? "{\"seconds\":" + JsonNumber(*reference_delay_s_) +
+                                              ",\"bytes\":" +
+                                              std::to_string(reference_delay_bytes_) + "}"
+                                        : std::string("null")) +
+                    ",\"inputs\":[";
   for (std::size_t i = 0; i < input_order_.size(); ++i) {
     const Input& in = inputs_.at(input_order_[i]);
     out += std::string(i ? "," : "") + "{\"name\":" + JsonString(input_order_[i]) +

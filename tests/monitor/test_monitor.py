@@ -525,6 +525,117 @@ def case_rendition_stops(exe):
                 m.proc.kill()
 
 
+def delayed_transcoder_pipeline(in_port, out_ports, delay_s):
+    """A rendition `delay_s` late, as a segmented (HLS/DASH) chain would be:
+    the encoded stream waits in a queue before the sink (its ts-offset)."""
+    clients = ",".join(f"127.0.0.1:{p}" for p in out_ports)
+    return (f"udpsrc port={in_port} caps=video/mpegts,systemstream=true ! tsdemux ! h264parse "
+            f"! avdec_h264 ! videoscale ! video/x-raw,width=128,height=72 "
+            f"! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={FPS} bitrate=250 "
+            f"! mpegtsmux ! queue max-size-time={(delay_s + 10) * 10**9} max-size-buffers=0 "
+            f"max-size-bytes=0 ! multiudpsink clients={clients} sync=true "
+            f"ts-offset={delay_s * 10**9}")
+
+
+def case_long_latency(exe):
+    """A rendition 12 s late with --max-reference-bytes of 7 s of decoded
+    frames: with the reference delayed compressed (--reference-delay auto)
+    it is locked and scored, the delay comes near 12 s less the margin, and
+    the decoded reference held stays within the bound, then below it;
+    without the delay (off), the same set-up leaves its frames unaligned."""
+    delay_s, window_s = 12, 14
+    frame_bytes = W * H * 3 // 2  # I420
+    # Once delayed the element holds the window's excess over the offset (up
+    # to 2.8 s: each input opens at its first keyframe), the margin (1 s)
+    # and the frames being decided; without the delay, 12 s and more.
+    bound = 7 * FPS * frame_bytes
+    with tempfile.TemporaryDirectory() as tmp:
+        refs = {mode: free_udp_port() for mode in ("auto", "off")}
+        relays = {mode: Relay(free_udp_port()) for mode in ("auto", "off")}
+        tx_in = free_udp_port()
+        source = gst_process(source_pipeline([refs["auto"], refs["off"], tx_in]))
+        transcoder = gst_process(delayed_transcoder_pipeline(
+            tx_in, [relays[m].in_port for m in relays], delay_s))
+        monitors = {}
+        try:
+            start = time.monotonic()
+            while relays["auto"].forwarded == 0:
+                require(time.monotonic() - start < GUARD_S, "the transcoder sends nothing")
+                if transcoder.poll() is not None:
+                    fail("the transcoder exited: "
+                         + transcoder.stderr.read().decode(errors="replace"))
+                time.sleep(0.1)
+            for mode in ("auto", "off"):
+                log_dir = os.path.join(tmp, mode)
+                os.mkdir(log_dir)
+                monitors[mode] = Monitor(exe, [
+                    "--ref", f"udp://127.0.0.1:{refs[mode]}",
+                    "--dist", f"tx=udp://127.0.0.1:{relays[mode].out[1]}",
+                    "--interval", "1", "--sync-window", str(window_s),
+                    "--max-reference-bytes", str(bound), "--reference-delay", mode], log_dir)
+            m, off = monitors["auto"], monitors["off"]
+            most = 0
+
+            def scored_with_delay():
+                nonlocal most
+                most = max(most, m.value("ssim2_reference_bytes_held"))
+                return scored(m, "tx") >= 50
+            m.wait(scored_with_delay, "50 frames scored with the reference delayed")
+            # The delay grows at 0.75 s a second to the least-late lag less
+            # the margin (1 s), the reference never paused: the lock holds.
+            m.wait(lambda: scored_with_delay() and
+                   m.value("ssim2_reference_delay_seconds") >= delay_s - 2.5,
+                   "the reference delay near the rendition's")
+            n = scored(m, "tx")
+            unaligned = m.value("ssim2_frames_total", rendition="tx", result="unaligned")
+            m.wait(lambda: scored_with_delay() and scored(m, "tx") >= n + 50,
+                   "50 frames more scored at that delay")
+            # Meanwhile no frame lacked its partner (the window's count is
+            # posted each --interval: up to a second of frames behind).
+            more = m.value("ssim2_frames_total", rendition="tx", result="unaligned") - unaligned
+            check(more <= FPS, f"{more} frames unaligned while 50 were scored at the delay")
+            delay = m.value("ssim2_reference_delay_seconds")
+            check(delay_s - 2.5 <= delay <= delay_s, f"reference delay {delay} s for a rendition "
+                  f"{delay_s} s late")
+            check(m.value("ssim2_alignment_locked", rendition="tx") == 1, "not locked")
+            check("alignment lost" not in m.stderr(), "the lock was lost while the delay grew:\n"
+                  + m.stderr())
+            check(0 < most <= bound, f"{most} bytes of decoded reference held (bound {bound})")
+            # Held now: the window's excess over the offset, the margin and
+            # the frames being decided, below the bound that bit before.
+            now_held = m.value("ssim2_reference_bytes_held")
+            check(now_held < bound, f"{now_held} bytes of decoded reference held with "
+                  f"the delay (bound {bound})")
+            held = m.value("ssim2_reference_delay_bytes")
+            check(0 < held < delay * FPS * frame_bytes / 2,
+                  f"{held} compressed bytes in the delay line of {delay} s")
+            state = m.state()
+            check(state["reference_delay"]["seconds"] == delay, "/api/state reference_delay")
+            print(f"delay {delay:.2f} s: {scored(m, 'tx')} scored, at most {most} decoded bytes "
+                  f"held ({now_held} with the delay), {held} compressed bytes in the delay line")
+            # Without the delay, the same rendition is found (signatures) but
+            # its partners are beyond the bound: unaligned, not scored.
+            off.wait_value("ssim2_frames_total", "100 frames unaligned without the delay",
+                           lambda v: v >= 100, rendition="tx", result="unaligned")
+            check(off.value("ssim2_reference_delay_seconds") is None,
+                  "a delay metric with --reference-delay off")
+            n = scored(off, "tx")
+            check(n < 10, f"{n} frames scored without the delay")
+            print(f"without the delay: {off.value('ssim2_frames_total', rendition='tx', result='unaligned')}"
+                  f" unaligned, {n} scored")
+            for mon in monitors.values():
+                check(mon.terminate() == 0, "SIGTERM: exit status")
+        finally:
+            for p in (source, transcoder):
+                stop(p)
+            for r in relays.values():
+                r.close()
+            for mon in monitors.values():
+                if mon.proc.poll() is None:
+                    mon.proc.kill()
+                    mon.proc.wait()
+
+
 def make_clips(tmp, frames=100):
     """A reference and a low-quality copy as MPEG-TS files."""
     paths = {}

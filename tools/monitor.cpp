@@ -435,9 +435,11 @@ gboolean Monitor::OnTick(gpointer data) {
   self->metrics_->ReferenceHeld(held_frames, held_bytes);
   self->ControlDelay();
   if (self->options_.reference_delay != MonitorOptions::ReferenceDelay::kOff) {
-    self->metrics_->ReferenceDelay(
-        self->delay_control_ ? self->delay_control_->delay_s() : self->options_.reference_delay_s,
-        self->ref_.input->DelayBytes());
+    const ReferenceDelayControl* control = self->delay_control_.get();
+    const double fixed = self->options_.reference_delay_s;
+    self->metrics_->ReferenceDelay(control ? control->delay_s() : fixed,
+                                   control ? control->target_s() : fixed,
+                                   self->ref_.input->DelayBytes());
   }
   return G_SOURCE_CONTINUE;
 }

@@ -189,9 +189,10 @@ void Metrics::ReferenceHeld(std::uint64_t frames, std::uint64_t bytes) {
   reference_held_bytes_ = bytes;
 }
 
-void Metrics::ReferenceDelay(double seconds, std::uint64_t bytes) {
+void Metrics::ReferenceDelay(double seconds, double target_s, std::uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   reference_delay_s_ = seconds;
+  reference_delay_target_s_ = target_s;
   reference_delay_bytes_ = bytes;
 }
 
@@ -309,6 +310,8 @@ std::string Metrics::StateJson(double now) const {
                     ",\"bytes\":" + std::to_string(reference_held_bytes_) +
                     "},\"reference_delay\":" +
                     (reference_delay_s_ ? "{\"seconds\":" + JsonNumber(*reference_delay_s_) +
+                                              ",\"target_seconds\":" +
+                                              JsonNumber(reference_delay_target_s_) +
                                               ",\"bytes\":" +
                                               std::to_string(reference_delay_bytes_) + "}"
                                         : std::string("null")) +

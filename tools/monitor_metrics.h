@@ -56,10 +56,10 @@ class Metrics {
   // The element's reference frames held for the renditions, and the bytes of
   // their full frames (its held-ref-frames and held-ref-bytes).
   void ReferenceHeld(std::uint64_t frames, std::uint64_t bytes);
-  // The reference's delay line (--reference-delay): the delay in use and
-  // the compressed bytes it holds. Without one (off), never called: the
-  // metrics are absent.
-  void ReferenceDelay(double seconds, std::uint64_t bytes);
+  // The reference's delay line (--reference-delay): the delay in use, the
+  // one it moves to, and the compressed bytes it holds. Without one (off),
+  // never called: the metrics are absent.
+  void ReferenceDelay(double seconds, double target_s, std::uint64_t bytes);
 
   // Prometheus/OpenMetrics text exposition (ends with "# EOF\n").
   std::string OpenMetricsText(double now) const;
@@ -114,6 +114,7 @@ class Metrics {
   std::uint64_t reference_sent_ = 0;
   std::uint64_t reference_held_frames_ = 0, reference_held_bytes_ = 0;
   std::optional<double> reference_delay_s_;  // none: no delay line
+  double reference_delay_target_s_ = 0;
   std::uint64_t reference_delay_bytes_ = 0;
 };
 

@@ -583,9 +583,11 @@ def case_long_latency(exe):
             m.wait(scored_with_delay, "50 frames scored with the reference delayed")
             # The delay grows at 0.75 s a second to the least-late lag less
             # the margin (1 s), the reference never paused: the lock holds.
-            m.wait(lambda: scored_with_delay() and
-                   m.value("ssim2_reference_delay_seconds") >= delay_s - 2.5,
-                   "the reference delay near the rendition's")
+            def arrived():
+                d = m.state()["reference_delay"]
+                return d["seconds"] == d["target_seconds"] >= delay_s - 2
+            m.wait(lambda: scored_with_delay() and arrived(),
+                   "the reference delay at its choice, near the rendition's")
             n = scored(m, "tx")
             unaligned = m.value("ssim2_frames_total", rendition="tx", result="unaligned")
             m.wait(lambda: scored_with_delay() and scored(m, "tx") >= n + 50,
@@ -595,8 +597,12 @@ def case_long_latency(exe):
             more = m.value("ssim2_frames_total", rendition="tx", result="unaligned") - unaligned
             check(more <= FPS, f"{more} frames unaligned while 50 were scored at the delay")
             delay = m.value("ssim2_reference_delay_seconds")
-            check(delay_s - 2.5 <= delay <= delay_s, f"reference delay {delay} s for a rendition "
-                  f"{delay_s} s late")
+            print("\n".join(line for line in m.stderr().splitlines()
+                            if "reference delay" in line or "alignment" in line))
+            # The rendition is 12 s late and its transcoding's own latency
+            # (measured 0.4-1.1 s); the delay that, less the margin.
+            check(delay_s - 2 <= delay <= delay_s + 1, f"reference delay {delay} s for a "
+                  f"rendition {delay_s} s late")
             check(m.value("ssim2_alignment_locked", rendition="tx") == 1, "not locked")
             check("alignment lost" not in m.stderr(), "the lock was lost while the delay grew:\n"
                   + m.stderr())
@@ -609,8 +615,13 @@ def case_long_latency(exe):
             held = m.value("ssim2_reference_delay_bytes")
             check(0 < held < delay * FPS * frame_bytes / 2,
                   f"{held} compressed bytes in the delay line of {delay} s")
-            state = m.state()
-            check(state["reference_delay"]["seconds"] == delay, "/api/state reference_delay")
+            for _ in range(50):  # a consistent snapshot: the delay may still move
+                before = m.value("ssim2_reference_delay_seconds")
+                state = m.state()["reference_delay"]
+                if m.value("ssim2_reference_delay_seconds") == before:
+                    break
+            check(state["seconds"] == before and state["bytes"] > 0,
+                  f"/api/state reference_delay {state}, /metrics {before} s")
             print(f"delay {delay:.2f} s: {scored(m, 'tx')} scored, at most {most} decoded bytes "
                   f"held ({now_held} with the delay), {held} compressed bytes in the delay line")
             # Without the delay, the same rendition is found (signatures) but

@@ -345,6 +345,22 @@ TEST_F(MonitorLogs, UnwritableDirectoryIsAnError) {
   EXPECT_NE(error.find("missing/hd.csv"), std::string::npos) << error;
 }
 
+TEST(MonitorMetrics, ReferenceDelayOnlyWithADelayLine) {
+  Metrics m({"hd"}, std::nullopt);
+  const std::string none = m.OpenMetricsText(1.0);
+  EXPECT_EQ(SampleValue(none, "ssim2_reference_delay_seconds"), "");
+  EXPECT_NE(m.StateJson(1.0).find("\"reference_delay\":null"), std::string::npos);
+  m.ReferenceDelay(10.5, 11.25, 1234567);
+  const std::string text = m.OpenMetricsText(1.0);
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_delay_seconds"), "10.5");
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_delay_bytes"), "1234567");
+  EXPECT_NE(m.StateJson(1.0).find(
+                "\"reference_delay\":{\"seconds\":10.5,\"target_seconds\":11.25,"
+                "\"bytes\":1234567}"),
+            std::string::npos)
+      << m.StateJson(1.0);
+}
+
 // The delay's choice from the renditions' lags (docs/MONITOR.md, "Long
 // latencies"): margin 1 s, hysteresis 0.5 s.
 RenditionLag Lag(bool up, bool locked, std::optional<double> lag) {

@@ -79,20 +79,35 @@ void Input::SetTargetSize(int width, int height) {
 
 void Input::Start() { Open(MonotonicSeconds()); }
 
-void Input::OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
-  Input* self = static_cast<Input*>(data);
+namespace {
+
+// The media type of a pad's stream ("" when unknown yet).
+std::string StreamType(GstPad* pad) {
   GstCaps* caps = gst_pad_get_current_caps(pad);
   if (!caps) caps = gst_pad_query_caps(pad, nullptr);
-  const bool video = caps && !gst_caps_is_empty(caps) &&
-                     gst_structure_has_name(gst_caps_get_structure(caps, 0), "video/x-raw");
+  std::string type;
+  if (caps && !gst_caps_is_empty(caps)) {
+    type = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+  }
   if (caps) gst_caps_unref(caps);
-  if (video && !self->linked_.exchange(true)) {
-    GstPad* sink = gst_element_get_static_pad(self->convert_, "sink");
+  return type;
+}
+
+}  // namespace
+
+void Input::LinkFirst(GstPad* pad, bool wanted, std::atomic<bool>* taken, GstElement* into) {
+  if (wanted && !taken->exchange(true)) {
+    GstPad* sink = gst_element_get_static_pad(into, "sink");
     gst_pad_link(pad, sink);
     gst_object_unref(sink);
     return;
   }
-  cli::LinkToFakesink(self->pipeline_, pad);
+  cli::LinkToFakesink(pipeline_, pad);
+}
+
+void Input::OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
+  Input* self = static_cast<Input*>(data);
+  self->LinkFirst(pad, StreamType(pad) == "video/x-raw", &self->linked_, self->convert_);
 }
 
 namespace {
@@ -141,21 +156,9 @@ void Input::OnSourcePad(GstElement*, GstPad* pad, gpointer data) {
 
 void Input::OnParsedPad(GstElement*, GstPad* pad, gpointer data) {
   Input* self = static_cast<Input*>(data);
-  GstCaps* caps = gst_pad_get_current_caps(pad);
-  if (!caps) caps = gst_pad_query_caps(pad, nullptr);
-  const bool video = caps && !gst_caps_is_empty(caps) &&
-                     (g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)),
-                                       "video/") ||
-                      g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)),
-                                       "image/"));
-  if (caps) gst_caps_unref(caps);
-  if (video && !self->delay_linked_.exchange(true)) {
-    GstPad* sink = gst_element_get_static_pad(self->delay_, "sink");
-    gst_pad_link(pad, sink);
-    gst_object_unref(sink);
-    return;
-  }
-  cli::LinkToFakesink(self->pipeline_, pad);
+  const std::string type = StreamType(pad);
+  self->LinkFirst(pad, type.rfind("video/", 0) == 0 || type.rfind("image/", 0) == 0,
+                  &self->delay_linked_, self->delay_);
 }
 
 void Input::ApplyDelay() {

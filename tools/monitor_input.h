@@ -82,7 +82,9 @@ class Input {
   static void OnPadAdded(GstElement*, GstPad*, gpointer);
   static void OnSourcePad(GstElement*, GstPad*, gpointer);
   static void OnParsedPad(GstElement*, GstPad*, gpointer);
-  bool BuildFront(GstElement** front);
+  // Links `pad` into `into` when `wanted` and the first so (`taken`); to a
+  // fakesink otherwise.
+  void LinkFirst(GstPad* pad, bool wanted, std::atomic<bool>* taken, GstElement* into);
   void ApplyDelay();
   static GstFlowReturn OnSample(GstElement*, gpointer);
 

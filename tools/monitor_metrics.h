@@ -48,6 +48,9 @@ class Metrics {
   // is down (scoring paused).
   void FrameSent(const std::string& input);
   void FramePaused(const std::string& rendition);
+  // Frames of the input its feed dropped, oldest first, because the element
+  // fell more than the feed's queue behind (the appsrc's `dropped`, in all).
+  void FramesDropped(const std::string& input, std::uint64_t total);
 
   // The element's messages.
   void Score(const std::string& rendition, double score, std::int64_t offset, double t);
@@ -60,6 +63,9 @@ class Metrics {
   // one it moves to, and the compressed bytes it holds. Without one (off),
   // never called: the metrics are absent.
   void ReferenceDelay(double seconds, double target_s, std::uint64_t bytes);
+  // The reference frames the element holds for one rendition (its
+  // held-ref-frames-by-pad): the total above is the largest of these.
+  void RenditionReferenceHeld(const std::string& rendition, std::uint64_t frames);
 
   // Prometheus/OpenMetrics text exposition (ends with "# EOF\n").
   std::string OpenMetricsText(double now) const;
@@ -87,7 +93,8 @@ class Metrics {
     bool has_score = false;
     WindowStats window;
     bool has_window = false;
-    std::uint64_t scored = 0, skipped = 0, unaligned = 0, sent = 0, paused = 0;
+    std::uint64_t scored = 0, skipped = 0, unaligned = 0, sent = 0, paused = 0, dropped = 0;
+    std::uint64_t reference_held = 0;  // reference frames held for it
     std::int64_t offset = 0;
     bool has_offset = false;
     bool locked = false;
@@ -111,7 +118,7 @@ class Metrics {
   std::optional<double> threshold_;
   double history_s_;
   std::string backend_, device_, version_;
-  std::uint64_t reference_sent_ = 0;
+  std::uint64_t reference_sent_ = 0, reference_dropped_ = 0;
   std::uint64_t reference_held_frames_ = 0, reference_held_bytes_ = 0;
   std::optional<double> reference_delay_s_;  // none: no delay line
   double reference_delay_target_s_ = 0;

@@ -273,7 +273,13 @@ GstClockTime Monitor::RunningTime() const {
 
 // A pair (or a lock) of the element: its frame numbers, as each pad counted
 // them, name the times their frames crossed over, whose difference is how
-// long the element held the reference frame for the rendition's.
+// long the element held the reference frame for the rendition's. The
+// element numbers each pad's frames from 0 since the scoring pipeline
+// started (an aligner's first reference frame is the first queued for its
+// rendition: the first of all, as none is sent before a rendition is up);
+// frames a feed drops (the element more than its max-time behind) shift the
+// numbers after them: lags are then off by as many frames' time, until the
+// scoring pipeline restarts.
 void Monitor::MeasureLag(const std::string& rendition, std::int64_t frame,
                          std::int64_t ref_frame) {
   if (!delay_control_) return;

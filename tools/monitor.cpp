@@ -44,10 +44,11 @@ namespace ssim2 {
 namespace monitor {
 namespace {
 
-// What an appsrc holds before it drops its oldest frames: the element takes
-// reference frames as they come and holds what alignment needs itself, so
-// this fills only while its scoring thread is busy. Bounded by time, with a
-// frame count as a hard cap (not by bytes: one 4K frame is 12 MB).
+// What an appsrc holds before the feed drops new frames (OnFrame): the
+// element takes reference frames as they come and holds what alignment needs
+// itself, so this fills only while its scoring thread is busy. Bounded by
+// time, with a frame count as a hard cap (not by bytes: one 4K frame is
+// 12 MB).
 constexpr guint64 kAppsrcMaxTime = 4 * GST_SECOND;
 constexpr guint64 kAppsrcMaxBuffers = 256;
 // How often inputs are checked for stalls and back-offs.
@@ -94,7 +95,6 @@ class Monitor {
   static gboolean OnTick(gpointer);
   static gboolean OnSignal(gpointer);
   const std::string& RenditionOfPad(const std::string& pad) const;
-  std::vector<Feed*> Feeds();  // the reference's, then the renditions'
   void SetInfo(const char* version);
   bool OpenLogs(std::string* error);
 
@@ -139,12 +139,6 @@ const std::string& Monitor::RenditionOfPad(const std::string& pad) const {
   return it == rendition_of_pad_.end() ? none : it->second;
 }
 
-std::vector<Feed*> Monitor::Feeds() {
-  std::vector<Feed*> feeds{&ref_};
-  for (auto& r : renditions_) feeds.push_back(r.get());
-  return feeds;
-}
-
 bool Monitor::BuildPipeline(std::string* error) {
   cli::LoadOwnPluginIfMissing();
   if (options_.backend != Backend::kCpu) cli::PreferHardwareDecoders(options_.cuda_device);
@@ -179,7 +173,6 @@ bool Monitor::BuildPipeline(std::string* error) {
     g_object_set(feed->appsrc, "is-live", TRUE, "format", GST_FORMAT_TIME, "max-buffers",
                  kAppsrcMaxBuffers, "max-time", kAppsrcMaxTime, "max-bytes",
                  static_cast<guint64>(0), nullptr);
-    gst_util_set_object_arg(G_OBJECT(feed->appsrc), "leaky-type", "downstream");
     gst_bin_add(GST_BIN(pipeline_), feed->appsrc);
     GstPad* src = gst_element_get_static_pad(feed->appsrc, "src");
     const bool linked = gst_pad_link(src, pad) == GST_PAD_LINK_OK;
@@ -240,6 +233,18 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
       return;
     }
   }
+  // The element more than the feed's queue behind (the machine cannot keep
+  // up): the new frame is dropped here, and counted. Not the oldest inside a
+  // leaky appsrc: GStreamer 1.22's does not count its drops, and a frame
+  // that vanished after its stamp would shift the frame numbers that the
+  // reference delay reads its lags by. Alignment takes the gap as dropped
+  // frames.
+  GstAppSrc* src = GST_APP_SRC(feed->appsrc);
+  if (gst_app_src_get_current_level_buffers(src) >= kAppsrcMaxBuffers ||
+      gst_app_src_get_current_level_time(src) >= kAppsrcMaxTime) {
+    metrics_->FrameDropped(feed->name);
+    return;
+  }
   GstBuffer* out = gst_buffer_copy(in);  // shares the memory
   const GstClockTime running_time = RunningTime();
   GST_BUFFER_PTS(out) = running_time;
@@ -256,7 +261,7 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
     feed->stamps.Add(static_cast<double>(running_time) / GST_SECOND);
   }
   metrics_->FrameSent(feed->name);
-  gst_app_src_push_buffer(GST_APP_SRC(feed->appsrc), out);
+  gst_app_src_push_buffer(src, out);
 }
 
 GstClockTime Monitor::RunningTime() const {
@@ -276,10 +281,9 @@ GstClockTime Monitor::RunningTime() const {
 // long the element held the reference frame for the rendition's. The
 // element numbers each pad's frames from 0 since the scoring pipeline
 // started (an aligner's first reference frame is the first queued for its
-// rendition: the first of all, as none is sent before a rendition is up);
-// frames a feed drops (the element more than its max-time behind) shift the
-// numbers after them: lags are then off by as many frames' time, until the
-// scoring pipeline restarts.
+// rendition: the first of all, as none is sent before a rendition is up).
+// A frame a feed drops (the element more than its max-time behind) is
+// dropped before its stamp (OnFrame): the numbers stay the element's.
 void Monitor::MeasureLag(const std::string& rendition, std::int64_t frame,
                          std::int64_t ref_frame) {
   if (!delay_control_) return;
@@ -442,11 +446,6 @@ gboolean Monitor::OnTick(gpointer data) {
   }
   self->ref_.input->Tick(now);
   for (auto& r : self->renditions_) r->input->Tick(now);
-  for (Feed* f : self->Feeds()) {
-    guint64 dropped = 0;
-    g_object_get(f->appsrc, "dropped", &dropped, nullptr);
-    self->metrics_->FramesDropped(f->name, dropped);
-  }
   guint64 held_frames = 0, held_bytes = 0;
   g_object_get(self->compare_, "held-ref-frames", &held_frames, "held-ref-bytes", &held_bytes,
                nullptr);

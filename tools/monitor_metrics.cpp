@@ -138,12 +138,12 @@ void Metrics::FramePaused(const std::string& rendition) {
   RenditionNamed(rendition).paused++;
 }
 
-void Metrics::FramesDropped(const std::string& input, std::uint64_t total) {
+void Metrics::FrameDropped(const std::string& input) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (input == input_order_.front()) {
-    reference_dropped_ = total;
+    reference_dropped_++;
   } else {
-    RenditionNamed(input).dropped = total;
+    RenditionNamed(input).dropped++;
   }
 }
 

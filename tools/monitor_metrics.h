@@ -48,9 +48,9 @@ class Metrics {
   // is down (scoring paused).
   void FrameSent(const std::string& input);
   void FramePaused(const std::string& rendition);
-  // Frames of the input its feed dropped, oldest first, because the element
-  // fell more than the feed's queue behind (the appsrc's `dropped`, in all).
-  void FramesDropped(const std::string& input, std::uint64_t total);
+  // A frame of the input that its feed dropped because the element fell
+  // more than the feed's queue behind (not sent).
+  void FrameDropped(const std::string& input);
 
   // The element's messages.
   void Score(const std::string& rendition, double score, std::int64_t offset, double t);

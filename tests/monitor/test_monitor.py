@@ -459,12 +459,13 @@ def case_rendition_stops(exe):
     """Two renditions, one stops (its file vanishes) while the other goes on:
     the reference frames the element holds for the stopped one stay bounded
     (its own per-pad counter, ssim2_rendition_reference_frames_held: it
-    holds only its window), and it is scored again once it is back.
+    holds only its window), and it is scored again once it is back; every
+    frame sent is accounted for.
 
     What the steady rendition holds is left out of the bound on purpose: it
     is how far its decoding lags the reference's, which depends on how fast
-    the machine is (a starved CI machine saw 142 in all, of which the stopped
-    rendition's share stayed bounded)."""
+    the machine is (a CI machine starved by other tests saw 142 in all,
+    against 25-72 on an idle one)."""
     with tempfile.TemporaryDirectory() as tmp:
         clips = make_clips(tmp)
         steady = os.path.join(tmp, "steady.ts")
@@ -508,16 +509,13 @@ def case_rendition_stops(exe):
             n = scored(m, "file")
             m.wait_value("ssim2_frames_total", "the rendition scored again", lambda v: v >= n + 25,
                          rendition="file", result="scored")
-            # Every file (re)opening starts a new lock: its first frames
-            # leave unscored, unaligned (no sure partner yet) or, on a machine
-            # too slow for the live pace, skipped (later than max-lateness
-            # before their decision). Each frame sent is scored, skipped,
-            # unaligned, dropped by the feed (the element more than the feed's
-            # 4 s behind), or still on its way: in the feed (at most 4 s) or
-            # the element (at most its window and block, and a window of
-            # --interval not posted yet). That the element counts unaligned
-            # frames exactly is ssim2compare_sync's and monitor_core's to
-            # show, without a clock.
+            # Each frame sent is scored, skipped, unaligned, or still on its
+            # way: in the feed (at most 4 s; beyond, the feed drops frames
+            # before sending them) or the element (at most its window and
+            # block, and a window of --interval not posted yet). How many
+            # are unaligned depends on where each reopening finds its lock
+            # (often at once, every frame paired): that the element counts
+            # them exactly is ssim2compare_sync's and monitor_core's to show.
             key = lambda name, **l: (name, tuple(sorted(l.items())))  # noqa: E731
             after = m.metrics()
             st = {r["name"]: r for r in m.state()["renditions"]}
@@ -525,13 +523,11 @@ def case_rendition_stops(exe):
                 count = lambda result: after[key("ssim2_frames_total", rendition=name,  # noqa
                                                  result=result)]
                 unaligned = count("unaligned")
-                check(unaligned + count("skipped") > 0,
-                      f"{name}: no frame of a new lock left unscored")
                 check(abs(st[name]["frames"]["unaligned"] - unaligned) <= 2 * FPS,
                       f"{name}: /api/state unaligned {st[name]['frames']['unaligned']}, "
                       f"/metrics {unaligned}")
                 rest = (after[key("ssim2_frames_sent_total", rendition=name)] - count("scored")
-                        - count("skipped") - unaligned - count("dropped"))
+                        - count("skipped") - unaligned)
                 check(0 <= rest <= 4 * FPS + 2 * window + 10 + 2 * FPS,
                       f"{name}: {rest} frames sent neither scored, skipped nor unaligned")
             check(m.terminate() == 0, "SIGTERM: exit status")

@@ -64,8 +64,9 @@ enum class PassMode {
 constexpr int kNumPassModes = 3;
 // Scale groups share one horizontal and one vertical launch, and temp holds
 // one group at a time. One group (the default): the small scales' rows and
-// columns run beside scale 0's. Two: scale 0, then scales 1.. (less memory,
-// a second pair of launches after the first).
+// columns run beside scale 0's. Two: scales 1.., then scale 0 (less memory:
+// the smaller scales' XYB is dead by scale 0's launches and lives in temp;
+// a second pair of launches before the first).
 constexpr int kMaxGroups = 2;
 
 constexpr std::size_t kNoPlane = ~std::size_t(0);
@@ -142,7 +143,8 @@ struct Layout {
   bool prepares_reference() const { return !is_lane(); }
   // Offset of the horizontal-pass output of (scale, channel, map).
   std::size_t TempPlane(int scale, int channel, int map) const;
-  int Group(int scale) const { return num_groups > 1 && scale > 0 ? 1 : 0; }
+  // Groups run in order: with two, the smaller scales first, then scale 0.
+  int Group(int scale) const { return num_groups > 1 && scale == 0 ? 1 : 0; }
   // Whether the horizontal pass of this executor writes map `map` of a
   // (scale, channel) with these needs.
   bool NeedsTempPlane(const ChannelNeeds& needs, int map) const;

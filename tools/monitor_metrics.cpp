@@ -126,11 +126,7 @@ bool Metrics::InputUp(const std::string& input) const {
 
 void Metrics::FrameSent(const std::string& input) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (input == input_order_.front()) {
-    reference_sent_++;
-  } else {
-    RenditionNamed(input).sent++;
-  }
+  ++(input == input_order_.front() ? reference_sent_ : RenditionNamed(input).sent);
 }
 
 void Metrics::FramePaused(const std::string& rendition) {
@@ -140,11 +136,7 @@ void Metrics::FramePaused(const std::string& rendition) {
 
 void Metrics::FrameDropped(const std::string& input) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (input == input_order_.front()) {
-    reference_dropped_++;
-  } else {
-    RenditionNamed(input).dropped++;
-  }
+  ++(input == input_order_.front() ? reference_dropped_ : RenditionNamed(input).dropped);
 }
 
 void Metrics::Score(const std::string& rendition, double score, std::int64_t offset, double t) {

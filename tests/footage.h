@@ -147,6 +147,40 @@ const Footage& MovingFootage() {
   return footage;
 }
 
+// About 3,100 frames (104 s at 30 fps): 24 shots of 130 frames, pans and zooms
+// over the three large photographs in turn, each visit at another place and
+// crop (no two shots alike), at about the moving footage's speed. Long enough for a stream that
+// loses frames to drift many windows away from its index; a photograph
+// comes back only after two other shots (over 2 x 130 frames), so no frame
+// has a look-alike within the default window.
+const Footage& LongFootage() {
+  static const Footage footage([] {
+    const char* const photos[] = {"seeding_1920x1080", "aitzgorri_1280x720", "rocket_640x360"};
+    std::vector<Shot> shots;
+    for (int k = 0; k < 24; ++k) {
+      const std::string photo = photos[k % 3];
+      const double y = 0.38 + 0.04 * (k % 5);
+      const double w = 0.40 + 0.05 * (k % 3);
+      switch (k % 4) {
+        case 0:  // pan right
+          shots.push_back({photo, 130, 0.30, y, w, 0.70, y, w});
+          break;
+        case 1:  // pan left, a little down
+          shots.push_back({photo, 130, 0.70, y - 0.04, w, 0.30, y + 0.04, w});
+          break;
+        case 2:  // zoom in while panning right
+          shots.push_back({photo, 130, 0.35, 0.50, 0.70, 0.68, y, 0.40});
+          break;
+        default:  // diagonal pan
+          shots.push_back({photo, 130, 0.32, y - 0.04, w, 0.66, y + 0.14, w});
+          break;
+      }
+    }
+    return shots;
+  }());
+  return footage;
+}
+
 // A pan, then a still (the camera stops), black, and a pan again.
 const Footage& StaticFootage() {
   static const Footage footage({

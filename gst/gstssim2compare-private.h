@@ -116,6 +116,8 @@ struct Rendition {
   /* It cannot be scored (caps, size): its frames are taken unscored. */
   std::atomic<bool> failed { false };
   std::string failure;  /* why (aggregator thread) */
+  /* Ref frames held for it after the last pass (held-ref-frames-by-pad). */
+  std::atomic<guint64> held_ref_frames { 0 };
 
   /* The measurement (aggregator thread). */
   guint64 ref_pos = 0;  /* sequence number of the ref frame at its head */
@@ -427,12 +429,18 @@ bool gst_ssim2_compare_ensure_src_caps (GstSsim2Compare * self,
 void gst_ssim2_compare_finish_rendition (GstSsim2Compare * self,
     ssim2gst::Rendition & r);
 
+/* The watchdog property @which (0 held-ref-frames, 1 held-ref-bytes,
+ * 2 held-ref-frames-by-pad) into @value; any thread. */
+void gst_ssim2_compare_get_held_ref (GstSsim2Compare * self, guint which,
+    GValue * value);
+
 /* Bytes of the full ref frames queued (those sync-max-bytes has not
  * dropped). */
 guint64 gst_ssim2_compare_ref_queue_bytes (GstSsim2Compare * self);
 
 /* Drops the ref frames every rendition of @list still measuring has gone
- * past, and updates held-ref-frames and held-ref-bytes. */
+ * past, and updates held-ref-frames, held-ref-bytes and the renditions'
+ * held_ref_frames. */
 void gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
     const std::vector < std::shared_ptr < ssim2gst::Rendition > > &list);
 

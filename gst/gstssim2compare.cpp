@@ -154,8 +154,9 @@ enum
   PROP_SYNC_WINDOW,
   PROP_SYNC_MAX_BYTES,
   PROP_SCORING_PASSES,
-  PROP_HELD_REF_FRAMES,
-  PROP_HELD_REF_BYTES,
+  PROP_HELD_REF_FRAMES,         /* the three watchdog properties, */
+  PROP_HELD_REF_BYTES,          /* in gst_ssim2_compare_get_held_ref's order */
+  PROP_HELD_REF_FRAMES_BY_PAD,
   PROP_MEMORY_LIMIT,
 };
 
@@ -362,8 +363,7 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
               G_PARAM_STATIC_STRINGS)));
 
   gst_ssim2_compare_install_content_properties (object_class,
-      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES, PROP_HELD_REF_FRAMES,
-      PROP_HELD_REF_BYTES);
+      PROP_SYNC_WINDOW, PROP_SYNC_MAX_BYTES, PROP_HELD_REF_FRAMES);
 
   /**
    * GstSsim2Compare:scoring-passes:
@@ -693,10 +693,10 @@ gst_ssim2_compare_get_property (GObject * object, guint prop_id,
       g_value_set_uint64 (value, priv->scoring_passes.load ());
       return;
     case PROP_HELD_REF_FRAMES:
-      g_value_set_uint64 (value, priv->held_ref_frames.load ());
-      return;
     case PROP_HELD_REF_BYTES:
-      g_value_set_uint64 (value, priv->held_ref_bytes.load ());
+    case PROP_HELD_REF_FRAMES_BY_PAD:
+      gst_ssim2_compare_get_held_ref (GST_SSIM2_COMPARE (object),
+          prop_id - PROP_HELD_REF_FRAMES, value);
       return;
     default:
       break;

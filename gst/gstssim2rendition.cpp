@@ -355,8 +355,10 @@ gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
   GstSsim2ComparePrivate *priv = self->priv;
   guint64 keep_from = priv->ref_next;
   for (const RenditionPtr & r:list) {
-    if (!r->finished && !r->released && !r->failed &&
-        r->ref_pos != GST_CLOCK_TIME_NONE)
+    const bool holds = !r->finished && !r->released && !r->failed &&
+        r->ref_pos != GST_CLOCK_TIME_NONE && r->ref_pos <= priv->ref_next;
+    r->held_ref_frames = holds ? priv->ref_next - r->ref_pos : 0;
+    if (holds)
       keep_from = MIN (keep_from, r->ref_pos);
   }
   while (priv->ref_base < keep_from && !priv->ref_queue.empty ()) {
@@ -366,6 +368,31 @@ gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
   }
   priv->held_ref_frames = priv->ref_queue.size ();
   priv->held_ref_bytes = gst_ssim2_compare_ref_queue_bytes (self);
+}
+
+void
+gst_ssim2_compare_get_held_ref (GstSsim2Compare * self, guint which,
+    GValue * value)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  switch (which) {
+    case 0:
+      g_value_set_uint64 (value, priv->held_ref_frames.load ());
+      return;
+    case 1:
+      g_value_set_uint64 (value, priv->held_ref_bytes.load ());
+      return;
+    default:{
+      GstStructure *s = gst_structure_new_empty ("held-ref-frames");
+      for (const RenditionPtr & r:gst_ssim2_compare_renditions (self)) {
+        if (!r->released)
+          gst_structure_set (s, r->name.c_str (), G_TYPE_UINT64,
+              r->held_ref_frames.load (), NULL);
+      }
+      g_value_take_boxed (value, s);
+      return;
+    }
+  }
 }
 
 guint64

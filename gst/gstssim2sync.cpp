@@ -164,8 +164,7 @@ gst_ssim2_compare_update_content_latency (GstSsim2Compare * self)
 
 void
 gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
-    guint sync_window_id, guint sync_max_bytes_id, guint held_ref_frames_id,
-    guint held_ref_bytes_id)
+    guint sync_window_id, guint sync_max_bytes_id, guint held_ref_first_id)
 {
   /**
    * GstSsim2Compare:sync-window:
@@ -217,7 +216,7 @@ gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
    *
    * Since: 0.1
    */
-  g_object_class_install_property (object_class, held_ref_frames_id,
+  g_object_class_install_property (object_class, held_ref_first_id,
       g_param_spec_uint64 ("held-ref-frames", "Held ref frames",
           "Ref frames held for the renditions after the last pass "
           "(read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
@@ -230,10 +229,29 @@ gst_ssim2_compare_install_content_properties (GObjectClass * object_class,
    *
    * Since: 0.1
    */
-  g_object_class_install_property (object_class, held_ref_bytes_id,
+  g_object_class_install_property (object_class, held_ref_first_id + 1,
       g_param_spec_uint64 ("held-ref-bytes", "Held ref bytes",
           "Bytes of the full ref frames held for the renditions after the "
           "last pass (read-only: memory for watchdogs)", 0, G_MAXUINT64, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:held-ref-frames-by-pad:
+   *
+   * Per dist pad, the ref frames held for it after the last pass: those the
+   * element took from the ref pad that the pad has not passed yet (with
+   * alignment=content, from the oldest its aligner may still name). A
+   * structure named `held-ref-frames` with one guint64 field per dist pad
+   * the element has (`dist`, `dist_0`, ...; 0 once it ended or failed).
+   * After a pass held-ref-frames is the largest of them: the watchdog's
+   * answer to which rendition keeps the reference's memory.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, held_ref_first_id + 2,
+      g_param_spec_boxed ("held-ref-frames-by-pad", "Held ref frames by pad",
+          "Per dist pad, the ref frames held for it after the last pass "
+          "(read-only: which rendition keeps the memory)", GST_TYPE_STRUCTURE,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 

@@ -38,11 +38,13 @@ GstFlowReturn gst_ssim2_compare_content_release_held (GstSsim2Compare * self,
     ssim2gst::Rendition & r);
 
 /* The properties of content pairing, sync-window and sync-max-bytes, and
- * the read-only held-ref-frames and held-ref-bytes that sync-max-bytes
- * bounds, with the ids the element gives them (class_init). */
+ * the read-only held-ref-frames, held-ref-bytes (that sync-max-bytes
+ * bounds) and held-ref-frames-by-pad, with the ids the element gives them
+ * (class_init): the three read-only ones from @held_ref_first_id on, in
+ * gst_ssim2_compare_get_held_ref's order. */
 void gst_ssim2_compare_install_content_properties (GObjectClass *
     object_class, guint sync_window_id, guint sync_max_bytes_id,
-    guint held_ref_frames_id, guint held_ref_bytes_id);
+    guint held_ref_first_id);
 
 /* Sets the latency content pairing adds (at start, and again once the ref
  * caps give the frame rate): while acquiring, a dist frame waits for the

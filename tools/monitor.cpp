@@ -87,6 +87,7 @@ class Monitor {
   static gboolean OnTick(gpointer);
   static gboolean OnSignal(gpointer);
   const std::string& RenditionOfPad(const std::string& pad) const;
+  std::vector<Feed*> Feeds();  // the reference's, then the renditions'
   void SetInfo(const char* version);
   bool OpenLogs(std::string* error);
 
@@ -127,6 +128,12 @@ const std::string& Monitor::RenditionOfPad(const std::string& pad) const {
   static const std::string none;
   auto it = rendition_of_pad_.find(pad);
   return it == rendition_of_pad_.end() ? none : it->second;
+}
+
+std::vector<Feed*> Monitor::Feeds() {
+  std::vector<Feed*> feeds{&ref_};
+  for (auto& r : renditions_) feeds.push_back(r.get());
+  return feeds;
 }
 
 bool Monitor::BuildPipeline(std::string* error) {
@@ -358,10 +365,23 @@ gboolean Monitor::OnTick(gpointer data) {
   }
   self->ref_.input->Tick(now);
   for (auto& r : self->renditions_) r->input->Tick(now);
+  for (Feed* f : self->Feeds()) {
+    guint64 dropped = 0;
+    g_object_get(f->appsrc, "dropped", &dropped, nullptr);
+    self->metrics_->FramesDropped(f->name, dropped);
+  }
   guint64 held_frames = 0, held_bytes = 0;
   g_object_get(self->compare_, "held-ref-frames", &held_frames, "held-ref-bytes", &held_bytes,
                nullptr);
   self->metrics_->ReferenceHeld(held_frames, held_bytes);
+  GstStructure* by_pad = nullptr;
+  g_object_get(self->compare_, "held-ref-frames-by-pad", &by_pad, nullptr);
+  for (const auto& [pad, rendition] : self->rendition_of_pad_) {
+    guint64 frames = 0;
+    if (by_pad && gst_structure_get_uint64(by_pad, pad.c_str(), &frames))
+      self->metrics_->RenditionReferenceHeld(rendition, frames);
+  }
+  if (by_pad) gst_structure_free(by_pad);
   return G_SOURCE_CONTINUE;
 }
 

@@ -138,6 +138,15 @@ void Metrics::FramePaused(const std::string& rendition) {
   RenditionNamed(rendition).paused++;
 }
 
+void Metrics::FramesDropped(const std::string& input, std::uint64_t total) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (input == input_order_.front()) {
+    reference_dropped_ = total;
+  } else {
+    RenditionNamed(input).dropped = total;
+  }
+}
+
 void Metrics::Score(const std::string& rendition, double score, std::int64_t offset, double t) {
   std::lock_guard<std::mutex> lock(mutex_);
   Rendition& r = RenditionNamed(rendition);
@@ -189,6 +198,11 @@ void Metrics::ReferenceHeld(std::uint64_t frames, std::uint64_t bytes) {
   reference_held_bytes_ = bytes;
 }
 
+void Metrics::RenditionReferenceHeld(const std::string& rendition, std::uint64_t frames) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  RenditionNamed(rendition).reference_held = frames;
+}
+
 std::string Metrics::OpenMetricsText(double now) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
@@ -215,7 +229,7 @@ std::string Metrics::OpenMetricsText(double now) const {
   {
     Family f(&out, "ssim2_frames", "counter",
              "Rendition frames by result: scored; skipped (late); unaligned (no sure partner); "
-             "paused (reference down).");
+             "paused (reference down); dropped (the scoring element fell behind).");
     for (const std::string& n : rendition_order_) {
       const Rendition& r = renditions_.at(n);
       f.Sample(Labels{{"rendition", n}, {"result", "scored"}}, static_cast<double>(r.scored));
@@ -223,6 +237,7 @@ std::string Metrics::OpenMetricsText(double now) const {
       f.Sample(Labels{{"rendition", n}, {"result", "unaligned"}},
                static_cast<double>(r.unaligned));
       f.Sample(Labels{{"rendition", n}, {"result", "paused"}}, static_cast<double>(r.paused));
+      f.Sample(Labels{{"rendition", n}, {"result", "dropped"}}, static_cast<double>(r.dropped));
     }
   }
   per_rendition("ssim2_frames_sent", "counter",
@@ -234,6 +249,11 @@ std::string Metrics::OpenMetricsText(double now) const {
     f.Sample({}, static_cast<double>(reference_sent_));
   }
   {
+    Family f(&out, "ssim2_reference_frames_dropped", "counter",
+             "Reference frames dropped before the scoring element (it fell behind).");
+    f.Sample({}, static_cast<double>(reference_dropped_));
+  }
+  {
     Family f(&out, "ssim2_reference_frames_held", "gauge",
              "Reference frames the scoring element holds for the renditions.");
     f.Sample({}, static_cast<double>(reference_held_frames_));
@@ -243,6 +263,10 @@ std::string Metrics::OpenMetricsText(double now) const {
              "Bytes of the full reference frames the scoring element holds.");
     f.Sample({}, static_cast<double>(reference_held_bytes_));
   }
+  per_rendition("ssim2_rendition_reference_frames_held", "gauge",
+                "Reference frames the scoring element holds for this rendition "
+                "(ssim2_reference_frames_held is the largest).",
+                [](const Rendition& r) { return static_cast<double>(r.reference_held); });
   per_rendition("ssim2_alignment_offset_frames", "gauge",
                 "Reference frame minus rendition frame of the last pair or lock.",
                 [](const Rendition& r) { return r.has_offset ? static_cast<double>(r.offset) : kNaN; });
@@ -316,7 +340,9 @@ std::string Metrics::StateJson(double now) const {
            ",\"frames\":{\"scored\":" + std::to_string(r.scored) + ",\"skipped\":" +
            std::to_string(r.skipped) + ",\"unaligned\":" + std::to_string(r.unaligned) +
            ",\"paused\":" + std::to_string(r.paused) +
-           ",\"sent\":" + std::to_string(r.sent) + "},\"offset\":" +
+           ",\"dropped\":" + std::to_string(r.dropped) +
+           ",\"sent\":" + std::to_string(r.sent) + "},\"reference_held\":" +
+           std::to_string(r.reference_held) + ",\"offset\":" +
            (r.has_offset ? std::to_string(r.offset) : "null") + ",\"locked\":" +
            (r.locked ? "true" : "false") + ",\"alarm\":" + (r.alarm ? "true" : "false") +
            ",\"alarms\":" + std::to_string(r.alarms) + ",\"history\":" + points(r.history) +

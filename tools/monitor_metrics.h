@@ -48,6 +48,9 @@ class Metrics {
   // is down (scoring paused).
   void FrameSent(const std::string& input);
   void FramePaused(const std::string& rendition);
+  // Frames of the input its feed dropped, oldest first, because the element
+  // fell more than the feed's queue behind (the appsrc's `dropped`, in all).
+  void FramesDropped(const std::string& input, std::uint64_t total);
 
   // The element's messages.
   void Score(const std::string& rendition, double score, std::int64_t offset, double t);
@@ -56,6 +59,9 @@ class Metrics {
   // The element's reference frames held for the renditions, and the bytes of
   // their full frames (its held-ref-frames and held-ref-bytes).
   void ReferenceHeld(std::uint64_t frames, std::uint64_t bytes);
+  // The reference frames the element holds for one rendition (its
+  // held-ref-frames-by-pad): the total above is the largest of these.
+  void RenditionReferenceHeld(const std::string& rendition, std::uint64_t frames);
 
   // Prometheus/OpenMetrics text exposition (ends with "# EOF\n").
   std::string OpenMetricsText(double now) const;
@@ -83,7 +89,8 @@ class Metrics {
     bool has_score = false;
     WindowStats window;
     bool has_window = false;
-    std::uint64_t scored = 0, skipped = 0, unaligned = 0, sent = 0, paused = 0;
+    std::uint64_t scored = 0, skipped = 0, unaligned = 0, sent = 0, paused = 0, dropped = 0;
+    std::uint64_t reference_held = 0;  // reference frames held for it
     std::int64_t offset = 0;
     bool has_offset = false;
     bool locked = false;
@@ -107,7 +114,7 @@ class Metrics {
   std::optional<double> threshold_;
   double history_s_;
   std::string backend_, device_, version_;
-  std::uint64_t reference_sent_ = 0;
+  std::uint64_t reference_sent_ = 0, reference_dropped_ = 0;
   std::uint64_t reference_held_frames_ = 0, reference_held_bytes_ = 0;
 };
 

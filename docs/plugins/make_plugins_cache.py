@@ -122,6 +122,10 @@ def property_entry(element, spec, other_types):
         entry.update(default="%g" % value, min="%g" % spec.minimum, max="%g" % spec.maximum)
     elif vtype.is_a(GObject.TYPE_ENUM):
         entry["default"] = f"{escaped(value.value_nick)} ({int(value)})"
+    elif vtype == Gst.Structure.__gtype__:
+        # As the scanner does: the value's text, none when it is NULL.
+        if value is not None:
+            entry["default"] = escaped(value.to_string())
     else:
         sys.exit(f"make_plugins_cache: property {spec.name} of type {vtype.name}: "
                  "teach this script its schema")

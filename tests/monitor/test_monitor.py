@@ -457,10 +457,14 @@ def case_file_vanishes(exe):
 
 def case_rendition_stops(exe):
     """Two renditions, one stops (its file vanishes) while the other goes on:
-    the reference frames the element holds stay bounded (its own counter,
-    ssim2_reference_frames_held: the stopped rendition holds only its
-    window), and the stopped rendition is scored again once it is back.
-    Frames passed on unaligned are counted, by the element."""
+    the reference frames the element holds for the stopped one stay bounded
+    (its own per-pad counter, ssim2_rendition_reference_frames_held: it
+    holds only its window), and it is scored again once it is back.
+
+    What the steady rendition holds is left out of the bound on purpose: it
+    is how far its decoding lags the reference's, which depends on how fast
+    the machine is (a starved CI machine saw 142 in all, of which the stopped
+    rendition's share stayed bounded)."""
     with tempfile.TemporaryDirectory() as tmp:
         clips = make_clips(tmp)
         steady = os.path.join(tmp, "steady.ts")
@@ -484,14 +488,18 @@ def case_rendition_stops(exe):
 
             def held_while_down():
                 nonlocal most
-                most = max(most, m.value("ssim2_reference_frames_held"))
-                return m.value("ssim2_reference_frames_sent_total") >= sent + 300
+                samples = m.metrics()
+                most = max(most, samples[("ssim2_rendition_reference_frames_held",
+                                          (("rendition", "file"),))])
+                return samples[("ssim2_reference_frames_sent_total", ())] >= sent + 300
             m.wait(held_while_down, "reference frames while a rendition is down")
             check(m.value("ssim2_input_up", input="file") == 0, "the vanished file came back")
-            # The stopped rendition's window, the steady one's while acquiring
-            # (2 windows and a block) and the frames on their way.
+            # Counted in reference frames, not time: its lock's window, the
+            # frames without one of its own until it is stopped (a window and
+            # a block) and the reference frames one aggregate pass takes (the
+            # element's latency: a window and 10).
             bound = 3 * window + 10 + FPS
-            check(0 < most <= bound, f"{most} reference frames held while a rendition was down "
+            check(0 < most <= bound, f"{most} reference frames held for the stopped rendition "
                   f"(bound {bound})")
             n = scored(m, "steady")
             m.wait_value("ssim2_frames_total", "the other rendition scored meanwhile",
@@ -500,10 +508,16 @@ def case_rendition_stops(exe):
             n = scored(m, "file")
             m.wait_value("ssim2_frames_total", "the rendition scored again", lambda v: v >= n + 25,
                          rendition="file", result="scored")
-            # Unaligned frames, as the element counts them: every file (re)opening
-            # starts a new lock, whose first block is unaligned. Each frame sent
-            # is scored, skipped, unaligned, or still in the element (at most its
-            # window and block, and a window of --interval not posted yet).
+            # Every file (re)opening starts a new lock: its first frames
+            # leave unscored, unaligned (no sure partner yet) or, on a machine
+            # too slow for the live pace, skipped (later than max-lateness
+            # before their decision). Each frame sent is scored, skipped,
+            # unaligned, dropped by the feed (the element more than the feed's
+            # 4 s behind), or still on its way: in the feed (at most 4 s) or
+            # the element (at most its window and block, and a window of
+            # --interval not posted yet). That the element counts unaligned
+            # frames exactly is ssim2compare_sync's and monitor_core's to
+            # show, without a clock.
             key = lambda name, **l: (name, tuple(sorted(l.items())))  # noqa: E731
             after = m.metrics()
             st = {r["name"]: r for r in m.state()["renditions"]}
@@ -511,13 +525,14 @@ def case_rendition_stops(exe):
                 count = lambda result: after[key("ssim2_frames_total", rendition=name,  # noqa
                                                  result=result)]
                 unaligned = count("unaligned")
-                check(unaligned > 0, f"{name}: no unaligned frame counted")
+                check(unaligned + count("skipped") > 0,
+                      f"{name}: no frame of a new lock left unscored")
                 check(abs(st[name]["frames"]["unaligned"] - unaligned) <= 2 * FPS,
                       f"{name}: /api/state unaligned {st[name]['frames']['unaligned']}, "
                       f"/metrics {unaligned}")
                 rest = (after[key("ssim2_frames_sent_total", rendition=name)] - count("scored")
-                        - count("skipped") - unaligned)
-                check(0 <= rest <= 2 * window + 10 + 2 * FPS,
+                        - count("skipped") - unaligned - count("dropped"))
+                check(0 <= rest <= 4 * FPS + 2 * window + 10 + 2 * FPS,
                       f"{name}: {rest} frames sent neither scored, skipped nor unaligned")
             check(m.terminate() == 0, "SIGTERM: exit status")
         finally:
@@ -554,6 +569,10 @@ def case_page(exe):
             m.wait_value("ssim2_window_mean", "a window", lambda v: v == v, rendition="low")
             m.wait(lambda: len(m.state()["renditions"][0]["history"]) >= 2,
                    "two points of per-second history")
+            # The 10-s reference file ends and is reopened (down, then up)
+            # while a slow machine still starts Chromium: it must show up
+            # unless that happened meanwhile.
+            ref_downs = m.value("ssim2_input_down_total", input="ref")
             shot = os.path.join(tmp, "page.png")
             common = [browser, "--headless", "--no-sandbox", "--disable-gpu",
                       "--disable-dev-shm-usage", "--window-size=1200,900",
@@ -570,8 +589,10 @@ def case_page(exe):
             check(int(chart.group(1)) >= 2, f"{chart.group(1)} score points in the chart")
             check(int(chart.group(2)) >= 1, f"{chart.group(2)} window points in the chart")
             check('id="chart-low"' in dom, "no chart for rendition low")
-            check(re.search(r'<td>ref</td><td class="up">up</td>', dom),
-                  "the inputs table does not show ref up")
+            row = re.search(r'<td>ref</td><td class="(\w+)">(\w+)</td>', dom)
+            check(row, "the inputs table has no state for ref")
+            if m.value("ssim2_input_down_total", input="ref") == ref_downs:
+                check(row and row.group(2) == "up", "the inputs table does not show ref up")
             check("threshold 50" in dom, "the status line lacks the threshold")
             print(f"page: chart with {chart.group(1)} points, screenshot taken")
             check(m.terminate() == 0, "SIGTERM: exit status")

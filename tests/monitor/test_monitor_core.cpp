@@ -144,6 +144,10 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   EXPECT_EQ(m.Window("sd", {0, 0, NAN, NAN, NAN, 1000000000, 2000000000, 2}, 13),
             AlarmChange::kNone);
   m.ReferenceHeld(40, 124416);
+  m.RenditionReferenceHeld("hd", 40);
+  m.RenditionReferenceHeld("sd", 12);
+  m.FramesDropped("hd", 7);
+  m.FramesDropped("ref", 3);
   const std::string text = m.OpenMetricsText(13.5);
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
   EXPECT_EQ(SampleLine(text, "ssim2_info{"),
@@ -160,6 +164,11 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   EXPECT_EQ(SampleValue(text, "ssim2_window_mean{rendition=\"sd\"}"), "NaN");
   EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_held"), "40");
   EXPECT_EQ(SampleValue(text, "ssim2_reference_bytes_held"), "124416");
+  EXPECT_EQ(SampleValue(text, "ssim2_rendition_reference_frames_held{rendition=\"hd\"}"), "40");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"dropped\"}"), "7");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"sd\",result=\"dropped\"}"), "0");
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_dropped_total"), "3");
+  EXPECT_EQ(SampleValue(text, "ssim2_rendition_reference_frames_held{rendition=\"sd\"}"), "12");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"sd\",result=\"paused\"}"), "1");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_sent_total{rendition=\"hd\"}"), "2");
   EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_sent_total"), "1");
@@ -178,6 +187,7 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   const std::string json = m.StateJson(15);
   EXPECT_NE(json.find("\"last_error\":\"error: \\\"gone\\\"\\nbadly\""), std::string::npos)
       << json;
+  EXPECT_NE(json.find("\"reference_held\":12,"), std::string::npos) << json;
 }
 
 TEST(MonitorMetrics, ThresholdAlarm) {

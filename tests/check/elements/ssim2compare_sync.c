@@ -518,6 +518,17 @@ check_ladder (void)
     report_init (&r[i]);
     collect (f.bus, pads[i], &r[i]);
   }
+  /* Both ended: neither holds ref frames, and each pad has its field. */
+  GstStructure *held = NULL;
+  g_object_get (f.element, "held-ref-frames-by-pad", &held, NULL);
+  fail_unless_equals_int (gst_structure_n_fields (held), 2);
+  for (int i = 0; i < 2; i++) {
+    guint64 frames = G_MAXUINT64;
+    fail_unless (gst_structure_get_uint64 (held, pads[i], &frames), "%s",
+        pads[i]);
+    fail_unless_equals_uint64 (frames, 0);
+  }
+  gst_structure_free (held);
   gst_harness_teardown (second);
   fixture_clear (&f);
   const gint64 offsets[2] = { 4, -6 };

@@ -1083,6 +1083,25 @@ TEST_F(Alignment, FourFifthsOfTheFramesStayLockedAndPaired) {
   EXPECT_EQ(live.run.counters.locks, 1u) << Describe(live.run);
 }
 
+// Every fifth frame shown twice (25 to 30 fps: more frames than the
+// reference, a rate of 5/6), 3,740 frames against 3,120: one lock, every
+// frame paired but the last (the reference's last frame, with no neighbour
+// after it: rule 3).
+TEST_F(Alignment, RepeatedFramesAtAHigherFrameRateStayLockedAndPaired) {
+  ClipPair clip;
+  clip.footage = &LongFootage();
+  clip.ref_frames = LongFootage().frames();
+  for (std::int64_t t = 3; t < clip.ref_frames; ++t) {
+    clip.shown.push_back(t);
+    if (t % 5 == 0) clip.shown.push_back(t);
+  }
+  const LiveRun live = AlignLive(clip, 4);
+  ExpectFollowed(clip, live, 5.0 / 6.0, 0.999);
+  EXPECT_EQ(live.run.counters.losses, 0u) << Describe(live.run);
+  EXPECT_EQ(live.run.counters.locks, 1u) << Describe(live.run);
+  EXPECT_EQ(live.run.counters.repeated, (clip.shown.size() - 1) / 6) << Describe(live.run);
+}
+
 // Frames dropped at random (a starved machine): each footage frame kept with
 // a probability of 80 % (2,509 frames) or 60 % (1,856). Runs of more drops
 // than tracking follows (4 or more in a row at 80 %: about one in 600 frames;

@@ -148,7 +148,7 @@ Status Engine::Impl::PlanMemory(const Impl* cache_owner, Executor role) {
                       Bytes(pass + layout.cache.total_bytes) +
                       " with a cached reference): raise the limit or score smaller frames");
   }
-  limits += "Scale 0 is blurred before the smaller scales instead of beside them (" +
+  limits += "Scale 0 is blurred after the smaller scales instead of beside them (" +
             Bytes(everything(kMaxGroups)) + " instead of " + Bytes(one_group) +
             " for pairs and a cached reference; passes take longer). ";
   return Status::Ok();

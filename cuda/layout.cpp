@@ -72,12 +72,28 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   // distorted image.
   const int first_image = l.prepares_reference() ? 0 : 1;
   const int last_image = l.scores_against_cache() ? 1 : 0;
+  // With two scale groups the smaller scales are blurred first, so their
+  // XYB is dead before scale 0's horizontal pass: it lives at the start of
+  // temp (over the upload areas, which the first prepare has read before the
+  // second writes there) and scale 0's horizontal planes reuse it.
+  const bool small_xyb_in_temp = l.num_groups > 1 && !options.keep_linear;
+  std::size_t small_xyb = 0;  // bytes at the start of temp
+  std::size_t xyb_rel[2][kMaxScales] = {};
   for (int i = l.scores_pairs() ? 0 : 1; i <= last_image; ++i) {
-    for (int s = 0; s < scales; ++s) l.xyb[i][s] = take(3 * l.geom[s].plane_bytes);
+    for (int s = 0; s < scales; ++s) {
+      const std::size_t bytes = 3 * l.geom[s].plane_bytes;
+      if (s > 0 && small_xyb_in_temp) {
+        xyb_rel[i][s] = small_xyb;
+        small_xyb = AlignUp(small_xyb + bytes, kRegionAlign);
+      } else {
+        l.xyb[i][s] = take(bytes);
+      }
+    }
   }
-  // Horizontal-pass planes of each group from the start of temp: the groups
-  // run one after the other and reuse it.
+  // Horizontal-pass planes of each group in temp: the groups run one after
+  // the other and reuse it; the smaller scales' after their XYB.
   std::size_t group_used[kMaxGroups] = {};
+  group_used[l.Group(scales - 1)] = small_xyb;
   std::size_t temp_rel[kMaxScales][kNumChannels][kNumMapSlots];
   for (int s = 0; s < kMaxScales; ++s)
     for (int c = 0; c < kNumChannels; ++c)
@@ -109,6 +125,9 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
     upload_rel[i] = early;
     early += l.upload_bytes;
   }
+  // The linear RGB is written and read while the smaller scales' XYB is
+  // written: after both it and the upload areas.
+  early = std::max(early, small_xyb);
   std::size_t lin_rel[2][kMaxScales] = {};  // GCC 14 cannot see that each read follows its write
   for (int i = first_image; i <= last_image; ++i) {
     for (int s = 1; s < scales; ++s) {
@@ -133,6 +152,10 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
         l.temp_plane[s][c][kMapS11] = l.temp_plane[s][c][kMapS22];
       }
     }
+  if (small_xyb_in_temp) {
+    for (int i = l.scores_pairs() ? 0 : 1; i <= last_image; ++i)
+      for (int s = 1; s < scales; ++s) l.xyb[i][s] = l.temp + xyb_rel[i][s];
+  }
   for (int i = first_image; i <= last_image; ++i) {
     l.upload[i] = l.temp + upload_rel[i];
     if (!options.keep_linear) {

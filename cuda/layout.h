@@ -13,17 +13,22 @@
 //             in a lane, passes read the reference from the cache)
 //   temp      horizontal-pass output of every needed map of a  9 + ~5 planes 56 B
 //             scale group (one group: all scales, so that one
-//             launch covers them; two groups: scale 0, then the
-//             rest, reusing the same bytes: 36 B). Before the
+//             launch covers them; two groups: scales 1.., then
+//             scale 0, reusing the same bytes: 36 B). Before the
 //             horizontal pass it holds the upload areas of host
 //             inputs and after them lin[i], the linear RGB of
 //             scales >= 1, dead once the prepares have run (of
 //             one image outside pair passes: kRef's and kCached's
 //             take turns). Outside pair passes kRef's rows (mu1,
-//             sigma11) are kCached's (mu2, sigma22).
+//             sigma11) are kCached's (mu2, sigma22). With two
+//             groups (and no keep_linear) xyb[i][s >= 1] lives at
+//             its start too, over the upload areas, from the
+//             prepare of scale 1 until the first group's vertical
+//             pass; their planes follow it, the linear RGB
+//             follows the upload areas and it.
 //   partials, sums, job tables: a few KB
-//   = 88 B/px (two scale groups: 68) once the engine has scored a pair;
-//   before, and for a batch lane, 48 (36): xyb[1] and the planes of the
+//   = 88 B/px (two scale groups: 60) once the engine has scored a pair;
+//   before, and for a batch lane, 48 (32): xyb[1] and the planes of the
 //   cached pass, 5 at scale 0. A second engine (kPreparer) has only temp,
 //   with the reference's rows (mu1, sigma11; 4 planes at scale 0) and
 //   its upload area and linear RGB: 16 B/px with two scale groups.
@@ -64,8 +69,9 @@ enum class PassMode {
 constexpr int kNumPassModes = 3;
 // Scale groups share one horizontal and one vertical launch, and temp holds
 // one group at a time. One group (the default): the small scales' rows and
-// columns run beside scale 0's. Two: scale 0, then scales 1.. (less memory,
-// a second pair of launches after the first).
+// columns run beside scale 0's. Two: scales 1.., then scale 0 (less memory:
+// the smaller scales' XYB is dead by scale 0's launches and lives in temp;
+// a second pair of launches before the first).
 constexpr int kMaxGroups = 2;
 
 constexpr std::size_t kNoPlane = ~std::size_t(0);
@@ -142,7 +148,8 @@ struct Layout {
   bool prepares_reference() const { return !is_lane(); }
   // Offset of the horizontal-pass output of (scale, channel, map).
   std::size_t TempPlane(int scale, int channel, int map) const;
-  int Group(int scale) const { return num_groups > 1 && scale > 0 ? 1 : 0; }
+  // Groups run in order: with two, the smaller scales first, then scale 0.
+  int Group(int scale) const { return num_groups > 1 && scale == 0 ? 1 : 0; }
   // Whether the horizontal pass of this executor writes map `map` of a
   // (scale, channel) with these needs.
   bool NeedsTempPlane(const ChannelNeeds& needs, int map) const;

@@ -885,7 +885,7 @@ gst_ssim2_compare_install_backend_properties (GObjectClass * object_class,
    * no limit). Below what full speed needs the element scores more slowly
    * instead (a batch of renditions on fewer streams, no second engine to
    * prepare the next ref frame beside the batch in flight, at the tightest
-   * the small scales blurred after the full-size one) and posts a warning
+   * the small scales blurred before the full-size one) and posts a warning
    * saying what it gave up; scores are unchanged. A limit too small for one
    * pass is an error. The CPU path ignores it.
    *

@@ -13,7 +13,9 @@
 // paused); the first frame after a gap in a rendition, or after the
 // reference came back, is marked DISCONT so that its aligner looks for the
 // offset again. The element's messages feed the metrics (monitor_metrics.h)
-// that the HTTP server (monitor_http.h) serves.
+// that the HTTP server (monitor_http.h) serves. The reference may wait,
+// compressed, in a delay line before its decoder, set from the renditions'
+// lags that the element's pairs show (monitor_delay.h).
 #include "monitor.h"
 
 #include <gst/app/gstappsrc.h>
@@ -29,6 +31,7 @@
 #include <mutex>
 
 #include "gstssim2message.h"
+#include "monitor_delay.h"
 #include "monitor_http.h"
 #include "monitor_input.h"
 #include "monitor_logs.h"
@@ -41,10 +44,11 @@ namespace ssim2 {
 namespace monitor {
 namespace {
 
-// What an appsrc holds before it drops its oldest frames: the element takes
-// reference frames as they come and holds what alignment needs itself, so
-// this fills only while its scoring thread is busy. Bounded by time, with a
-// frame count as a hard cap (not by bytes: one 4K frame is 12 MB).
+// What an appsrc holds before the feed drops new frames (OnFrame): the
+// element takes reference frames as they come and holds what alignment needs
+// itself, so this fills only while its scoring thread is busy. Bounded by
+// time, with a frame count as a hard cap (not by bytes: one 4K frame is
+// 12 MB).
 constexpr guint64 kAppsrcMaxTime = 4 * GST_SECOND;
 constexpr guint64 kAppsrcMaxBuffers = 256;
 // How often inputs are checked for stalls and back-offs.
@@ -70,6 +74,7 @@ struct Feed {
   std::mutex mutex;              // caps and discont, streaming thread vs main loop
   GstCaps* caps = nullptr;       // the caps last set on the appsrc
   bool discont = true;           // mark the next frame DISCONT
+  FrameStamps stamps;            // when its frames were handed to the element
 };
 
 class Monitor {
@@ -83,11 +88,13 @@ class Monitor {
   void OnFrame(Feed* feed, GstSample* sample);
   void OnInputDown(Feed* feed);
   void OnElementMessage(GstMessage* msg);
+  GstClockTime RunningTime() const;
+  void MeasureLag(const std::string& rendition, std::int64_t frame, std::int64_t ref_frame);
+  void ControlDelay();
   static gboolean OnBus(GstBus*, GstMessage*, gpointer);
   static gboolean OnTick(gpointer);
   static gboolean OnSignal(gpointer);
   const std::string& RenditionOfPad(const std::string& pad) const;
-  std::vector<Feed*> Feeds();  // the reference's, then the renditions'
   void SetInfo(const char* version);
   bool OpenLogs(std::string* error);
 
@@ -104,6 +111,8 @@ class Monitor {
   int ref_width_ = 0, ref_height_ = 0;
   std::atomic<bool> ref_up_{false};
   std::atomic<int> pending_width_{0}, pending_height_{0};
+  // --reference-delay auto: the delay chosen from the renditions' lags.
+  std::unique_ptr<ReferenceDelayControl> delay_control_;
 };
 
 Monitor::~Monitor() {
@@ -128,12 +137,6 @@ const std::string& Monitor::RenditionOfPad(const std::string& pad) const {
   static const std::string none;
   auto it = rendition_of_pad_.find(pad);
   return it == rendition_of_pad_.end() ? none : it->second;
-}
-
-std::vector<Feed*> Monitor::Feeds() {
-  std::vector<Feed*> feeds{&ref_};
-  for (auto& r : renditions_) feeds.push_back(r.get());
-  return feeds;
 }
 
 bool Monitor::BuildPipeline(std::string* error) {
@@ -170,7 +173,6 @@ bool Monitor::BuildPipeline(std::string* error) {
     g_object_set(feed->appsrc, "is-live", TRUE, "format", GST_FORMAT_TIME, "max-buffers",
                  kAppsrcMaxBuffers, "max-time", kAppsrcMaxTime, "max-bytes",
                  static_cast<guint64>(0), nullptr);
-    gst_util_set_object_arg(G_OBJECT(feed->appsrc), "leaky-type", "downstream");
     gst_bin_add(GST_BIN(pipeline_), feed->appsrc);
     GstPad* src = gst_element_get_static_pad(feed->appsrc, "src");
     const bool linked = gst_pad_link(src, pad) == GST_PAD_LINK_OK;
@@ -231,15 +233,20 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
       return;
     }
   }
-  GstBuffer* out = gst_buffer_copy(in);  // shares the memory
-  GstClock* clock = gst_element_get_clock(pipeline_);
-  GstClockTime running_time = 0;
-  if (clock) {
-    const GstClockTime now = gst_clock_get_time(clock);
-    const GstClockTime base = gst_element_get_base_time(pipeline_);
-    running_time = now > base ? now - base : 0;
-    gst_object_unref(clock);
+  // The element more than the feed's queue behind (the machine cannot keep
+  // up): the new frame is dropped here, and counted. Not the oldest inside a
+  // leaky appsrc: GStreamer 1.22's does not count its drops, and a frame
+  // that vanished after its stamp would shift the frame numbers that the
+  // reference delay reads its lags by. Alignment takes the gap as dropped
+  // frames.
+  GstAppSrc* src = GST_APP_SRC(feed->appsrc);
+  if (gst_app_src_get_current_level_buffers(src) >= kAppsrcMaxBuffers ||
+      gst_app_src_get_current_level_time(src) >= kAppsrcMaxTime) {
+    metrics_->FrameDropped(feed->name);
+    return;
   }
+  GstBuffer* out = gst_buffer_copy(in);  // shares the memory
+  const GstClockTime running_time = RunningTime();
   GST_BUFFER_PTS(out) = running_time;
   GST_BUFFER_DTS(out) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_FLAG_UNSET(out, GST_BUFFER_FLAG_DISCONT);
@@ -251,9 +258,71 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
     }
     if (feed->discont) GST_BUFFER_FLAG_SET(out, GST_BUFFER_FLAG_DISCONT);
     feed->discont = false;
+    feed->stamps.Add(static_cast<double>(running_time) / GST_SECOND);
   }
   metrics_->FrameSent(feed->name);
-  gst_app_src_push_buffer(GST_APP_SRC(feed->appsrc), out);
+  gst_app_src_push_buffer(src, out);
+}
+
+GstClockTime Monitor::RunningTime() const {
+  GstClock* clock = gst_element_get_clock(pipeline_);
+  GstClockTime running_time = 0;
+  if (clock) {
+    const GstClockTime now = gst_clock_get_time(clock);
+    const GstClockTime base = gst_element_get_base_time(pipeline_);
+    running_time = now > base ? now - base : 0;
+    gst_object_unref(clock);
+  }
+  return running_time;
+}
+
+// A pair (or a lock) of the element: its frame numbers, as each pad counted
+// them, name the times their frames crossed over, whose difference is how
+// long the element held the reference frame for the rendition's. The
+// element numbers each pad's frames from 0 since the scoring pipeline
+// started (an aligner's first reference frame is the first queued for its
+// rendition: the first of all, as none is sent before a rendition is up).
+// A frame a feed drops (the element more than its max-time behind) is
+// dropped before its stamp (OnFrame): the numbers stay the element's.
+void Monitor::MeasureLag(const std::string& rendition, std::int64_t frame,
+                         std::int64_t ref_frame) {
+  if (!delay_control_) return;
+  std::optional<double> ref_t, dist_t;
+  {
+    std::lock_guard<std::mutex> lock(ref_.mutex);
+    ref_t = ref_.stamps.At(ref_frame);
+  }
+  for (auto& r : renditions_) {
+    if (r->name != rendition) continue;
+    std::lock_guard<std::mutex> lock(r->mutex);
+    dist_t = r->stamps.At(frame);
+  }
+  if (ref_t && dist_t) delay_control_->Measured(rendition, *ref_t, *dist_t);
+}
+
+// --reference-delay auto, on each tick: the delay the renditions' lags call
+// for, applied to the reference's delay line.
+void Monitor::ControlDelay() {
+  if (!delay_control_) return;
+  std::map<std::string, bool> up;
+  for (const auto& r : renditions_) up[r->name] = metrics_->InputUp(r->name);
+  const double target = delay_control_->target_s();
+  const std::optional<double> delay =
+      delay_control_->Tick(up, static_cast<double>(RunningTime()) / GST_SECOND);
+  if (delay) ref_.input->SetDelay(*delay, MonotonicSeconds());
+  if (delay_control_->target_s() == target) return;
+  auto seconds = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f s", v);
+    return std::string(text);
+  };
+  std::string text = "reference delay to " + seconds(delay_control_->target_s()) + " (from " +
+                     seconds(delay_control_->delay_s()) + "); renditions behind it now:";
+  for (const auto& r : renditions_) {
+    const std::optional<double> lag = delay_control_->lag_s(r->name);
+    text += " " + r->name + " " + (lag ? seconds(*lag) : "not measured");
+  }
+  Log(text);
 }
 
 void Monitor::OnInputDown(Feed* feed) {
@@ -266,6 +335,7 @@ void Monitor::OnInputDown(Feed* feed) {
     }
     return;
   }
+  if (delay_control_) delay_control_->Forget(feed->name);
   std::lock_guard<std::mutex> lock(feed->mutex);
   feed->discont = true;
 }
@@ -279,6 +349,7 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     const std::string& name = RenditionOfPad(score.pad);
     if (name.empty()) return;
     metrics_->Score(name, score.score, score.offset, now);
+    MeasureLag(name, static_cast<std::int64_t>(score.frame), score.ref_frame);
     auto log = logs_.find(name);
     if (log == logs_.end()) return;
     std::string error;
@@ -303,6 +374,13 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     if (name.empty()) return;
     const bool locked = g_strcmp0(sync.state, "lost") != 0;
     metrics_->Sync(name, locked, sync.offset);
+    if (delay_control_) {
+      delay_control_->Locked(name, locked);
+      if (locked) {
+        MeasureLag(name, static_cast<std::int64_t>(sync.frame),
+                   static_cast<std::int64_t>(sync.frame) + sync.offset);
+      }
+    }
     Log("rendition " + name + ": alignment " + sync.state + " at offset " +
         std::to_string(sync.offset) + " frames");
   }
@@ -336,12 +414,15 @@ gboolean Monitor::OnBus(GstBus*, GstMessage* msg, gpointer data) {
         for (Feed* f : {&self->ref_}) {
           std::lock_guard<std::mutex> lock(f->mutex);
           gst_caps_replace(&f->caps, nullptr);
+          f->stamps.Reset();
         }
         for (auto& r : self->renditions_) {
           std::lock_guard<std::mutex> lock(r->mutex);
           gst_caps_replace(&r->caps, nullptr);
           r->discont = true;
+          r->stamps.Reset();
         }
+        if (self->delay_control_) self->delay_control_->Restart();
         gst_element_set_state(self->pipeline_, GST_STATE_PLAYING);
         Log("scoring pipeline restarted");
       }
@@ -365,15 +446,18 @@ gboolean Monitor::OnTick(gpointer data) {
   }
   self->ref_.input->Tick(now);
   for (auto& r : self->renditions_) r->input->Tick(now);
-  for (Feed* f : self->Feeds()) {
-    guint64 dropped = 0;
-    g_object_get(f->appsrc, "dropped", &dropped, nullptr);
-    self->metrics_->FramesDropped(f->name, dropped);
-  }
   guint64 held_frames = 0, held_bytes = 0;
   g_object_get(self->compare_, "held-ref-frames", &held_frames, "held-ref-bytes", &held_bytes,
                nullptr);
   self->metrics_->ReferenceHeld(held_frames, held_bytes);
+  self->ControlDelay();
+  if (self->options_.reference_delay != MonitorOptions::ReferenceDelay::kOff) {
+    const ReferenceDelayControl* control = self->delay_control_.get();
+    const double fixed = self->options_.reference_delay_s;
+    self->metrics_->ReferenceDelay(control ? control->delay_s() : fixed,
+                                   control ? control->target_s() : fixed,
+                                   self->ref_.input->DelayBytes());
+  }
   GstStructure* by_pad = nullptr;
   g_object_get(self->compare_, "held-ref-frames-by-pad", &by_pad, nullptr);
   for (const auto& [pad, rendition] : self->rendition_of_pad_) {
@@ -463,9 +547,18 @@ int Monitor::Run(const char* version) {
   Input::Settings settings;
   settings.stall_timeout_s = options_.stall_timeout_s;
   settings.max_backoff_s = options_.max_backoff_s;
+  // The reference is split before its decoder, its delay line fixed or
+  // set from the renditions' lags (auto, from 0).
+  if (options_.reference_delay == MonitorOptions::ReferenceDelay::kAuto) {
+    delay_control_ = std::make_unique<ReferenceDelayControl>();
+  }
   auto make_input = [&](Feed* feed, const std::string& uri, bool scale) {
     Input::Settings s = settings;
     s.scale = scale;
+    if (feed == &ref_ && options_.reference_delay != MonitorOptions::ReferenceDelay::kOff) {
+      s.delay_line = true;
+      s.delay_s = options_.reference_delay_s;
+    }
     feed->input = std::make_unique<Input>(
         feed->name, uri, s, metrics_.get(),
         [this, feed](Input*, GstSample* sample) { OnFrame(feed, sample); },

@@ -38,6 +38,10 @@ constexpr const char* kFrameCaps = "video/x-raw,format=I420";
 
 constexpr gint kUdpReceiveBufferBytes = 16 << 20;
 
+// Headroom of the delay line above its delay: what a burst (a segment of
+// HLS or DASH arriving at once) may add before it holds its upstream back.
+constexpr double kDelayHeadroomS = 10;
+
 }  // namespace
 
 Input::Input(std::string name, std::string uri, Settings settings, Metrics* metrics,
@@ -75,20 +79,35 @@ void Input::SetTargetSize(int width, int height) {
 
 void Input::Start() { Open(MonotonicSeconds()); }
 
-void Input::OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
-  Input* self = static_cast<Input*>(data);
+namespace {
+
+// The media type of a pad's stream ("" when unknown yet).
+std::string StreamType(GstPad* pad) {
   GstCaps* caps = gst_pad_get_current_caps(pad);
   if (!caps) caps = gst_pad_query_caps(pad, nullptr);
-  const bool video = caps && !gst_caps_is_empty(caps) &&
-                     gst_structure_has_name(gst_caps_get_structure(caps, 0), "video/x-raw");
+  std::string type;
+  if (caps && !gst_caps_is_empty(caps)) {
+    type = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+  }
   if (caps) gst_caps_unref(caps);
-  if (video && !self->linked_.exchange(true)) {
-    GstPad* sink = gst_element_get_static_pad(self->convert_, "sink");
+  return type;
+}
+
+}  // namespace
+
+void Input::LinkFirst(GstPad* pad, bool wanted, std::atomic<bool>* taken, GstElement* into) {
+  if (wanted && !taken->exchange(true)) {
+    GstPad* sink = gst_element_get_static_pad(into, "sink");
     gst_pad_link(pad, sink);
     gst_object_unref(sink);
     return;
   }
-  cli::LinkToFakesink(self->pipeline_, pad);
+  cli::LinkToFakesink(pipeline_, pad);
+}
+
+void Input::OnPadAdded(GstElement*, GstPad* pad, gpointer data) {
+  Input* self = static_cast<Input*>(data);
+  self->LinkFirst(pad, StreamType(pad) == "video/x-raw", &self->linked_, self->convert_);
 }
 
 namespace {
@@ -118,28 +137,88 @@ GstFlowReturn Input::OnSample(GstElement* appsink, gpointer data) {
   return GST_FLOW_OK;
 }
 
+void Input::OnSourcePad(GstElement*, GstPad* pad, gpointer data) {
+  // Each stream of the source is parsed (a demuxer and a parser, no
+  // decoder): its video leaves compressed, into the delay line.
+  Input* self = static_cast<Input*>(data);
+  GstElement* parse = gst_element_factory_make("parsebin", nullptr);
+  if (!parse) {
+    cli::LinkToFakesink(self->pipeline_, pad);
+    return;
+  }
+  g_signal_connect(parse, "pad-added", G_CALLBACK(OnParsedPad), self);
+  gst_bin_add(GST_BIN(self->pipeline_), parse);
+  gst_element_sync_state_with_parent(parse);
+  GstPad* sink = gst_element_get_static_pad(parse, "sink");
+  gst_pad_link(pad, sink);
+  gst_object_unref(sink);
+}
+
+void Input::OnParsedPad(GstElement*, GstPad* pad, gpointer data) {
+  Input* self = static_cast<Input*>(data);
+  const std::string type = StreamType(pad);
+  self->LinkFirst(pad, type.rfind("video/", 0) == 0 || type.rfind("image/", 0) == 0,
+                  &self->delay_linked_, self->delay_);
+}
+
+void Input::ApplyDelay() {
+  if (!delay_) return;
+  const auto delay = static_cast<guint64>(settings_.delay_s * GST_SECOND);
+  // The queue releases a buffer only while it holds `delay` of stream time
+  // after it: a live source's frames leave `delay` late. A source that does
+  // not preroll fills the queue at once, so the appsink's ts-offset delays
+  // its rendering instead (ignored while sync is off: a live source).
+  g_object_set(delay_, "min-threshold-time", delay, "max-size-time",
+               delay + static_cast<guint64>(kDelayHeadroomS * GST_SECOND), nullptr);
+  if (sink_) g_object_set(sink_, "ts-offset", static_cast<gint64>(delay), nullptr);
+}
+
+void Input::SetDelay(double seconds, double now) {
+  if (!settings_.delay_line) return;
+  if (seconds > settings_.delay_s) {
+    quiet_until_ = std::max(quiet_until_, now + seconds - settings_.delay_s);
+  }
+  settings_.delay_s = seconds;
+  ApplyDelay();
+}
+
+std::uint64_t Input::DelayBytes() const {
+  guint bytes = 0;
+  if (delay_) g_object_get(delay_, "current-level-bytes", &bytes, nullptr);
+  return bytes;
+}
+
 void Input::Open(double now) {
   TearDown();
   pipeline_ = gst_pipeline_new((name_ + "-input").c_str());
-  GstElement* decode = gst_element_factory_make("uridecodebin", nullptr);
+  const bool split = settings_.delay_line;
+  GstElement* source =
+      gst_element_factory_make(split ? "urisourcebin" : "uridecodebin", nullptr);
   convert_ = gst_element_factory_make("videoconvert", nullptr);
   GstElement* scale = gst_element_factory_make("videoscale", nullptr);
   filter_ = gst_element_factory_make("capsfilter", nullptr);
   GstElement* sink = gst_element_factory_make("appsink", nullptr);
-  if (!decode || !convert_ || !scale || !filter_ || !sink) {
+  if (split) {
+    delay_ = gst_element_factory_make("queue", nullptr);
+    decoder_ = gst_element_factory_make("decodebin", nullptr);
+  }
+  if (!source || !convert_ || !scale || !filter_ || !sink ||
+      (split && (!delay_ || !decoder_))) {
     // Missing base plugins: nothing will ever open; say so each time.
-    for (GstElement* e : {decode, convert_, scale, filter_, sink}) {
+    for (GstElement* e : {source, convert_, scale, filter_, sink, delay_, decoder_}) {
       if (e) gst_object_unref(e);
     }
     gst_object_unref(pipeline_);
     pipeline_ = nullptr;
-    convert_ = filter_ = sink_ = nullptr;
+    convert_ = filter_ = sink_ = delay_ = decoder_ = nullptr;
     open_ = true;  // so that Down() reports it and backs off
-    Down("uridecodebin, videoconvert, videoscale, capsfilter or appsink is missing "
-         "(gst-plugins-base)", now);
+    Down(std::string(split ? "urisourcebin, queue, decodebin" : "uridecodebin") +
+             ", videoconvert, videoscale, capsfilter or appsink is missing "
+             "(gst-plugins-base)",
+         now);
     return;
   }
-  g_object_set(decode, "uri", uri_.c_str(), nullptr);
+  g_object_set(source, "uri", uri_.c_str(), nullptr);
   // Renditions of another size are scaled to the reference's (bilinear, no
   // borders: the picture is stretched as a player would show it).
   gst_util_set_object_arg(G_OBJECT(scale), "method", "bilinear");
@@ -156,16 +235,29 @@ void Input::Open(double now) {
                nullptr);
   sink_ = sink;
   g_signal_connect(sink, "new-sample", G_CALLBACK(OnSample), this);
-  gst_bin_add_many(GST_BIN(pipeline_), decode, convert_, scale, filter_, sink, nullptr);
+  gst_bin_add_many(GST_BIN(pipeline_), source, convert_, scale, filter_, sink, nullptr);
   gst_element_link_many(convert_, scale, filter_, sink, nullptr);
-  g_signal_connect(decode, "pad-added", G_CALLBACK(OnPadAdded), this);
-  g_signal_connect(decode, "source-setup", G_CALLBACK(OnSourceSetup), nullptr);
+  g_signal_connect(source, "source-setup", G_CALLBACK(OnSourceSetup), nullptr);
+  if (split) {
+    // Only the delay line's own limits: no count of buffers or bytes.
+    g_object_set(delay_, "max-size-buffers", 0u, "max-size-bytes", 0u, nullptr);
+    ApplyDelay();
+    gst_bin_add_many(GST_BIN(pipeline_), delay_, decoder_, nullptr);
+    gst_element_link(delay_, decoder_);
+    g_signal_connect(source, "pad-added", G_CALLBACK(OnSourcePad), this);
+    g_signal_connect(decoder_, "pad-added", G_CALLBACK(OnPadAdded), this);
+  } else {
+    g_signal_connect(source, "pad-added", G_CALLBACK(OnPadAdded), this);
+  }
   GstBus* bus = gst_element_get_bus(pipeline_);
   bus_watch_ = gst_bus_add_watch(bus, OnBus, this);
   gst_object_unref(bus);
   linked_ = false;
+  delay_linked_ = false;
   last_frame_at_ = -1;
   opened_at_ = now;
+  // Its first frame comes after the delay.
+  quiet_until_ = split ? now + settings_.delay_s : 0;
   open_ = true;
   metrics_->InputOpening(name_, now);
   // A failure is on the bus (an error message); if not, the stall timer
@@ -183,7 +275,7 @@ void Input::TearDown() {
     gst_object_unref(pipeline_);
   }
   pipeline_ = nullptr;
-  convert_ = filter_ = sink_ = nullptr;
+  convert_ = filter_ = sink_ = delay_ = decoder_ = nullptr;
 }
 
 void Input::Down(const std::string& reason, double now) {
@@ -203,7 +295,7 @@ void Input::Down(const std::string& reason, double now) {
 void Input::Tick(double now) {
   if (stopped_) return;
   if (open_) {
-    const double last = std::max(opened_at_, last_frame_at_.load());
+    const double last = std::max({opened_at_, last_frame_at_.load(), quiet_until_});
     if (now - last > settings_.stall_timeout_s) {
       Down(last_frame_at_.load() < 0
                ? "no frame within " + SecondsText(settings_.stall_timeout_s) + " of opening"

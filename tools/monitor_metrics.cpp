@@ -138,12 +138,12 @@ void Metrics::FramePaused(const std::string& rendition) {
   RenditionNamed(rendition).paused++;
 }
 
-void Metrics::FramesDropped(const std::string& input, std::uint64_t total) {
+void Metrics::FrameDropped(const std::string& input) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (input == input_order_.front()) {
-    reference_dropped_ = total;
+    reference_dropped_++;
   } else {
-    RenditionNamed(input).dropped = total;
+    RenditionNamed(input).dropped++;
   }
 }
 
@@ -196,6 +196,13 @@ void Metrics::ReferenceHeld(std::uint64_t frames, std::uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   reference_held_frames_ = frames;
   reference_held_bytes_ = bytes;
+}
+
+void Metrics::ReferenceDelay(double seconds, double target_s, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reference_delay_s_ = seconds;
+  reference_delay_target_s_ = target_s;
+  reference_delay_bytes_ = bytes;
 }
 
 void Metrics::RenditionReferenceHeld(const std::string& rendition, std::uint64_t frames) {
@@ -263,6 +270,16 @@ std::string Metrics::OpenMetricsText(double now) const {
              "Bytes of the full reference frames the scoring element holds.");
     f.Sample({}, static_cast<double>(reference_held_bytes_));
   }
+  if (reference_delay_s_) {
+    {
+      Family f(&out, "ssim2_reference_delay_seconds", "gauge",
+               "How long the reference waits, compressed, before its decoder.");
+      f.Sample({}, *reference_delay_s_);
+    }
+    Family f(&out, "ssim2_reference_delay_bytes", "gauge",
+             "Compressed bytes of the reference in its delay line.");
+    f.Sample({}, static_cast<double>(reference_delay_bytes_));
+  }
   per_rendition("ssim2_rendition_reference_frames_held", "gauge",
                 "Reference frames the scoring element holds for this rendition "
                 "(ssim2_reference_frames_held is the largest).",
@@ -314,7 +331,15 @@ std::string Metrics::StateJson(double now) const {
                     JsonString(version_) + "},\"threshold\":" +
                     (threshold_ ? JsonNumber(*threshold_) : "null") +
                     ",\"reference_held\":{\"frames\":" + std::to_string(reference_held_frames_) +
-                    ",\"bytes\":" + std::to_string(reference_held_bytes_) + "},\"inputs\":[";
+                    ",\"bytes\":" + std::to_string(reference_held_bytes_) +
+                    "},\"reference_delay\":" +
+                    (reference_delay_s_ ? "{\"seconds\":" + JsonNumber(*reference_delay_s_) +
+                                              ",\"target_seconds\":" +
+                                              JsonNumber(reference_delay_target_s_) +
+                                              ",\"bytes\":" +
+                                              std::to_string(reference_delay_bytes_) + "}"
+                                        : std::string("null")) +
+                    ",\"inputs\":[";
   for (std::size_t i = 0; i < input_order_.size(); ++i) {
     const Input& in = inputs_.at(input_order_[i]);
     out += std::string(i ? "," : "") + "{\"name\":" + JsonString(input_order_[i]) +

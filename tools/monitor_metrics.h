@@ -48,9 +48,9 @@ class Metrics {
   // is down (scoring paused).
   void FrameSent(const std::string& input);
   void FramePaused(const std::string& rendition);
-  // Frames of the input its feed dropped, oldest first, because the element
-  // fell more than the feed's queue behind (the appsrc's `dropped`, in all).
-  void FramesDropped(const std::string& input, std::uint64_t total);
+  // A frame of the input that its feed dropped because the element fell
+  // more than the feed's queue behind (not sent).
+  void FrameDropped(const std::string& input);
 
   // The element's messages.
   void Score(const std::string& rendition, double score, std::int64_t offset, double t);
@@ -59,6 +59,10 @@ class Metrics {
   // The element's reference frames held for the renditions, and the bytes of
   // their full frames (its held-ref-frames and held-ref-bytes).
   void ReferenceHeld(std::uint64_t frames, std::uint64_t bytes);
+  // The reference's delay line (--reference-delay): the delay in use, the
+  // one it moves to, and the compressed bytes it holds. Without one (off),
+  // never called: the metrics are absent.
+  void ReferenceDelay(double seconds, double target_s, std::uint64_t bytes);
   // The reference frames the element holds for one rendition (its
   // held-ref-frames-by-pad): the total above is the largest of these.
   void RenditionReferenceHeld(const std::string& rendition, std::uint64_t frames);
@@ -116,6 +120,9 @@ class Metrics {
   std::string backend_, device_, version_;
   std::uint64_t reference_sent_ = 0, reference_dropped_ = 0;
   std::uint64_t reference_held_frames_ = 0, reference_held_bytes_ = 0;
+  std::optional<double> reference_delay_s_;  // none: no delay line
+  double reference_delay_target_s_ = 0;
+  std::uint64_t reference_delay_bytes_ = 0;
 };
 
 }  // namespace monitor

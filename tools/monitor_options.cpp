@@ -65,6 +65,7 @@ struct Raw {
   gchar* backend = nullptr;
   gchar* threshold = nullptr;
   gchar* log_dir = nullptr;
+  gchar* reference_delay = nullptr;
   gint device = -1;
   gint64 log_max_bytes = 64ll << 20;
   gint64 max_reference_bytes = -1;  // unset
@@ -80,6 +81,7 @@ struct Raw {
     g_free(backend);
     g_free(threshold);
     g_free(log_dir);
+    g_free(reference_delay);
   }
 };
 
@@ -106,6 +108,9 @@ GOptionContext* NewContext(Raw* raw) {
       {"max-reference-bytes", 0, 0, G_OPTION_ARG_INT64, &raw->max_reference_bytes,
        "content alignment: most bytes of decoded reference frames held (default 1 GiB; "
        "beyond, the oldest are dropped with a warning)", "BYTES"},
+      {"reference-delay", 0, 0, G_OPTION_ARG_STRING, &raw->reference_delay,
+       "hold the reference compressed before its decoder for this long (default auto: "
+       "from the renditions' lags once locked; off: no delay line)", "auto|off|SECONDS"},
       {"log-dir", 0, 0, G_OPTION_ARG_FILENAME, &raw->log_dir,
        "per-rendition score logs DIR/NAME.csv (docs/LOGS.md), rotated", "DIR"},
       {"log-max-bytes", 0, 0, G_OPTION_ARG_INT64, &raw->log_max_bytes,
@@ -212,6 +217,23 @@ bool ParseMonitorArgs(const std::vector<std::string>& args, MonitorOptions* opti
       return false;
     }
     o.threshold = t;
+  }
+  if (raw.reference_delay) {
+    const std::string text = raw.reference_delay;
+    char* end = nullptr;
+    const double s = g_ascii_strtod(raw.reference_delay, &end);
+    if (text == "auto") {
+      o.reference_delay = MonitorOptions::ReferenceDelay::kAuto;
+    } else if (text == "off") {
+      o.reference_delay = MonitorOptions::ReferenceDelay::kOff;
+    } else if (end != raw.reference_delay && *end == '\0' &&
+               CheckNumber("reference-delay", s, 0, 600, error)) {
+      o.reference_delay = MonitorOptions::ReferenceDelay::kFixed;
+      o.reference_delay_s = s;
+    } else {
+      if (error->empty()) *error = "--reference-delay " + text + ": expected auto, off or SECONDS";
+      return false;
+    }
   }
   if (raw.log_dir) o.log_dir = raw.log_dir;
   if (raw.log_max_bytes < 0 || raw.log_keep < 0 || raw.log_keep > 1000 ||

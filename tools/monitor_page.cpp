@@ -111,6 +111,8 @@ async function update() {
     "backend " + s.info.backend + (s.info.device ? " (" + s.info.device + ")" : "") +
     ", version " + s.info.version +
     (s.threshold !== null ? ", threshold " + s.threshold : "") +
+    (s.reference_delay ? ", reference delay " + fmt(s.reference_delay.seconds, 1) + " s (" +
+     fmt(s.reference_delay.bytes / 1e6, 1) + " MB compressed)" : "") +
     " — updated " + new Date().toLocaleTimeString();
   fill("inputs", s.inputs.map(i => {
     const row = document.createElement("tr");

@@ -43,12 +43,12 @@ struct EmuEngine {
   LaunchTables tables;
   char* base = nullptr;
   char* cache = nullptr;
-  EmuEngine(int w, int h, bool all, int groups = 1) {
+  EmuEngine(int w, int h, bool all, int groups = 1, bool keep_linear = true) {
     LayoutOptions o;
     o.all_features = all;
     o.result_slots = 4;
     o.groups = groups;
-    o.keep_linear = true;
+    o.keep_linear = keep_linear;
     layout = MakeLayout(w, h, o);
     auto alloc = [](std::size_t bytes) {
       bytes = (bytes + 255) / 256 * 256;
@@ -165,7 +165,7 @@ void LinearTest(int w, int h, std::uint32_t seed, int groups) {
       cpu::Plane temp, mu, sq(g.width, g.height), sigma;
       // Horizontal pass alone: rows of the temp plane of map mu1 (scale
       // groups reuse temp, so only the last group's planes are still there).
-      if (e.layout.Group(s) == e.layout.Group(plan.num_scales - 1)) {
+      if (e.layout.Group(s) == e.layout.num_groups - 1) {
         cpu::Plane rows(g.width, g.height);
         for (int y = 0; y < g.height; ++y)
           replay::BlurRow(bc, xyb.plane[c].Row(y), g.width, rows.Row(y));
@@ -199,6 +199,18 @@ void LinearTest(int w, int h, std::uint32_t seed, int groups) {
     EmuEngine one(w, h, true, 1);
     one.Pass(PassMode::kFull, &rd, &dd, 0.5f, 0);
     EXPECT_TRUE(cudatest::BitIdentical(one.ResultOf(0), full)) << cudatest::Format("%dx%d: %d scale groups %.17g != one %.17g", w, h, groups, full.score, one.ResultOf(0).score);
+    // Without the kept planes the smaller scales' XYB lives in temp, where
+    // scale 0's horizontal planes reuse it once their group has run.
+    EmuEngine lean(w, h, true, groups, false);
+    EXPECT_TRUE(lean.layout.num_groups < 2 || lean.layout.plan.num_scales < 2 ||
+                (lean.layout.xyb[1][1] >= lean.layout.temp &&
+                 lean.layout.xyb[1][1] < lean.layout.temp + lean.layout.temp_bytes))
+        << "the smaller scales' XYB is in temp";
+    lean.Pass(PassMode::kFull, &rd, &dd, 0.5f, 0);
+    lean.Pass(PassMode::kRef, &rd, nullptr, 0.5f, 0);
+    lean.Pass(PassMode::kCached, nullptr, &dd, 0.5f, 1);
+    EXPECT_TRUE(cudatest::BitIdentical(lean.ResultOf(0), full)) << cudatest::Format("%dx%d: pair, %d scale groups, XYB in temp %.17g != %.17g", w, h, groups, lean.ResultOf(0).score, full.score);
+    EXPECT_TRUE(cudatest::BitIdentical(lean.ResultOf(1), full)) << cudatest::Format("%dx%d: cached, %d scale groups, XYB in temp %.17g != %.17g", w, h, groups, lean.ResultOf(1).score, full.score);
   }
   std::printf("   linear %dx%d, %d scale group(s): score %.10f (replay %.10f), sub-scores %.2e\n",
               w, h, groups, cached.score, expected.score, fd);
@@ -493,7 +505,7 @@ TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
 }
 
 // Under EngineOptions::memory_limit the engine gives up speed, never a score:
-// it blurs scale 0 before the smaller scales when a pass and the cache do not
+// it blurs scale 0 after the smaller scales when a pass and the cache do not
 // fit otherwise, makes only the batch lanes that fit, says so in limits(), and
 // never holds more than the limit (the emulated device has no more either).
 // A limit below one pass is a clear error at Create, one without room for the
@@ -572,7 +584,7 @@ TEST(GpuEmulation, MemoryLimitGivesUpSpeedNotScores) {
     }
     ASSERT_TRUE(created.ok()) << created.message();
     EXPECT_EQ(engine.memory_bytes(), before_pair[c.groups - 1]);
-    EXPECT_EQ(engine.limits().find("Scale 0 is blurred before") != std::string::npos,
+    EXPECT_EQ(engine.limits().find("Scale 0 is blurred after") != std::string::npos,
               c.groups == 2) << engine.limits();
     Result pair;
     const Status paired = engine.Compute(view(ref), views[0], &pair);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "monitor_delay.h"
 #include "monitor_logs.h"
 #include "monitor_metrics.h"
 #include "monitor_options.h"
@@ -38,6 +39,19 @@ TEST(MonitorOptions, Defaults) {
   EXPECT_EQ(o.listen_port, 9464);
   EXPECT_EQ(o.alignment, ssim2gst::Alignment::kContent);
   EXPECT_FALSE(o.threshold.has_value());
+  EXPECT_EQ(o.reference_delay, MonitorOptions::ReferenceDelay::kAuto);
+}
+
+TEST(MonitorOptions, ReferenceDelay) {
+  MonitorOptions o;
+  std::string error;
+  ASSERT_TRUE(Parse({"--ref=a", "--dist=b=c", "--reference-delay", "off"}, &o, &error)) << error;
+  EXPECT_EQ(o.reference_delay, MonitorOptions::ReferenceDelay::kOff);
+  ASSERT_TRUE(Parse({"--ref=a", "--dist=b=c", "--reference-delay=12.5"}, &o, &error)) << error;
+  EXPECT_EQ(o.reference_delay, MonitorOptions::ReferenceDelay::kFixed);
+  EXPECT_EQ(o.reference_delay_s, 12.5);
+  ASSERT_TRUE(Parse({"--ref=a", "--dist=b=c", "--reference-delay", "auto"}, &o, &error)) << error;
+  EXPECT_EQ(o.reference_delay, MonitorOptions::ReferenceDelay::kAuto);
 }
 
 TEST(MonitorOptions, Everything) {
@@ -84,6 +98,9 @@ TEST(MonitorOptions, Refusals) {
       {{"--ref", "x", "--dist", "a=y", "--alignment", "fuzzy"}, "--alignment fuzzy"},
       {{"--ref", "x", "--dist", "a=y", "--backend", "gpu"}, "--backend gpu"},
       {{"--ref", "x", "--dist", "a=y", "extra"}, "unexpected argument 'extra'"},
+      {{"--ref", "x", "--dist", "a=y", "--reference-delay", "soon"},
+       "--reference-delay soon: expected auto, off or SECONDS"},
+      {{"--ref", "x", "--dist", "a=y", "--reference-delay", "-1"}, "--reference-delay must be"},
   };
   for (const auto& [args, expected] : cases) {
     MonitorOptions o;
@@ -146,8 +163,8 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   m.ReferenceHeld(40, 124416);
   m.RenditionReferenceHeld("hd", 40);
   m.RenditionReferenceHeld("sd", 12);
-  m.FramesDropped("hd", 7);
-  m.FramesDropped("ref", 3);
+  for (int i = 0; i < 3; ++i) m.FrameDropped("hd");
+  m.FrameDropped("ref");
   const std::string text = m.OpenMetricsText(13.5);
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
   EXPECT_EQ(SampleLine(text, "ssim2_info{"),
@@ -165,9 +182,9 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_held"), "40");
   EXPECT_EQ(SampleValue(text, "ssim2_reference_bytes_held"), "124416");
   EXPECT_EQ(SampleValue(text, "ssim2_rendition_reference_frames_held{rendition=\"hd\"}"), "40");
-  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"dropped\"}"), "7");
+  EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"hd\",result=\"dropped\"}"), "3");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"sd\",result=\"dropped\"}"), "0");
-  EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_dropped_total"), "3");
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_frames_dropped_total"), "1");
   EXPECT_EQ(SampleValue(text, "ssim2_rendition_reference_frames_held{rendition=\"sd\"}"), "12");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_total{rendition=\"sd\",result=\"paused\"}"), "1");
   EXPECT_EQ(SampleValue(text, "ssim2_frames_sent_total{rendition=\"hd\"}"), "2");
@@ -336,6 +353,146 @@ TEST_F(MonitorLogs, UnwritableDirectoryIsAnError) {
   auto log = RenditionLog::Open(dir_ + "/missing", "hd", LogRotation{}, LogRunInfo{}, 0, &error);
   EXPECT_EQ(log, nullptr);
   EXPECT_NE(error.find("missing/hd.csv"), std::string::npos) << error;
+}
+
+TEST(MonitorMetrics, ReferenceDelayOnlyWithADelayLine) {
+  Metrics m({"hd"}, std::nullopt);
+  const std::string none = m.OpenMetricsText(1.0);
+  EXPECT_EQ(SampleValue(none, "ssim2_reference_delay_seconds"), "");
+  EXPECT_NE(m.StateJson(1.0).find("\"reference_delay\":null"), std::string::npos);
+  m.ReferenceDelay(10.5, 11.25, 1234567);
+  const std::string text = m.OpenMetricsText(1.0);
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_delay_seconds"), "10.5");
+  EXPECT_EQ(SampleValue(text, "ssim2_reference_delay_bytes"), "1234567");
+  EXPECT_NE(m.StateJson(1.0).find(
+                "\"reference_delay\":{\"seconds\":10.5,\"target_seconds\":11.25,"
+                "\"bytes\":1234567}"),
+            std::string::npos)
+      << m.StateJson(1.0);
+}
+
+// The delay's choice from the renditions' lags (docs/MONITOR.md, "Long
+// latencies"): margin 1 s, hysteresis 0.5 s.
+RenditionLag Lag(bool up, bool locked, std::optional<double> lag) {
+  RenditionLag r;
+  r.up = up;
+  r.locked = locked;
+  r.lag_s = lag;
+  return r;
+}
+
+TEST(ReferenceDelayChoice, RaisedToTheLeastLateLagLessTheMargin) {
+  const DelayPolicy p;
+  // Two renditions 12 s and 20 s behind: the delay serves the first.
+  EXPECT_EQ(ChooseReferenceDelay(0, {Lag(true, true, 12.0), Lag(true, true, 20.0)}, p), 11.0);
+  // Already delayed by 11 s, a rendition 4 s behind it: 3 s more.
+  EXPECT_EQ(ChooseReferenceDelay(11, {Lag(true, true, 4.0)}, p), 14.0);
+  // A rendition that is down does not count.
+  EXPECT_EQ(ChooseReferenceDelay(0, {Lag(true, true, 12.0), Lag(false, false, std::nullopt)}, p),
+            11.0);
+}
+
+TEST(ReferenceDelayChoice, RaisedOnlyWhenEveryRenditionUpIsLockedAndMeasured) {
+  const DelayPolicy p;
+  EXPECT_FALSE(ChooseReferenceDelay(0, {Lag(true, true, 12.0), Lag(true, false, std::nullopt)}, p));
+  EXPECT_FALSE(ChooseReferenceDelay(0, {Lag(true, true, 12.0), Lag(true, true, std::nullopt)}, p));
+  EXPECT_FALSE(ChooseReferenceDelay(0, {}, p));
+  EXPECT_FALSE(ChooseReferenceDelay(0, {Lag(false, true, 12.0)}, p));
+}
+
+TEST(ReferenceDelayChoice, KeptWithinTheHysteresis) {
+  const DelayPolicy p;
+  EXPECT_FALSE(ChooseReferenceDelay(11, {Lag(true, true, 1.0)}, p));
+  EXPECT_FALSE(ChooseReferenceDelay(11, {Lag(true, true, 1.5)}, p));
+  EXPECT_FALSE(ChooseReferenceDelay(11, {Lag(true, true, 0.6)}, p));
+  EXPECT_EQ(ChooseReferenceDelay(11, {Lag(true, true, 1.6)}, p), 11.6);
+}
+
+TEST(ReferenceDelayChoice, LoweredAsSoonAsOneLockedRenditionCatchesUp) {
+  const DelayPolicy p;
+  // One rendition is now 0.2 s behind (the other not measured yet): lowered
+  // to leave it the margin.
+  auto lowered = ChooseReferenceDelay(11, {Lag(true, true, 0.2), Lag(true, false, std::nullopt)}, p);
+  ASSERT_TRUE(lowered);
+  EXPECT_NEAR(*lowered, 10.2, 1e-12);
+  // Ahead of the delayed reference (a transcoder restarted with less
+  // latency): by its lead too.
+  EXPECT_EQ(ChooseReferenceDelay(11, {Lag(true, true, -3.0)}, p), 7.0);
+  // Never below 0, and nothing to lower at 0.
+  EXPECT_EQ(ChooseReferenceDelay(2, {Lag(true, true, -5.0)}, p), 0.0);
+  EXPECT_FALSE(ChooseReferenceDelay(0, {Lag(true, true, 0.1)}, p));
+}
+
+TEST(ReferenceDelayControl, RampsToTheChoiceAndSettlesBeforeTheNext) {
+  ReferenceDelayControl c;  // margin 1 s, ramp 0.75 s/s, settle 2 s
+  const std::map<std::string, bool> up{{"a", true}};
+  c.Locked("a", true);
+  c.Measured("a", 10.0, 22.0);  // 12 s behind
+  ASSERT_EQ(c.lag_s("a"), 12.0);
+  EXPECT_FALSE(c.Tick(up, 22.0));  // chosen: 11 s
+  EXPECT_EQ(c.target_s(), 11.0);
+  // At 0.75 s a second; the lag follows (the pairing is unchanged).
+  EXPECT_EQ(c.Tick(up, 23.0), 0.75);
+  EXPECT_EQ(c.lag_s("a"), 11.25);
+  // Measurements while the delay moves are not taken.
+  c.Measured("a", 22.5, 30.0);
+  EXPECT_EQ(c.lag_s("a"), 11.25);
+  double t = 23.0, delay = 0.75;
+  while (delay < 11.0) {
+    t += 0.1;
+    const auto d = c.Tick(up, t);
+    ASSERT_TRUE(d);
+    EXPECT_LE(*d - delay, 0.075 + 1e-9);
+    delay = *d;
+  }
+  EXPECT_EQ(delay, 11.0);
+  EXPECT_NEAR(*c.lag_s("a"), 1.0, 1e-9);
+  // Settling: no new choice, and lags of reference frames that crossed
+  // before it are not taken.
+  c.Measured("a", t + 1.0, t + 5.0);
+  EXPECT_NEAR(*c.lag_s("a"), 1.0, 1e-9);
+  EXPECT_FALSE(c.Tick(up, t + 1.9));
+  // Settled: the rendition now 3 s behind (its latency grew) raises it.
+  c.Measured("a", t + 2.5, t + 5.5);
+  EXPECT_EQ(c.lag_s("a"), 3.0);
+  EXPECT_FALSE(c.Tick(up, t + 6.0));
+  EXPECT_EQ(c.target_s(), 13.0);
+}
+
+TEST(ReferenceDelayControl, ForgetsLostLocksAndRestarts) {
+  ReferenceDelayControl c;
+  const std::map<std::string, bool> up{{"a", true}, {"b", true}};
+  c.Locked("a", true);
+  c.Locked("b", true);
+  c.Measured("a", 10.0, 22.0);
+  c.Measured("b", 10.0, 30.0);
+  c.Locked("b", false);  // b lost its lock: nothing is raised until it is found again
+  EXPECT_FALSE(c.lag_s("b"));
+  EXPECT_FALSE(c.Tick(up, 30.0));
+  EXPECT_EQ(c.target_s(), 0.0);
+  c.Locked("b", true);
+  c.Measured("b", 11.0, 31.0);
+  c.Forget("a");  // a went down: it does not count while down
+  EXPECT_FALSE(c.Tick({{"a", false}, {"b", true}}, 31.0));
+  EXPECT_EQ(c.target_s(), 19.0);
+  c.Restart();
+  EXPECT_FALSE(c.lag_s("b"));
+}
+
+TEST(FrameStamps, ByFrameNumberWithinItsCapacity) {
+  FrameStamps s(4);
+  EXPECT_FALSE(s.At(0));
+  for (int i = 0; i < 6; ++i) s.Add(i * 0.04);
+  EXPECT_EQ(s.count(), 6u);
+  EXPECT_FALSE(s.At(1));  // gone: only the last 4 are held
+  EXPECT_EQ(s.At(2), 0.08);
+  EXPECT_EQ(s.At(5), 0.2);
+  EXPECT_FALSE(s.At(6));
+  EXPECT_FALSE(s.At(-1));
+  s.Reset();
+  EXPECT_FALSE(s.At(0));
+  s.Add(1.0);
+  EXPECT_EQ(s.At(0), 1.0);
 }
 
 }  // namespace

@@ -147,6 +147,42 @@ const Footage& MovingFootage() {
   return footage;
 }
 
+// About 3,100 frames (104 s at 30 fps): 24 shots of 130 frames, pans and zooms
+// over the three large photographs in turn, at about the moving footage's
+// speed. Long enough for a stream that loses frames to drift many windows
+// away from its index. No picture comes twice: each of the 8 visits to a
+// photograph pans with a crop width of its own (0.36 to 0.50 of the
+// photograph's width) or zooms wider than that (0.56 and more; two zooms of
+// one photograph at the same width are elsewhere in it), and a photograph
+// comes back only after two other shots (over 2 x 130 frames).
+const Footage& LongFootage() {
+  static const Footage footage([] {
+    const char* const photos[] = {"seeding_1920x1080", "aitzgorri_1280x720", "rocket_640x360"};
+    std::vector<Shot> shots;
+    for (int k = 0; k < 24; ++k) {
+      const std::string photo = photos[k % 3];
+      const double y = 0.38 + 0.04 * (k % 5);
+      const double w = 0.36 + 0.02 * (k / 3);  // the visit to this photograph
+      switch (k % 4) {
+        case 0:  // pan right
+          shots.push_back({photo, 130, 0.30, y, w, 0.70, y, w});
+          break;
+        case 1:  // pan left, a little down
+          shots.push_back({photo, 130, 0.70, y - 0.04, w, 0.30, y + 0.04, w});
+          break;
+        case 2:  // zoom in while panning right
+          shots.push_back({photo, 130, 0.35, 0.50, 0.70 + w - 0.36, 0.68, y, 0.56 + w - 0.36});
+          break;
+        default:  // diagonal pan
+          shots.push_back({photo, 130, 0.32, y - 0.04, w, 0.66, y + 0.14, w});
+          break;
+      }
+    }
+    return shots;
+  }());
+  return footage;
+}
+
 // A pan, then a still (the camera stops), black, and a pan again.
 const Footage& StaticFootage() {
   static const Footage footage({

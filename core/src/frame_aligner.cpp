@@ -1,6 +1,7 @@
 // FrameAligner (ssim2/alignment.h): acquisition by blocks over the window,
 // tracking frame by frame around the predicted reference frame, decisions
-// only on clear matches. docs/ALIGNMENT.md describes the method.
+// only on clear matches; the window follows the prediction. docs/ALIGNMENT.md
+// describes the method.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -21,6 +22,13 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // 60 fps would be 40 MB per frame. An hour at 30 fps is more than any
 // stream's offset.
 constexpr int kMaxWindow = 108000;
+// The rate of reference frames per distorted frame is measured over the
+// pairs of the last kRateSpan distorted frames of a lock, once they span
+// kRateMinSpan frames: long enough that random drops average out (at 80 %
+// kept, 64 frames give the rate within about 0.1), short enough to follow a
+// rendition whose rate changes within seconds.
+constexpr std::int64_t kRateSpan = 64;
+constexpr std::int64_t kRateMinSpan = 10;
 
 Status BadOption(const std::string& what) {
   return Status(StatusCode::kInvalidArgument, "alignment options: " + what);
@@ -88,9 +96,10 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     bool flat = false;
   };
   struct Distorted : Reference {
-    // Distance to reference frame index + offset, by offset + window; NaN
-    // until computed.
+    // Distance to reference frame centre + offset, by offset + window; NaN
+    // until computed. The centre follows the frame's position (Row()).
     std::vector<float> distances;
+    std::int64_t centre = 0;
   };
 
   AlignerOptions opt;
@@ -110,12 +119,20 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
   std::int64_t taken = 0;          // decisions handed out by NextDecision
   // StopDistorted() was called and no distorted frame came since.
   bool dist_stopped = false;
-  // Where distorted frames sit on the reference's frame numbers: frame d
-  // from anchor.first on is compared around reference frame d +
-  // anchor.second (its position), until the next anchor. A resumption after
-  // StopDistorted() starts an anchor; the first is (0, 0). Anchors before
-  // the frame of the next decision to take are dropped.
-  std::deque<std::pair<std::int64_t, std::int64_t>> anchors{{0, 0}};
+  // Where distorted frames sit on the reference's frame numbers (their
+  // position, the centre of their window): frame d at course_ref +
+  // round((d - course_dist) * rate). The course is the last pair (or the
+  // place a lock found, or where a stopped stream came back), (0, 0) before
+  // any; the rate is measured over the lock's recent pairs (rate_pairs), 1
+  // before any.
+  std::int64_t course_dist = 0;
+  std::int64_t course_ref = 0;
+  double rate = 1.0;
+  std::deque<std::pair<std::int64_t, std::int64_t>> rate_pairs;  // (dist, ref) of this lock
+  // No decision to come names a reference frame before this: the window
+  // before the position of each frame when it was the next to decide, the
+  // most of them (or of the newest reference frame's while stopped).
+  std::int64_t ref_floor = 0;
 
   bool locked = false;
   bool ever_locked = false;
@@ -166,15 +183,18 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     return Status::Ok();
   }
 
-  // The position of distorted frame d (pushed, or the next to come): its
-  // index plus its anchor's shift. While stopped, the next frame's
-  // position is the next reference frame's, as it will be when it comes.
+  // Reference frames that `frames` distorted frames span at the rate.
+  std::int64_t Steps(std::int64_t frames) const {
+    return rate == 1.0 ? frames : static_cast<std::int64_t>(std::llround(frames * rate));
+  }
+
+  // The position of distorted frame d (pushed, or the next to come): the
+  // reference frame predicted for it from the course. While stopped, the
+  // next frame's position is the next reference frame's, as it will be when
+  // it comes.
   std::int64_t Position(std::int64_t d) const {
-    if (dist_stopped && d >= dist_count) return ref_count + (d - dist_count);
-    for (auto it = anchors.rbegin(); it != anchors.rend(); ++it) {
-      if (it->first <= d) return d + it->second;
-    }
-    return d;
+    if (dist_stopped && d >= dist_count) return ref_count + Steps(d - dist_count);
+    return course_ref + Steps(d - course_dist);
   }
 
   const Reference& Ref(std::int64_t index) const {
@@ -187,7 +207,7 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
   // A reference frame the aligner may compare distorted frame d with.
   bool RefCandidate(std::int64_t d, std::int64_t r) const {
     const std::int64_t at = Position(d);
-    return r >= ref_base && r < ref_count && r >= at - opt.window && r <= at + opt.window;
+    return r >= ref_floor && r < ref_count && r >= at - opt.window && r <= at + opt.window;
   }
 
   // An offset from their positions whose reference frames for the block
@@ -196,11 +216,40 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     return RefCandidate(first, Position(first) + offset) && RefCandidate(last, Position(last) + offset);
   }
 
+  // Centres distorted frame d's distances on its position now, which it
+  // returns: reference frame r's is at r - position + window. When the
+  // course moved since they were computed, those still within the window are
+  // moved along (a distance is the same wherever the window is).
+  std::int64_t Recentre(std::int64_t d) {
+    Distorted& dist = Dist(d);
+    const std::int64_t at = Position(d);
+    if (at != dist.centre) {
+      std::vector<float>& row = dist.distances;
+      const std::int64_t n = static_cast<std::int64_t>(row.size());
+      const std::int64_t shift = at - dist.centre;  // new slot i holds old slot i + shift
+      constexpr float kUnknown = std::numeric_limits<float>::quiet_NaN();
+      if (shift >= n || -shift >= n) {
+        std::fill(row.begin(), row.end(), kUnknown);
+      } else if (shift > 0) {
+        std::move(row.begin() + shift, row.end(), row.begin());
+        std::fill(row.end() - shift, row.end(), kUnknown);
+      } else {
+        std::move_backward(row.begin(), row.end() + shift, row.end());
+        std::fill(row.begin(), row.begin() - shift, kUnknown);
+      }
+      dist.centre = at;
+    }
+    return at;
+  }
+  float& Memo(std::int64_t d, std::int64_t at, std::int64_t r) {
+    return Dist(d).distances[static_cast<std::size_t>(r - at + opt.window)];
+  }
+
   // Distance of distorted frame d to reference frame r (a RefCandidate),
   // computed once.
   double Distance(std::int64_t d, std::int64_t r) {
     Distorted& dist = Dist(d);
-    float& memo = dist.distances[static_cast<std::size_t>(r - Position(d) + opt.window)];
+    float& memo = Memo(d, Recentre(d), r);
     if (std::isnan(memo)) {
       const Reference& ref = Ref(r);
       memo = dist.flat || ref.flat
@@ -225,10 +274,10 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
       for (std::size_t k = 0; k < m; ++k) *memos[k] = static_cast<float>(distances[k]);
       m = 0;
     };
-    const std::int64_t at = Position(d);
+    const std::int64_t at = Recentre(d);
     for (std::int64_t r = first; r <= last; ++r) {
       if (!RefCandidate(d, r)) continue;
-      float& memo = dist.distances[static_cast<std::size_t>(r - at + opt.window)];
+      float& memo = Memo(d, at, r);
       const Reference& ref = Ref(r);
       if (!std::isnan(memo) || ref.flat) continue;
       refs_together[m] = &ref.signature;
@@ -268,12 +317,42 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
       paired_in_lock = true;
       last_ref = decision.ref_index;
       last_dist = decision.dist_index;
+      FollowPair(decision.dist_index, decision.ref_index);
     } else {
       ++counters.unaligned;
     }
     decisions.push_back(decision);
     pending.pop_front();
     ++dist_base;
+    RaiseFloor();
+  }
+
+  // A pair of the lock: the course goes through it, and the rate is that of
+  // the lock's pairs of the last kRateSpan frames.
+  void FollowPair(std::int64_t d, std::int64_t r) {
+    course_dist = d;
+    course_ref = r;
+    rate_pairs.emplace_back(d, r);
+    while (rate_pairs.front().first < d - kRateSpan) rate_pairs.pop_front();
+    const auto& [first_dist, first_ref] = rate_pairs.front();
+    if (d - first_dist >= kRateMinSpan) {
+      rate = static_cast<double>(r - first_ref) / static_cast<double>(d - first_dist);
+    }
+  }
+
+  // The window of the next frame to decide starts at its position - window;
+  // while locked, tracking looks no further back than the frame before the
+  // last pair (its lowest competitor), so the floor is there: a rendition
+  // whose partners come late (a reference delayed before its decoder) keeps
+  // only what tracking needs, and a lost lock is searched for from the last
+  // pair on. No later decision goes before the floor of an earlier next
+  // frame. Raised at each decision (and, while stopped, as the reference
+  // comes), so that it depends on the decisions and not on when they were
+  // asked for.
+  void RaiseFloor() {
+    std::int64_t from = Position(dist_base) - opt.window;
+    if (locked) from = std::max(from, last_ref - 1);
+    ref_floor = std::max(ref_floor, from);
   }
 
   void Unaligned(std::int64_t d, UnalignedReason reason) {
@@ -286,6 +365,7 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
 
   void Lose(std::int64_t first_dist) {
     locked = false;
+    rate_pairs.clear();
     ++counters.losses;
     Event e;
     e.kind = EventKind::kLost;
@@ -316,7 +396,7 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     }
     // The offsets BlockCandidate() admits: those whose reference frames for
     // the whole block are known and within the window.
-    const std::int64_t first_offset = std::max<std::int64_t>(-opt.window, ref_base - Position(d));
+    const std::int64_t first_offset = std::max<std::int64_t>(-opt.window, ref_floor - Position(d));
     const std::int64_t last_offset =
         std::min<std::int64_t>(opt.window, ref_count - 1 - Position(last));
     for (std::int64_t i = d; i <= last; ++i) {
@@ -338,31 +418,78 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     const bool inside = ranking.best_distance < kInfinity &&
                         BlockCandidate(d, last, ranking.best - 1) &&
                         BlockCandidate(d, last, ranking.best + 1);
-    if (!inside || !Clear(ranking)) {
-      Unaligned(d, UnalignedReason::kNotLocked);
+    if (inside && Clear(ranking)) {
+      Lock(d, Position(d) + ranking.best, ranking.confidence());
       return true;
     }
+    std::int64_t path_ref = 0;
+    double path_confidence = 0.0;
+    if (FollowsAPath(d, last, first_offset, last_offset, &path_ref, &path_confidence)) {
+      Lock(d, path_ref, path_confidence);
+      return true;
+    }
+    Unaligned(d, UnalignedReason::kNotLocked);
+    return true;
+  }
+
+  // No offset fits the whole block (a rendition that drops frames, or
+  // delivers fewer than the reference at a rate not yet measured), but the
+  // block may still be one the tracking would follow: every content frame of
+  // d..last has a clear match of its own among the block's offsets (rules 1
+  // to 3), and from one content frame to the next the match moves on by 0
+  // to track_radius + 1 reference frames per distorted frame. Then *ref is
+  // frame d's match and *confidence the least of the frames'.
+  bool FollowsAPath(std::int64_t d, std::int64_t last, std::int64_t first_offset,
+                    std::int64_t last_offset, std::int64_t* ref, double* confidence) {
+    std::int64_t previous_dist = -1, previous_ref = 0;
+    double least = 1.0;
+    for (std::int64_t i = d; i <= last; ++i) {
+      if (Dist(i).flat) continue;
+      const std::int64_t low = Position(i) + first_offset;
+      const std::int64_t high = Position(i) + last_offset;
+      Ranking ranking;
+      for (std::int64_t r = low; r <= high; ++r) ranking.Add(r, Distance(i, r));
+      if (!(ranking.best > low && ranking.best < high) || !Clear(ranking)) return false;
+      if (previous_dist >= 0) {
+        const std::int64_t step = ranking.best - previous_ref;
+        if (step < 0 || step > (i - previous_dist) * (opt.track_radius + 1)) return false;
+      } else {
+        *ref = ranking.best;  // i == d: Acquire() left flat frames unaligned
+      }
+      least = std::min(least, ranking.confidence());
+      previous_dist = i;
+      previous_ref = ranking.best;
+    }
+    *confidence = least;
+    return previous_dist >= 0;
+  }
+
+  // A lock at distorted frame d on reference frame ref: tracking starts
+  // there, as if the frame before had been paired with the frame before.
+  void Lock(std::int64_t d, std::int64_t ref, double confidence) {
     locked = true;
     paired_in_lock = false;
     misses = 0;
     last_dist = d - 1;
-    last_ref = Position(d) - 1 + ranking.best;
+    last_ref = ref - 1;
+    course_dist = d;
+    course_ref = ref;
     ++counters.locks;
     Event e;
     e.kind = ever_locked ? EventKind::kRelocked : EventKind::kLocked;
     e.dist_index = d;
     e.offset = last_ref - last_dist;
-    e.confidence = ranking.confidence();
+    e.confidence = confidence;
     events.push_back(e);
     ever_locked = true;
-    return true;
   }
 
   // Tracking for the oldest undecided frame d: the reference frames within
-  // track_radius of the predicted one, never before the last pair's, with
+  // track_radius of the predicted one (its position: from the last pair at
+  // the rate), never before the last pair's, with
   // one more on each side as competitors only. Returns false to wait.
   bool Track(std::int64_t d) {
-    const std::int64_t predicted = last_ref + (d - last_dist);
+    const std::int64_t predicted = Position(d);
     const std::int64_t low = std::max(last_ref, predicted - opt.track_radius);
     const std::int64_t high = predicted + opt.track_radius;
     if (Dist(d).flat) {
@@ -425,13 +552,13 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
     }
     if (locked) Lose(dist_count);
     if (marks.empty() || marks.back() != dist_count) marks.push_back(dist_count);
-    anchors.emplace_back(dist_count, ref_count - dist_count);
+    course_dist = dist_count;
+    course_ref = ref_count;
   }
 
   // Reference signatures no undecided frame can be compared with.
   void ReleaseReferences() {
-    const std::int64_t keep_from = std::min(Position(dist_base) - opt.window, ref_count);
-    while (!refs.empty() && ref_base < keep_from) {
+    while (!refs.empty() && ref_base < ref_floor) {
       refs.pop_front();
       ++ref_base;
     }
@@ -459,7 +586,10 @@ Status FrameAligner::PushReference(FrameSignature signature) {
   }
   m.refs.push_back(std::move(ref));
   ++m.ref_count;
-  if (m.dist_stopped && m.pending.empty()) m.ReleaseReferences();
+  if (m.dist_stopped && m.pending.empty()) {
+    m.RaiseFloor();
+    m.ReleaseReferences();
+  }
   return Status::Ok();
 }
 
@@ -472,6 +602,7 @@ Status FrameAligner::PushDistorted(FrameSignature signature) {
   if (m.dist_stopped) m.Resume();
   dist.distances.assign(2 * static_cast<std::size_t>(m.opt.window) + 1,
                         std::numeric_limits<float>::quiet_NaN());
+  dist.centre = m.Position(m.dist_count);
   m.pending.push_back(std::move(dist));
   ++m.dist_count;
   return Status::Ok();
@@ -484,6 +615,7 @@ void FrameAligner::StopDistorted() {
   Impl& m = *impl_;
   if (m.dist_ended) return;
   m.dist_stopped = true;
+  m.RaiseFloor();
   m.ReleaseReferences();
 }
 
@@ -499,7 +631,6 @@ bool FrameAligner::NextDecision(Decision* decision) {
   *decision = m.decisions.front();
   m.decisions.pop_front();
   ++m.taken;
-  while (m.anchors.size() > 1 && m.anchors[1].first <= m.taken) m.anchors.pop_front();
   return true;
 }
 
@@ -514,13 +645,15 @@ bool FrameAligner::NextEvent(Event* event) {
 
 std::int64_t FrameAligner::OldestReferenceNeeded() const {
   const Impl& m = *impl_;
-  // Decisions not yet taken name reference frames from (their distorted
-  // frame's position - window) on (while stopped, the next frame's position
-  // is the next reference frame's); once every distorted frame is taken,
-  // none.
-  const std::int64_t from_window = std::max<std::int64_t>(0, m.Position(m.taken) - m.opt.window);
-  if (m.dist_ended && m.taken == m.dist_count) return std::max(from_window, m.ref_count);
-  return from_window;
+  // Decisions to come name reference frames from the floor on; those taken
+  // already but not handed out, their own. Once every distorted frame is
+  // taken, none.
+  if (m.dist_ended && m.taken == m.dist_count) return std::max(m.ref_floor, m.ref_count);
+  std::int64_t oldest = m.ref_floor;
+  for (const Decision& d : m.decisions) {
+    if (d.kind == DecisionKind::kPair) oldest = std::min(oldest, d.ref_index);
+  }
+  return oldest;
 }
 
 std::size_t FrameAligner::signatures_held() const {

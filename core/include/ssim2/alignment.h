@@ -151,17 +151,21 @@ double SignatureDistance(const FrameSignature& a, const FrameSignature& b);
 // The aligner
 
 struct AlignerOptions {
-  // Offsets searched, in frames: a distorted frame d may be paired with
-  // reference frames d - window .. d + window. The element converts its
-  // sync-window (running time) with the frame rate; 150 is 5 s at 30 fps.
-  // At most 108000 (an hour at 30 fps).
+  // Reference frames searched, each way, around a distorted frame's
+  // position (its predicted partner): before the first lock, its index;
+  // after, the last pair's reference frame plus the frames since at the rate
+  // of reference frames per distorted frame measured over the lock. So the
+  // first offset found is within +-window, and the search then follows the
+  // lock however far a rendition that drops frames drifts. The element
+  // converts its sync-window (running time) with the frame rate; 150 is 5 s
+  // at 30 fps. At most 108000 (an hour at 30 fps).
   int window = 150;
   // Consecutive distorted frames matched together to acquire a lock.
   int block = 10;
   // Once locked, a distorted frame is matched against the reference frames
   // within this many of the predicted one (not before the frame paired
-  // last): the dropped frames in a row, or repeats while unaligned, that
-  // tracking follows without re-acquiring.
+  // last): the dropped frames in a row beyond the rate's prediction, or
+  // repeats while unaligned, that tracking follows without re-acquiring.
   int track_radius = 3;
   // Largest signature distance accepted for a pair or a lock (the distance of
   // a frame to its own reference frame after encoding is usually well under
@@ -197,18 +201,20 @@ Status ValidateAlignerOptions(const AlignerOptions& options);
 //   pairs of one lock are in increasing ref order (a repeat may name the
 //   same ref frame again). A decision comes once the frames it may depend
 //   on have been pushed: while acquiring, the `block - 1` distorted frames
-//   after it and the reference frames up to `window + block - 1` after it;
-//   while locked, the reference frames up to `track_radius + 1` after the
-//   predicted one (within the window). EndReference()/EndDistorted() say
+//   after it and the reference frames up to `window` after the block's
+//   last frame's position; while locked, the reference frames up to `track_radius + 1`
+//   after the predicted one. EndReference()/EndDistorted() say
 //   that no more will come, and after both every distorted frame has its
 //   decision.
 // - Never a guess: a frame is paired only with a reference frame whose
 //   signature is clearly closer than that of every other candidate.
 // - Deterministic: the same pushes and calls give the same decisions and
 //   events, whatever the interleaving of pushes and NextDecision() calls.
-// - Memory: reference signatures older than OldestReferenceNeeded() are
+// - Memory: reference signatures before the window of the oldest
+//   undecided frame's position (while locked, before the last pair) are
 //   released, and no decision names them; distorted signatures are kept
-//   until decided. The reference may run ahead of the distorted stream (or
+//   until decided. The window follows the prediction, so what is kept does
+//   not grow with a rendition's drift. The reference may run ahead of the distorted stream (or
 //   the reverse): the aligner keeps what comes, so how far ahead is the
 //   caller's to bound.
 //   A distorted stream that stops (StopDistorted()) holds the
@@ -307,7 +313,10 @@ class FrameAligner {
   bool NextEvent(Event* event);
 
   // No decision to come will name a reference frame before this index: the
-  // caller may release them. It only advances.
+  // caller may release them. It only advances. While locked, it is the
+  // reference frame before the last pair (or a pair decided and not yet
+  // taken); while acquiring, the window before the predicted partner of the
+  // oldest undecided frame.
   std::int64_t OldestReferenceNeeded() const;
   // Signatures held (reference and distorted): bounded by the window plus
   // what one side has run ahead of the other.

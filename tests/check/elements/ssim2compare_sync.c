@@ -392,6 +392,35 @@ GST_START_TEST (test_content_dropped_frames)
 
 GST_END_TEST;
 
+/* Every other frame dropped (a transcode to half the frame rate) with a
+ * 1 s window: the offset grows by a frame per frame, to 150, five windows,
+ * and the search follows it (FrameAligner: the window is centred on the
+ * partner predicted from the last pair at the measured rate, not on the
+ * frame's index). One lock, never lost, every drop counted. */
+GST_START_TEST (test_content_half_frame_rate)
+{
+  gint drops[146];
+  for (guint i = 0; i < G_N_ELEMENTS (drops); i++)
+    drops[i] = (gint) i;
+  Clip c = moving_clip (shown_frames (4, G_N_ELEMENTS (drops) + 1, drops,
+          G_N_ELEMENTS (drops), NULL, 0));
+  Report r;
+  GList *warnings = run_element (&c, make_element ("alignment", ALIGN_CONTENT,
+          "sync-window", (guint64) GST_SECOND, NULL), &r);
+  fail_unless_equals_int (g_list_length (warnings), 0);
+  check_report (&c, &r);
+  fail_unless_equals_int (r.lock_offsets->len, 1);
+  fail_unless_equals_int (r.losses, 0);
+  /* A drop after each frame from the first pair to the last. */
+  fail_unless_equals_uint64 (r.dropped,
+      g_array_index (r.pairs, Pair, r.pairs->len - 1).frame -
+      g_array_index (r.pairs, Pair, 0).frame);
+  report_clear (&r);
+  g_array_unref (c.shown);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_content_repeated_frames)
 {
   const gint repeats[] = { 30, 90, 91, 150, 200, 201, 202, 260 };
@@ -772,6 +801,7 @@ ssim2compare_sync_suite (void)
   tcase_add_test (tc, test_content_offset_positive);
   tcase_add_test (tc, test_content_offset_negative_rebased);
   tcase_add_test (tc, test_content_dropped_frames);
+  tcase_add_test (tc, test_content_half_frame_rate);
   tcase_add_test (tc, test_content_repeated_frames);
   tcase_add_test (tc, test_content_trimmed_reference);
   tcase_add_test (tc, test_content_static_is_unaligned);

@@ -729,6 +729,35 @@ TEST_F(Alignment, GapReacquires) {
   }
 }
 
+// A rendition that jumps back 40 frames in the content while it keeps
+// delivering (a transcoder replaying a buffered segment): the lock is lost
+// and found again behind the last pair within a block or so, because the
+// window behind the prediction is kept while locked (ALIGNMENT.md, Memory).
+TEST_F(Alignment, JumpBackIsFoundAgainBehindTheLastPair) {
+  std::vector<std::int64_t> shown = Shown(3, 120);
+  for (std::int64_t t : Shown(3 + 120 - 40, 150)) shown.push_back(t);
+  const ClipPair clip = MovingClip(shown);
+  const AlignmentRun run = Align(clip, 10);
+  ASSERT_EQ(run.decisions.size(), shown.size());
+  std::int64_t first_after_jump = -1, paired_after = 0;
+  for (std::size_t d = 0; d < shown.size(); ++d) {
+    const Decision& decision = run.decisions[d];
+    if (decision.kind != DecisionKind::kPair) continue;
+    EXPECT_EQ(decision.ref_index, clip.Partner(d)) << "wrong pair at " << d << "\n" << Describe(run);
+    if (d >= 120) {
+      ++paired_after;
+      if (first_after_jump < 0) first_after_jump = static_cast<std::int64_t>(d);
+    }
+  }
+  EXPECT_GE(paired_after, 0.9 * 150) << Describe(run);
+  ASSERT_GE(first_after_jump, 0) << Describe(run);
+  EXPECT_LE(first_after_jump - 120, 30) << Describe(run);
+  ASSERT_GE(run.events.size(), 3u) << Describe(run);
+  EXPECT_EQ(run.events[0].offset, 3);
+  EXPECT_EQ(run.events[1].kind, EventKind::kLost);
+  EXPECT_EQ(run.events.back().offset, -37) << Describe(run);
+}
+
 // Memory: with the reference 90 frames ahead, the reference frames still
 // needed advance with the decisions, and the signatures held stay within
 // the window plus the lead.

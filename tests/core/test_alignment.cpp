@@ -692,6 +692,26 @@ TEST_F(Alignment, UnrelatedContentIsNeverPaired) {
 // Discontinuity() the lock is given up at the gap and acquired again after
 // it; without, tracking loses the lock after lost_after frames and
 // re-acquires. Never a wrong pair.
+// A stream that changes course at distorted frame `from` (a gap, a jump
+// back): every pair right, at least 90 % of the frames after it paired, the
+// first of them within 30 frames.
+void ExpectFoundAgainAfter(const ClipPair& clip, const AlignmentRun& run, std::size_t from) {
+  ASSERT_EQ(run.decisions.size(), clip.shown.size());
+  std::int64_t first_after = -1, paired_after = 0;
+  for (std::size_t d = 0; d < clip.shown.size(); ++d) {
+    const Decision& decision = run.decisions[d];
+    if (decision.kind != DecisionKind::kPair) continue;
+    EXPECT_EQ(decision.ref_index, clip.Partner(d)) << "wrong pair at " << d << "\n" << Describe(run);
+    if (d >= from) {
+      ++paired_after;
+      if (first_after < 0) first_after = static_cast<std::int64_t>(d);
+    }
+  }
+  EXPECT_GE(paired_after, 0.9 * static_cast<double>(clip.shown.size() - from)) << Describe(run);
+  ASSERT_GE(first_after, 0) << Describe(run);
+  EXPECT_LE(first_after - static_cast<std::int64_t>(from), 30) << Describe(run);
+}
+
 TEST_F(Alignment, GapReacquires) {
   std::vector<std::int64_t> shown = Shown(3, 100);
   for (std::int64_t t : Shown(3 + 100 + 40, 140)) shown.push_back(t);
@@ -699,19 +719,7 @@ TEST_F(Alignment, GapReacquires) {
   for (bool announced : {true, false}) {
     SCOPED_TRACE(announced ? "Discontinuity()" : "unannounced");
     const AlignmentRun run = Align(clip, 10, announced ? std::set<int>{100} : std::set<int>{});
-    ASSERT_EQ(run.decisions.size(), shown.size());
-    std::int64_t first_after_gap = -1, paired_after = 0;
-    for (std::size_t d = 0; d < shown.size(); ++d) {
-      const Decision& decision = run.decisions[d];
-      if (decision.kind != DecisionKind::kPair) continue;
-      EXPECT_EQ(decision.ref_index, clip.Partner(d)) << "wrong pair at " << d << "\n" << Describe(run);
-      if (d >= 100) {
-        ++paired_after;
-        if (first_after_gap < 0) first_after_gap = static_cast<std::int64_t>(d);
-      }
-    }
-    EXPECT_GE(paired_after, 0.9 * 140) << Describe(run);
-    EXPECT_LE(first_after_gap - 100, 30) << Describe(run);
+    ExpectFoundAgainAfter(clip, run, 100);
     ASSERT_EQ(run.events.size(), 3u) << Describe(run);
     EXPECT_EQ(run.events[0].kind, EventKind::kLocked);
     EXPECT_EQ(run.events[0].offset, 3);
@@ -738,20 +746,7 @@ TEST_F(Alignment, JumpBackIsFoundAgainBehindTheLastPair) {
   for (std::int64_t t : Shown(3 + 120 - 40, 150)) shown.push_back(t);
   const ClipPair clip = MovingClip(shown);
   const AlignmentRun run = Align(clip, 10);
-  ASSERT_EQ(run.decisions.size(), shown.size());
-  std::int64_t first_after_jump = -1, paired_after = 0;
-  for (std::size_t d = 0; d < shown.size(); ++d) {
-    const Decision& decision = run.decisions[d];
-    if (decision.kind != DecisionKind::kPair) continue;
-    EXPECT_EQ(decision.ref_index, clip.Partner(d)) << "wrong pair at " << d << "\n" << Describe(run);
-    if (d >= 120) {
-      ++paired_after;
-      if (first_after_jump < 0) first_after_jump = static_cast<std::int64_t>(d);
-    }
-  }
-  EXPECT_GE(paired_after, 0.9 * 150) << Describe(run);
-  ASSERT_GE(first_after_jump, 0) << Describe(run);
-  EXPECT_LE(first_after_jump - 120, 30) << Describe(run);
+  ExpectFoundAgainAfter(clip, run, 120);
   ASSERT_GE(run.events.size(), 3u) << Describe(run);
   EXPECT_EQ(run.events[0].offset, 3);
   EXPECT_EQ(run.events[1].kind, EventKind::kLost);

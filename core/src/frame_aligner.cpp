@@ -341,10 +341,19 @@ struct __attribute__((visibility("hidden"))) FrameAligner::Impl {
   }
 
   // The window of the next frame to decide starts at its position - window;
-  // no later decision goes before the window of an earlier next frame.
-  // Raised at each decision (and, while stopped, as the reference comes),
-  // so that it depends on the decisions and not on when they were asked for.
-  void RaiseFloor() { ref_floor = std::max(ref_floor, Position(dist_base) - opt.window); }
+  // while locked, tracking looks no further back than the frame before the
+  // last pair (its lowest competitor), so the floor is there: a rendition
+  // whose partners come late (a reference delayed before its decoder) keeps
+  // only what tracking needs, and a lost lock is searched for from the last
+  // pair on. No later decision goes before the floor of an earlier next
+  // frame. Raised at each decision (and, while stopped, as the reference
+  // comes), so that it depends on the decisions and not on when they were
+  // asked for.
+  void RaiseFloor() {
+    std::int64_t from = Position(dist_base) - opt.window;
+    if (locked) from = std::max(from, last_ref - 1);
+    ref_floor = std::max(ref_floor, from);
+  }
 
   void Unaligned(std::int64_t d, UnalignedReason reason) {
     Decision decision;

@@ -1038,19 +1038,19 @@ ClipPair LongClip(std::int64_t first, Keep keep) {
 // What every long run must show: no wrong pair; `min_paired` of the frames
 // with a partner paired, the first within 30 frames; the dropped frames
 // counted as the map has them between the pairs of each lock; and the
-// reference frames needed within a window of the frame being decided, not
-// growing with the run.
+// reference frames needed close to the frame being decided, not growing with
+// the run.
 //
-// While locked, the oldest reference frame needed is the window before the
-// predicted partner of the next frame to decide: the next frame to come
-// (ahead of what the stream reached), or one waiting for the reference
-// frames up to track_radius + 1 beyond its prediction. So it lags the frame
-// reached by at most window + track_radius + 1, and by more only where
-// frames since the last pair went unpaired and the stream dropped more than
-// its rate predicted for them: a run of drops too long to follow, before the
-// lock is lost, by up to the longest run of drops in the map. While acquiring (before the first lock,
-// after a loss), the oldest needed is the window before the block's first
-// frame, whose block waits for the window beyond its last frame, block - 1
+// While locked, the oldest reference frame needed is the one before the last
+// pair (tracking's lowest candidate). The stream has reached the partner of
+// its newest frame: the frames pushed since the last pair are those waiting
+// for the reference frames beyond their prediction and those without a
+// match (at most lost_after: then the lock is lost), each at most the map's
+// longest step (its longest run of drops + 1) on from the one before. So
+// the lag is at most 1 + (lost_after + 1) x that step (the feeds here are a
+// few frames late: a frame or so waits). While acquiring (before the first
+// lock, after a loss), the oldest needed is at most the window before the
+// block's first frame, whose block waits for the window beyond its last frame, block - 1
 // frames of up to ceil(rate) reference frames later: at most 2 x window +
 // ceil(rate) x block.
 void ExpectFollowed(const ClipPair& clip, const LiveRun& live, double rate, double min_paired) {
@@ -1084,7 +1084,7 @@ void ExpectFollowed(const ClipPair& clip, const LiveRun& live, double rate, doub
   for (std::size_t d = 1; d < clip.shown.size(); ++d) {
     longest_drops = std::max(longest_drops, clip.shown[d] - clip.shown[d - 1] - 1);
   }
-  EXPECT_LE(live.most_lag_locked, o.window + o.track_radius + 1 + longest_drops);
+  EXPECT_LE(live.most_lag_locked, 1 + (o.lost_after + 1) * (longest_drops + 1));
   EXPECT_LE(live.most_lag, 2 * o.window + static_cast<int>(std::ceil(rate)) * o.block);
 }
 

@@ -556,9 +556,9 @@ def case_long_latency(exe):
     without the delay (off), the same set-up leaves its frames unaligned."""
     delay_s, window_s = 12, 14
     frame_bytes = W * H * 3 // 2  # I420
-    # Once delayed the element holds the window's excess over the offset (up
-    # to 2.8 s: each input opens at its first keyframe), the margin (1 s)
-    # and the frames being decided; without the delay, 12 s and more.
+    # Once delayed and locked the element holds the margin (1 s) and the
+    # frames being decided (the aligner keeps the reference from its last
+    # pair on); without the delay, 12 s and more.
     bound = 7 * FPS * frame_bytes
     with tempfile.TemporaryDirectory() as tmp:
         refs = {mode: free_udp_port() for mode in ("auto", "off")}
@@ -619,8 +619,8 @@ def case_long_latency(exe):
                   + m.stderr())
             check(0 < most <= bound, f"{most} bytes of decoded reference held (bound {bound})")
             # Held now (printed, not checked: it includes the frames waiting
-            # for the element, which a busy machine makes more): the window's
-            # excess over the offset, the margin and the frames being decided.
+            # for the element, which a busy machine makes more): the margin
+            # and the frames being decided.
             now_held = m.value("ssim2_reference_bytes_held")
             held = m.value("ssim2_reference_delay_bytes")
             check(0 < held < delay * FPS * frame_bytes / 2,

@@ -211,9 +211,10 @@ Status ValidateAlignerOptions(const AlignerOptions& options);
 // - Deterministic: the same pushes and calls give the same decisions and
 //   events, whatever the interleaving of pushes and NextDecision() calls.
 // - Memory: reference signatures before the window of the oldest
-//   undecided frame's position are released, and no decision names them;
-//   distorted signatures are kept until decided. The window follows the
-//   prediction, so what is kept does not grow with a rendition's drift. The reference may run ahead of the distorted stream (or
+//   undecided frame's position (while locked, before the last pair) are
+//   released, and no decision names them; distorted signatures are kept
+//   until decided. The window follows the prediction, so what is kept does
+//   not grow with a rendition's drift. The reference may run ahead of the distorted stream (or
 //   the reverse): the aligner keeps what comes, so how far ahead is the
 //   caller's to bound.
 //   A distorted stream that stops (StopDistorted()) holds the
@@ -313,8 +314,9 @@ class FrameAligner {
 
   // No decision to come will name a reference frame before this index: the
   // caller may release them. It only advances. While locked, it is the
-  // window before the next frame's predicted partner (or a pair already
-  // decided and not yet taken).
+  // reference frame before the last pair (or a pair decided and not yet
+  // taken); while acquiring, the window before the predicted partner of the
+  // oldest undecided frame.
   std::int64_t OldestReferenceNeeded() const;
   // Signatures held (reference and distorted): bounded by the window plus
   // what one side has run ahead of the other.

@@ -23,6 +23,7 @@
 #include <gst/video/video.h>
 #include <glib-unix.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -550,7 +551,9 @@ int Monitor::Run(const char* version) {
   // The reference is split before its decoder, its delay line fixed or
   // set from the renditions' lags (auto, from 0).
   if (options_.reference_delay == MonitorOptions::ReferenceDelay::kAuto) {
-    delay_control_ = std::make_unique<ReferenceDelayControl>();
+    DelayPolicy policy;
+    policy.max_s = std::max(0.0, options_.sync_window_s - policy.margin_s);
+    delay_control_ = std::make_unique<ReferenceDelayControl>(policy);
   }
   auto make_input = [&](Feed* feed, const std::string& uri, bool scale) {
     Input::Settings s = settings;

@@ -43,7 +43,8 @@ std::optional<double> ChooseReferenceDelay(double current_s,
     return std::nullopt;
   }
   if (any_up && all_measured && *least > policy.margin_s + policy.hysteresis_s) {
-    return current_s + *least - policy.margin_s;
+    const double raised = std::min(current_s + *least - policy.margin_s, policy.max_s);
+    if (raised > current_s) return raised;
   }
   return std::nullopt;
 }

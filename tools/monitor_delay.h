@@ -58,6 +58,11 @@ struct DelayPolicy {
   // Once the delay reached its choice, lags are measured afresh for this
   // long before the next choice.
   double settle_s = 2.0;
+  // The most the delay is raised to: --sync-window less the margin. A
+  // rendition is found only within the window, so a lag beyond it is not a
+  // transcoder's latency but the monitor running behind (its frames queued
+  // on a starved machine); followed, it would feed on itself.
+  double max_s = 1e9;
 };
 
 // What one rendition says, for the choice of the delay.
@@ -74,7 +79,8 @@ struct RenditionLag {
 //    ahead): to that rendition's lag minus the margin, at most down to 0.
 //  - Raise it only when every rendition that is up is locked with a
 //    measured lag, and the smallest lag exceeds the margin by the
-//    hysteresis: by that lag minus the margin. Renditions later than the
+//    hysteresis: by that lag minus the margin, at most to the policy's
+//    max_s. Renditions later than the
 //    least-late one keep their difference as decoded frames (one delay line
 //    serves every rendition).
 std::optional<double> ChooseReferenceDelay(double current_s,

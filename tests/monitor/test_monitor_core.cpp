@@ -392,6 +392,17 @@ TEST(ReferenceDelayChoice, RaisedToTheLeastLateLagLessTheMargin) {
             11.0);
 }
 
+// A starved monitor once measured lags of 33 and 60 s for transcoders 1 s
+// late (its own frames queued), and the delay followed them to 92 s.
+TEST(ReferenceDelayChoice, NeverRaisedBeyondTheSyncWindow) {
+  DelayPolicy p;
+  p.max_s = 4.0;  // --sync-window 5, less the margin
+  EXPECT_EQ(ChooseReferenceDelay(0, {Lag(true, true, 33.0)}, p), 4.0);
+  EXPECT_FALSE(ChooseReferenceDelay(4.0, {Lag(true, true, 60.0)}, p));
+  // Lowering is not bounded by it.
+  EXPECT_EQ(ChooseReferenceDelay(4.0, {Lag(true, true, -2.0)}, p), 1.0);
+}
+
 TEST(ReferenceDelayChoice, RaisedOnlyWhenEveryRenditionUpIsLockedAndMeasured) {
   const DelayPolicy p;
   EXPECT_FALSE(ChooseReferenceDelay(0, {Lag(true, true, 12.0), Lag(true, false, std::nullopt)}, p));

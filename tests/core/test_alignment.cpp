@@ -711,8 +711,10 @@ void ExpectFoundAgainAfter(const ClipPair& clip, const AlignmentRun& run, std::s
   }
   ASSERT_GE(first_after, 0) << Describe(run);
   EXPECT_LE(first_after - static_cast<std::int64_t>(from), within) << Describe(run);
+  // 90 % of the frames after `from`, less the frames the search may take
+  // beyond the usual 30.
   const double after = static_cast<double>(clip.shown.size() - from);
-  EXPECT_GE(paired_after, after - (after * 0.1 - 30 + within)) << Describe(run);
+  EXPECT_GE(paired_after, 0.9 * after - static_cast<double>(within - 30)) << Describe(run);
 }
 
 TEST_F(Alignment, GapReacquires) {

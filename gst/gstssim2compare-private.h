@@ -89,9 +89,22 @@ struct RefFrame {
   guint64 time = GST_CLOCK_TIME_NONE;  /* in the alignment's time domain */
   guint64 duration = GST_CLOCK_TIME_NONE;
   guint64 stream_time = GST_CLOCK_TIME_NONE;
+  /* Its running time on the ref pad, whatever the alignment: what the
+   * messages name it by (PairedRef). */
+  guint64 running_time = GST_CLOCK_TIME_NONE;
   /* alignment=content: its signature, computed once for every rendition's
    * aligner (gstssim2sync.cpp). */
   std::shared_ptr<const ssim2::FrameSignature> signature;
+};
+
+/* The ref frame a dist frame was scored against, as its message and stats
+ * row name it: its number in the measurement (from 0; -1 none) and its
+ * running time on the ref pad (a frame's time needs no counting, so a
+ * reader that stamped the frames it sent finds it whatever frames the
+ * element or its inputs dropped or restarted on). */
+struct PairedRef {
+  gint64 frame = -1;
+  GstClockTime running_time = GST_CLOCK_TIME_NONE;
 };
 
 /* alignment=content: one rendition's content pairing, and the element's
@@ -195,9 +208,9 @@ struct PendingPair {
   guint64 ref_seq = 0;
   BufferPtr dist;  /* popped from the rendition's pad */
   guint64 index = 0;  /* the rendition's pair index */
-  /* The ref frame's number in the rendition's measurement, from 0 (what
-   * the reports call ref-frame). */
-  gint64 ref_frame = 0;
+  /* The ref frame as the reports name it: its number in the rendition's
+   * measurement, from 0 (ref-frame), and its running time. */
+  ssim2gst::PairedRef partner;
   double score = 0.0;
   bool scored = false;
 };
@@ -417,14 +430,15 @@ GstFlowReturn gst_ssim2_compare_complete_scoring (GstSsim2Compare * self);
 
 /* What gstssim2sync.cpp (alignment=content) shares of the pairing steps:
  * whether @buf is a GAP event queued as a buffer; sending on a frame of @r
- * (scored: @score, against ref frame @ref_frame; skipped for lateness;
+ * (scored: @score, against ref frame @ref; skipped for lateness;
  * unscored: @unaligned when for want of a sure partner), owning @buf; whether a pair is too late to be scored
  * (max-lateness); whether @r has the reference's size (else it fails);
  * the src caps following the `dist` pad's; @r's pad has ended. */
 bool gst_ssim2_compare_is_gap (GstBuffer * buf);
 GstFlowReturn gst_ssim2_compare_push_dist_buffer (GstSsim2Compare * self,
     ssim2gst::Rendition & r, GstBuffer * buf, const double *score,
-    guint64 index, gint64 ref_frame, bool skipped, bool unaligned = false);
+    guint64 index, const ssim2gst::PairedRef & ref, bool skipped,
+    bool unaligned = false);
 bool gst_ssim2_compare_too_late (GstSsim2Compare * self,
     ssim2gst::Rendition & r, GstBuffer * dist);
 bool gst_ssim2_compare_same_size (GstSsim2Compare * self,

@@ -161,6 +161,7 @@ const Field < Score > kScoreFields[] = {
   {"ref-frame", &Score::ref_frame}, {"offset", &Score::offset},
   {"ref-transfer", &Score::ref_transfer},
   {"dist-transfer", &Score::dist_transfer},
+  {"ref-running-time", &Score::ref_running_time},
 };
 
 using Interval = GstSsim2IntervalMessage;
@@ -190,6 +191,8 @@ const Field < Sync > kSyncFields[] = {
   {"pad", &Sync::pad}, {"state", &Sync::state, true},
   {"frame", &Sync::frame}, {"offset", &Sync::offset},
   {"confidence", &Sync::confidence},
+  {"running-time", &Sync::running_time},
+  {"ref-running-time", &Sync::ref_running_time},
 };
 
 /* The counts a summary message and a score log's summary both hold. */
@@ -290,7 +293,7 @@ gst_ssim2_score_message_init (GstSsim2ScoreMessage * msg)
 {
   *msg = GstSsim2ScoreMessage ();
   msg->timestamp = msg->stream_time = msg->running_time = msg->duration =
-      GST_CLOCK_TIME_NONE;
+      msg->ref_running_time = GST_CLOCK_TIME_NONE;
   msg->ref_frame = -1;
   msg->ref_transfer = msg->dist_transfer = "";
 }
@@ -319,6 +322,7 @@ gst_ssim2_sync_message_init (GstSsim2SyncMessage * msg)
 {
   *msg = GstSsim2SyncMessage ();
   msg->pad = msg->state = "";
+  msg->running_time = msg->ref_running_time = GST_CLOCK_TIME_NONE;
 }
 
 GstStructure *

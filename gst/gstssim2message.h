@@ -45,6 +45,11 @@ typedef struct
    * element). */
   const gchar *ref_transfer;
   const gchar *dist_transfer;
+  /* The ref frame's running time on the ref pad (NONE: unknown, an older
+   * element): running-time minus it is how long the element held the ref
+   * frame for this one, when both inputs are stamped with the time they
+   * arrived (as `ssim2 monitor` does). */
+  GstClockTime ref_running_time;
 } GstSsim2ScoreMessage;
 
 /* `ssim2-interval`: one window of running time of one rendition. */
@@ -109,6 +114,11 @@ typedef struct
                                  * "lost": of the last pair) */
   gdouble confidence;           /* 1 - best / second-best match, 0..1 (0
                                  * for "lost") */
+  /* Locks: the running times of dist frame @frame and of its partner on
+   * the ref pad (NONE: not known, e.g. "lost", or the frames already
+   * left). */
+  GstClockTime running_time;
+  GstClockTime ref_running_time;
 } GstSsim2SyncMessage;
 
 /* Defaults: times GST_CLOCK_TIME_NONE, numbers 0 (NaN for the pooled

@@ -132,7 +132,8 @@ frame_duration (const PadState & st, GstBuffer * buf)
  * (a segment or caps event first completes the batches in flight). */
 static GstFlowReturn
 push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
-    const double *score, guint64 index, gint64 ref_frame, bool skipped,
+    const double *score, guint64 index, const ssim2gst::PairedRef & ref,
+    bool skipped,
     bool unaligned = false)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
@@ -152,8 +153,8 @@ push_dist_buffer (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
   times.stream_time = st;
   times.running_time = rt;
   times.duration = GST_BUFFER_DURATION (buf);
-  gst_ssim2_compare_report_pair (self, r, &buf, score, index, ref_frame,
-      skipped, unaligned, times);
+  gst_ssim2_compare_report_pair (self, r, &buf, score, index, ref, skipped,
+      unaligned, times);
   const GstClockTime duration = times.duration;
 
   if (!r.to_src) {
@@ -183,7 +184,7 @@ push_dist (GstSsim2Compare * self, Rendition & r, const double *score,
   GstBuffer *buf = gst_aggregator_pad_pop_buffer (r.pad);
   if (!buf)
     return GST_FLOW_OK;
-  return push_dist_buffer (self, r, buf, score, index, -1, skipped);
+  return push_dist_buffer (self, r, buf, score, index, {}, skipped);
 }
 
 /* GstAggregator queues a GAP event as an empty buffer flagged GAP. The one
@@ -333,6 +334,8 @@ take_ref (GstSsim2Compare * self, Rendition & r)
         GST_BUFFER_PTS (buf));
     f.stream_time = pad_time (self->ref_pad,
         ssim2gst::Alignment::kStreamTime, GST_BUFFER_PTS (buf));
+    f.running_time = pad_time (self->ref_pad,
+        ssim2gst::Alignment::kRunningTime, GST_BUFFER_PTS (buf));
     f.duration = frame_duration (priv->ref, buf);
     gst_buffer_unref (buf);
     f.buf = gst_aggregator_pad_pop_buffer (self->ref_pad);
@@ -569,7 +572,8 @@ take_pair (GstSsim2Compare * self, const RenditionPtr & rendition,
   p.rendition = rendition;
   p.ref.reset (gst_buffer_ref (ref->buf));
   p.ref_seq = ref_seq;
-  p.ref_frame = (gint64) r.ref_frames - 1;      /* take_ref counted it */
+  p.partner.frame = (gint64) r.ref_frames - 1;  /* take_ref counted it */
+  p.partner.running_time = ref->running_time;
   p.dist.reset (dist);
   p.index = index;
   pending.push_back (std::move (p));
@@ -584,12 +588,12 @@ gst_ssim2_compare_push_scored_pair (GstSsim2Compare * self, PendingPair & p)
      * one): from the failure on, its frames leave unscored, however many
      * were in flight. */
     return push_dist_buffer (self, *p.rendition, p.dist.release (), nullptr,
-        p.index, -1, false);
+        p.index, {}, false);
   }
   GST_DEBUG_OBJECT (self, "%s pair %" G_GUINT64_FORMAT ": %.8f",
       p.rendition->name.c_str (), p.index, p.score);
   return push_dist_buffer (self, *p.rendition, p.dist.release (), &p.score,
-      p.index, p.ref_frame, false);
+      p.index, p.partner, false);
 }
 
 GstFlowReturn
@@ -719,10 +723,10 @@ gst_ssim2_compare_is_gap (GstBuffer * buf)
 
 GstFlowReturn
 gst_ssim2_compare_push_dist_buffer (GstSsim2Compare * self, Rendition & r,
-    GstBuffer * buf, const double *score, guint64 index, gint64 ref_frame,
-    bool skipped, bool unaligned)
+    GstBuffer * buf, const double *score, guint64 index,
+    const ssim2gst::PairedRef & ref, bool skipped, bool unaligned)
 {
-  return push_dist_buffer (self, r, buf, score, index, ref_frame, skipped,
+  return push_dist_buffer (self, r, buf, score, index, ref, skipped,
       unaligned);
 }
 

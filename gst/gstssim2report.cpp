@@ -379,8 +379,9 @@ window_add (GstSsim2Compare * self, Rendition & r, GstClockTime rt,
 
 void
 gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
-    GstBuffer ** buf, const double *score, guint64 index, gint64 ref_frame,
-    bool skipped, bool unaligned, const ssim2gst::FrameTimes & times)
+    GstBuffer ** buf, const double *score, guint64 index,
+    const ssim2gst::PairedRef & ref, bool skipped, bool unaligned,
+    const ssim2gst::FrameTimes & times)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const gchar *pad_name = r.name.c_str ();
@@ -406,7 +407,7 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
     row.running_time = times.running_time;
     row.duration = times.duration;
     row.score = *score;
-    row.ref_frame = ref_frame;
+    row.ref_frame = ref.frame;
     if (post) {
       GstSsim2ScoreMessage m;
       gst_ssim2_score_message_init (&m);
@@ -414,6 +415,7 @@ gst_ssim2_compare_report_pair (GstSsim2Compare * self, Rendition & r,
       m.pad = pad_name;
       m.ref_transfer = pad_transfer (priv->ref);
       m.dist_transfer = pad_transfer (r.st);
+      m.ref_running_time = ref.running_time;
       GstStructure *s = gst_ssim2_score_message_to_structure (&m);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));

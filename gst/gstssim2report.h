@@ -60,14 +60,13 @@ std::string gst_ssim2_compare_pad_prefix (GstSsim2Compare * self,
 /* Reports a frame of @r leaving the element (r.st.frames counts it
  * already): scored (@score not NULL: its meta on *@buf, which may be
  * replaced by a writable copy, for the `dist` pad; the message, the stats
- * row, the window, the threshold warning) against ref frame @ref_frame of
- * the measurement (from 0), skipped for lateness (@skipped: the window
+ * row, the window, the threshold warning) against ref frame @ref, skipped for lateness (@skipped: the window
  * only), unaligned (alignment=content found no sure partner: the window
  * only) or unscored otherwise (nothing). */
 void gst_ssim2_compare_report_pair (GstSsim2Compare * self,
     ssim2gst::Rendition & r, GstBuffer ** buf, const double *score,
-    guint64 index, gint64 ref_frame, bool skipped, bool unaligned,
-    const ssim2gst::FrameTimes & times);
+    guint64 index, const ssim2gst::PairedRef & ref, bool skipped,
+    bool unaligned, const ssim2gst::FrameTimes & times);
 
 /* @r's pad has ended: sets r.ended_first and, when one input ended while
  * the other still had frames, posts the STREAM/FAILED warning that says

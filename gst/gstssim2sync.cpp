@@ -106,6 +106,9 @@ struct ContentSync {
   /* Frames that left unscored at their deadline before their decision
    * came (live): the next decisions are theirs, and are ignored. */
   guint64 gone = 0;
+  /* The aligner's index of the next decision: held.front() is frame
+   * decided_to + gone. */
+  gint64 decided_to = 0;
 
   ~ContentSync ()
   {
@@ -561,7 +564,10 @@ take_refs (GstSsim2Compare * self, bool *progressed)
       gst_buffer_unref (buf);
       continue;
     }
-    /* When the next ref frame is due (live deadlines). */
+    RefFrame f;
+    f.buf = buf;
+    /* Its running time (the messages name it by), and when the next ref
+     * frame is due (live deadlines). */
     const GstClockTime pts = GST_BUFFER_PTS (buf);
     if (GST_CLOCK_TIME_IS_VALID (pts)) {
       GstClockTime end = pts;
@@ -573,12 +579,12 @@ take_refs (GstSsim2Compare * self, bool *progressed)
         end += gst_util_uint64_scale (GST_SECOND, d, n);
       }
       GST_OBJECT_LOCK (self->ref_pad);
+      f.running_time = gst_segment_to_running_time (&self->ref_pad->segment,
+          GST_FORMAT_TIME, pts);
       priv->sync_ref_due = gst_segment_to_running_time (&self->ref_pad->segment,
           GST_FORMAT_TIME, end);
       GST_OBJECT_UNLOCK (self->ref_pad);
     }
-    RefFrame f;
-    f.buf = buf;
     if (job->signature)
       f.signature = std::move (job->signature);
     else
@@ -629,6 +635,33 @@ sync_state_name (Aligner::EventKind kind)
   }
 }
 
+/* The running times of a lock's first frame and of its partner, as far as
+ * the two are still held (a lock's frame is: its decision comes after the
+ * event; its partner unless the ref queue was trimmed past it). */
+static void
+lock_running_times (GstSsim2Compare * self, const Rendition & r,
+    const Aligner::Event & ev, GstSsim2SyncMessage * m)
+{
+  GstSsim2ComparePrivate *priv = self->priv;
+  const ContentSync & s = *r.sync;
+  const gint64 held_at = ev.dist_index - s.decided_to - (gint64) s.gone;
+  if (held_at >= 0 && held_at < (gint64) s.held.size ()) {
+    const GstClockTime pts = GST_BUFFER_PTS (s.held[held_at]);
+    if (GST_CLOCK_TIME_IS_VALID (pts)) {
+      GST_OBJECT_LOCK (r.pad);
+      m->running_time = gst_segment_to_running_time (&r.pad->segment,
+          GST_FORMAT_TIME, pts);
+      GST_OBJECT_UNLOCK (r.pad);
+    }
+  }
+  const gint64 ref_index = ev.dist_index + ev.offset;
+  if (ref_index < 0)
+    return;
+  const guint64 seq = s.origin + (guint64) ref_index;
+  if (seq >= priv->ref_base && seq - priv->ref_base < priv->ref_queue.size ())
+    m->ref_running_time = priv->ref_queue[seq - priv->ref_base].running_time;
+}
+
 static void
 post_sync_message (GstSsim2Compare * self, const Rendition & r,
     const Aligner::Event & ev)
@@ -640,6 +673,8 @@ post_sync_message (GstSsim2Compare * self, const Rendition & r,
   m.frame = (guint64) ev.dist_index;
   m.offset = ev.offset;
   m.confidence = ev.confidence;
+  if (ev.kind != Aligner::EventKind::kLost)
+    lock_running_times (self, r, ev, &m);
   gst_ssim2_compare_post_sync (self, m);
 }
 
@@ -661,7 +696,7 @@ send_unscored (GstSsim2Compare * self, Rendition & r, GstBuffer * buf,
     gst_buffer_unref (buf);
     return ret;
   }
-  return gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, index, -1,
+  return gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, index, {},
       skipped, unaligned);
 }
 
@@ -676,7 +711,7 @@ gst_ssim2_compare_content_release_held (GstSsim2Compare * self, Rendition & r)
   GstFlowReturn ret = GST_FLOW_OK;
   for (GstBuffer *buf : held) {
     if (ret == GST_FLOW_OK)
-      ret = gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, 0, -1,
+      ret = gst_ssim2_compare_push_dist_buffer (self, r, buf, nullptr, 0, {},
           false);
     else
       gst_buffer_unref (buf);
@@ -726,7 +761,8 @@ act_on (GstSsim2Compare * self, const RenditionPtr & rendition,
   p.rendition = rendition;
   p.ref.reset (gst_buffer_ref (ref->buf));
   p.ref_seq = seq;
-  p.ref_frame = d.ref_index;
+  p.partner.frame = d.ref_index;
+  p.partner.running_time = ref->running_time;
   p.dist.reset (buf);
   p.index = index;
   pending.push_back (std::move (p));
@@ -1048,6 +1084,7 @@ gst_ssim2_compare_step_content (GstSsim2Compare * self,
     if ((s.held.empty () && s.gone == 0) || !s.aligner->NextDecision (&d))
       break;
     took = true;
+    s.decided_to = d.dist_index + 1;
     if (s.gone > 0) {
       s.gone--;                 /* the frame left at its deadline */
       continue;

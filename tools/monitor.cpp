@@ -75,7 +75,6 @@ struct Feed {
   std::mutex mutex;              // caps and discont, streaming thread vs main loop
   GstCaps* caps = nullptr;       // the caps last set on the appsrc
   bool discont = true;           // mark the next frame DISCONT
-  FrameStamps stamps;            // when its frames were handed to the element
 };
 
 class Monitor {
@@ -90,7 +89,8 @@ class Monitor {
   void OnInputDown(Feed* feed);
   void OnElementMessage(GstMessage* msg);
   GstClockTime RunningTime() const;
-  void MeasureLag(const std::string& rendition, std::int64_t frame, std::int64_t ref_frame);
+  void MeasureLag(const std::string& rendition, GstClockTime running_time,
+                  GstClockTime ref_running_time);
   void ControlDelay();
   static gboolean OnBus(GstBus*, GstMessage*, gpointer);
   static gboolean OnTick(gpointer);
@@ -236,10 +236,8 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
   }
   // The element more than the feed's queue behind (the machine cannot keep
   // up): the new frame is dropped here, and counted. Not the oldest inside a
-  // leaky appsrc: GStreamer 1.22's does not count its drops, and a frame
-  // that vanished after its stamp would shift the frame numbers that the
-  // reference delay reads its lags by. Alignment takes the gap as dropped
-  // frames.
+  // leaky appsrc: GStreamer 1.22's does not count its drops. Alignment
+  // takes the gap as dropped frames.
   GstAppSrc* src = GST_APP_SRC(feed->appsrc);
   if (gst_app_src_get_current_level_buffers(src) >= kAppsrcMaxBuffers ||
       gst_app_src_get_current_level_time(src) >= kAppsrcMaxTime) {
@@ -259,7 +257,6 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
     }
     if (feed->discont) GST_BUFFER_FLAG_SET(out, GST_BUFFER_FLAG_DISCONT);
     feed->discont = false;
-    feed->stamps.Add(static_cast<double>(running_time) / GST_SECOND);
   }
   metrics_->FrameSent(feed->name);
   gst_app_src_push_buffer(src, out);
@@ -277,28 +274,20 @@ GstClockTime Monitor::RunningTime() const {
   return running_time;
 }
 
-// A pair (or a lock) of the element: its frame numbers, as each pad counted
-// them, name the times their frames crossed over, whose difference is how
-// long the element held the reference frame for the rendition's. The
-// element numbers each pad's frames from 0 since the scoring pipeline
-// started (an aligner's first reference frame is the first queued for its
-// rendition: the first of all, as none is sent before a rendition is up).
-// A frame a feed drops (the element more than its max-time behind) is
-// dropped before its stamp (OnFrame): the numbers stay the element's.
-void Monitor::MeasureLag(const std::string& rendition, std::int64_t frame,
-                         std::int64_t ref_frame) {
-  if (!delay_control_) return;
-  std::optional<double> ref_t, dist_t;
-  {
-    std::lock_guard<std::mutex> lock(ref_.mutex);
-    ref_t = ref_.stamps.At(ref_frame);
+// A pair (or a lock) of the element: the running times of its two frames,
+// which are the times they crossed over (each frame is stamped with the
+// running time it crossed at, OnFrame), so their difference is how long the
+// element held the reference frame for the rendition's. Times, not frame
+// numbers: no frame a feed or the element dropped, no restart of an input
+// and no aligner's origin shifts them.
+void Monitor::MeasureLag(const std::string& rendition, GstClockTime running_time,
+                         GstClockTime ref_running_time) {
+  if (!delay_control_ || !GST_CLOCK_TIME_IS_VALID(running_time) ||
+      !GST_CLOCK_TIME_IS_VALID(ref_running_time)) {
+    return;
   }
-  for (auto& r : renditions_) {
-    if (r->name != rendition) continue;
-    std::lock_guard<std::mutex> lock(r->mutex);
-    dist_t = r->stamps.At(frame);
-  }
-  if (ref_t && dist_t) delay_control_->Measured(rendition, *ref_t, *dist_t);
+  delay_control_->Measured(rendition, static_cast<double>(ref_running_time) / GST_SECOND,
+                           static_cast<double>(running_time) / GST_SECOND);
 }
 
 // --reference-delay auto, on each tick: the delay the renditions' lags call
@@ -350,7 +339,7 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     const std::string& name = RenditionOfPad(score.pad);
     if (name.empty()) return;
     metrics_->Score(name, score.score, score.offset, now);
-    MeasureLag(name, static_cast<std::int64_t>(score.frame), score.ref_frame);
+    MeasureLag(name, score.running_time, score.ref_running_time);
     auto log = logs_.find(name);
     if (log == logs_.end()) return;
     std::string error;
@@ -377,10 +366,7 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     metrics_->Sync(name, locked, sync.offset);
     if (delay_control_) {
       delay_control_->Locked(name, locked);
-      if (locked) {
-        MeasureLag(name, static_cast<std::int64_t>(sync.frame),
-                   static_cast<std::int64_t>(sync.frame) + sync.offset);
-      }
+      if (locked) MeasureLag(name, sync.running_time, sync.ref_running_time);
     }
     Log("rendition " + name + ": alignment " + sync.state + " at offset " +
         std::to_string(sync.offset) + " frames");
@@ -415,13 +401,11 @@ gboolean Monitor::OnBus(GstBus*, GstMessage* msg, gpointer data) {
         for (Feed* f : {&self->ref_}) {
           std::lock_guard<std::mutex> lock(f->mutex);
           gst_caps_replace(&f->caps, nullptr);
-          f->stamps.Reset();
         }
         for (auto& r : self->renditions_) {
           std::lock_guard<std::mutex> lock(r->mutex);
           gst_caps_replace(&r->caps, nullptr);
           r->discont = true;
-          r->stamps.Reset();
         }
         if (self->delay_control_) self->delay_control_->Restart();
         gst_element_set_state(self->pipeline_, GST_STATE_PLAYING);

@@ -7,20 +7,6 @@
 namespace ssim2 {
 namespace monitor {
 
-void FrameStamps::Add(double t) {
-  if (ring_.size() < capacity_) ring_.push_back(t);
-  else ring_[count_ % capacity_] = t;
-  count_++;
-}
-
-std::optional<double> FrameStamps::At(std::int64_t number) const {
-  if (number < 0 || static_cast<std::uint64_t>(number) >= count_ ||
-      count_ - static_cast<std::uint64_t>(number) > ring_.size()) {
-    return std::nullopt;
-  }
-  return ring_[static_cast<std::uint64_t>(number) % capacity_];
-}
-
 std::optional<double> ChooseReferenceDelay(double current_s,
                                            const std::vector<RenditionLag>& renditions,
                                            const DelayPolicy& policy) {

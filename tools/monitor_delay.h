@@ -5,13 +5,12 @@
 //
 // The lag of a rendition is measured from the element's own pairs: the time
 // a rendition frame crossed into the scoring pipeline minus the time its
-// partner reference frame did (FrameStamps keeps those times by the
-// element's frame numbers). The delay the reference should have follows from
+// partner reference frame did (the running times the element's score and
+// lock messages give both frames, as each is stamped when it crosses). The delay the reference should have follows from
 // the lags (ChooseReferenceDelay); ReferenceDelayControl keeps the lags and
 // the delay in use over time. No GStreamer, so that tests can call it.
 #pragma once
 
-#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,29 +18,6 @@
 
 namespace ssim2 {
 namespace monitor {
-
-// The times (seconds of the scoring pipeline's running time) at which the
-// last frames of one input were handed to the element, by their number on
-// its pad (from 0, as the element counts them). Holds the last `capacity`.
-class FrameStamps {
- public:
-  explicit FrameStamps(std::size_t capacity = 1 << 14) : capacity_(capacity) {}
-  // The next frame's time; its number is the count of frames before it.
-  void Add(double t);
-  // The time of frame `number`, if it is still held.
-  std::optional<double> At(std::int64_t number) const;
-  std::uint64_t count() const { return count_; }
-  // The element starts counting again (the scoring pipeline restarted).
-  void Reset() {
-    count_ = 0;
-    ring_.clear();
-  }
-
- private:
-  std::size_t capacity_;
-  std::uint64_t count_ = 0;
-  std::vector<double> ring_;
-};
 
 struct DelayPolicy {
   // The lag left to the least-late rendition: decoded reference frames the

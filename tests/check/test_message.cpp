@@ -44,7 +44,7 @@ const char* const kScoreWire =
     "stream-time=(guint64)2000, running-time=(guint64)3000, "
     "duration=(guint64)18446744073709551615, pad=(string)dist_1, frame=(guint64)9, "
     "ref-frame=(gint64)5, offset=(gint64)-4, ref-transfer=(string)PQ, "
-    "dist-transfer=(string)HLG;";
+    "dist-transfer=(string)HLG, ref-running-time=(guint64)2500;";
 const char* const kIntervalWire =
     "ssim2-interval, pad=(string)dist, frames=(guint64)30, skipped=(guint64)2, "
     "mean=(double)80.5, min=(double)70, p5=(double)71, max=(double)90, start=(guint64)0, "
@@ -59,7 +59,8 @@ const char* const kSummaryWire =
     "ref-transfer=(string)sRGB, dist-transfer=(string)linear;";
 const char* const kSyncWire =
     "ssim2-sync, pad=(string)dist_1, state=(string)relocked, frame=(guint64)42, "
-    "offset=(gint64)-7, confidence=(double)0.75;";
+    "offset=(gint64)-7, confidence=(double)0.75, running-time=(guint64)1400000000, "
+    "ref-running-time=(guint64)1166666666;";
 
 // Member `i` of `msg` (each is 8 bytes) holds field `i` of `s`.
 template <typename Msg>

@@ -490,22 +490,6 @@ TEST(ReferenceDelayControl, ForgetsLostLocksAndRestarts) {
   EXPECT_FALSE(c.lag_s("b"));
 }
 
-TEST(FrameStamps, ByFrameNumberWithinItsCapacity) {
-  FrameStamps s(4);
-  EXPECT_FALSE(s.At(0));
-  for (int i = 0; i < 6; ++i) s.Add(i * 0.04);
-  EXPECT_EQ(s.count(), 6u);
-  EXPECT_FALSE(s.At(1));  // gone: only the last 4 are held
-  EXPECT_EQ(s.At(2), 0.08);
-  EXPECT_EQ(s.At(5), 0.2);
-  EXPECT_FALSE(s.At(6));
-  EXPECT_FALSE(s.At(-1));
-  s.Reset();
-  EXPECT_FALSE(s.At(0));
-  s.Add(1.0);
-  EXPECT_EQ(s.At(0), 1.0);
-}
-
 }  // namespace
 }  // namespace monitor
 }  // namespace ssim2

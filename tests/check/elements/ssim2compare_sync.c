@@ -137,13 +137,23 @@ typedef struct
   guint64 frame;
   gint64 ref_frame;
   gdouble score;
+  GstClockTime running_time, ref_running_time;
 } Pair;
+
+/* A locked or relocked message. */
+typedef struct
+{
+  guint64 frame;
+  gint64 offset;
+  GstClockTime running_time, ref_running_time;
+} Lock;
 
 /* What one rendition reported. */
 typedef struct
 {
   GArray *pairs;                /* Pair, in order */
   GArray *lock_offsets;         /* gint64: offset of each locked/relocked */
+  GArray *locks;                /* Lock: each locked/relocked */
   guint losses;
   gboolean have_summary;
   guint64 frames, unmatched_dist, dropped, repeated, unaligned;
@@ -155,6 +165,7 @@ report_init (Report * r)
   memset (r, 0, sizeof *r);
   r->pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
   r->lock_offsets = g_array_new (FALSE, FALSE, sizeof (gint64));
+  r->locks = g_array_new (FALSE, FALSE, sizeof (Lock));
 }
 
 static void
@@ -162,6 +173,7 @@ report_clear (Report * r)
 {
   g_array_unref (r->pairs);
   g_array_unref (r->lock_offsets);
+  g_array_unref (r->locks);
 }
 
 /* Reads the messages of pad @pad from @bus into @r (the others stay). */
@@ -180,7 +192,9 @@ collect (GstBus * bus, const gchar * pad, Report * r)
     gboolean mine = FALSE;
     if (gst_ssim2_score_message_parse_message (m, &score)) {
       if ((mine = g_strcmp0 (score.pad, pad) == 0)) {
-        Pair p = { score.frame, score.ref_frame, score.score };
+        Pair p = { score.frame, score.ref_frame, score.score,
+          score.running_time, score.ref_running_time
+        };
         fail_unless_equals_int64 (score.offset,
             score.ref_frame - (gint64) score.frame);
         g_array_append_val (r->pairs, p);
@@ -203,6 +217,10 @@ collect (GstBus * bus, const gchar * pad, Report * r)
                   "relocked" : "locked") == 0, "state %s", sync.state);
           fail_unless (sync.confidence > 0 && sync.confidence <= 1);
           g_array_append_val (r->lock_offsets, sync.offset);
+          Lock lock = { sync.frame, sync.offset, sync.running_time,
+            sync.ref_running_time
+          };
+          g_array_append_val (r->locks, lock);
         }
       }
     }
@@ -264,7 +282,9 @@ hand_aligned_report (const Clip * c, const GArray * pairs, Report * hand)
 
 /* No wrong pair; at least 95 % of the frames that have a partner scored
  * (unless @still: still content is unaligned by rule); the summary counts
- * every frame; every score that of the hand-aligned run. */
+ * every frame; every score that of the hand-aligned run; every pair and
+ * lock names its two frames' running times (the harness's segments start
+ * at 0: a frame's running time is its PTS). */
 static void
 check_pairs (const Clip * c, const Report * r, gboolean still)
 {
@@ -275,6 +295,15 @@ check_pairs (const Clip * c, const Report * r, gboolean still)
     const Pair *p = &g_array_index (r->pairs, Pair, i);
     fail_unless (p->frame < c->shown->len);
     fail_unless_equals_int64 (p->ref_frame, partner (c, (guint) p->frame));
+    fail_unless_equals_uint64 (p->running_time, p->frame * FRAME_DUR);
+    fail_unless_equals_uint64 (p->ref_running_time,
+        c->ref_base + (guint64) p->ref_frame * FRAME_DUR);
+  }
+  for (guint i = 0; i < r->locks->len; i++) {
+    const Lock *l = &g_array_index (r->locks, Lock, i);
+    fail_unless_equals_uint64 (l->running_time, l->frame * FRAME_DUR);
+    fail_unless_equals_uint64 (l->ref_running_time,
+        c->ref_base + (guint64) ((gint64) l->frame + l->offset) * FRAME_DUR);
   }
   fail_unless (still || r->pairs->len * 100 >= with_partner * 95,
       "%u of %u frames with a partner scored", r->pairs->len, with_partner);

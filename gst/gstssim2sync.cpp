@@ -106,8 +106,11 @@ struct ContentSync {
   /* Frames that left unscored at their deadline before their decision
    * came (live): the next decisions are theirs, and are ignored. */
   guint64 gone = 0;
-  /* The aligner's index of the next decision: held.front() is frame
-   * decided_to + gone. */
+  /* The running times of the frames pushed and not decided yet (held, or
+   * gone at their deadline), oldest first: the first is the aligner's
+   * frame decided_to, the next decision's. A lock's messages name its
+   * first frame's. */
+  std::deque<GstClockTime> undecided_times;
   gint64 decided_to = 0;
 
   ~ContentSync ()
@@ -635,31 +638,31 @@ sync_state_name (Aligner::EventKind kind)
   }
 }
 
-/* The running times of a lock's first frame and of its partner, as far as
- * the two are still held (a lock's frame is: its decision comes after the
- * event; its partner unless the ref queue was trimmed past it). */
+/* The running times of a lock's first frame (its decision comes after the
+ * event: still undecided) and of its partner (unless the ref queue was
+ * trimmed past it). */
 static void
 lock_running_times (GstSsim2Compare * self, const Rendition & r,
     const Aligner::Event & ev, GstSsim2SyncMessage * m)
 {
   GstSsim2ComparePrivate *priv = self->priv;
   const ContentSync & s = *r.sync;
-  const gint64 held_at = ev.dist_index - s.decided_to - (gint64) s.gone;
-  if (held_at >= 0 && held_at < (gint64) s.held.size ()) {
-    const GstClockTime pts = GST_BUFFER_PTS (s.held[held_at]);
-    if (GST_CLOCK_TIME_IS_VALID (pts)) {
-      GST_OBJECT_LOCK (r.pad);
-      m->running_time = gst_segment_to_running_time (&r.pad->segment,
-          GST_FORMAT_TIME, pts);
-      GST_OBJECT_UNLOCK (r.pad);
-    }
-  }
+  const gint64 at = ev.dist_index - s.decided_to;
+  if (at >= 0 && at < (gint64) s.undecided_times.size ())
+    m->running_time = s.undecided_times[at];
   const gint64 ref_index = ev.dist_index + ev.offset;
   if (ref_index < 0)
     return;
   const guint64 seq = s.origin + (guint64) ref_index;
   if (seq >= priv->ref_base && seq - priv->ref_base < priv->ref_queue.size ())
     m->ref_running_time = priv->ref_queue[seq - priv->ref_base].running_time;
+  GST_DEBUG_OBJECT (self, "%s: lock at frame %" G_GINT64_FORMAT " (%"
+      G_GINT64_FORMAT " undecided from %" G_GINT64_FORMAT "), ref frame %"
+      G_GUINT64_FORMAT " (ref queue %" G_GUINT64_FORMAT " + %zu): running "
+      "times %" GST_TIME_FORMAT ", ref %" GST_TIME_FORMAT, r.name.c_str (),
+      ev.dist_index, (gint64) s.undecided_times.size (), s.decided_to, seq,
+      priv->ref_base, priv->ref_queue.size (), GST_TIME_ARGS (m->running_time),
+      GST_TIME_ARGS (m->ref_running_time));
 }
 
 static void
@@ -889,6 +892,14 @@ feed_dist_head (GstSsim2Compare * self, Rendition & r, bool *took)
   if (!buf)
     return GST_FLOW_OK;         /* flushed meanwhile */
   s.held.push_back (buf);
+  GstClockTime rt = GST_CLOCK_TIME_NONE;
+  if (GST_BUFFER_PTS_IS_VALID (buf)) {
+    GST_OBJECT_LOCK (r.pad);
+    rt = gst_segment_to_running_time (&r.pad->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+    GST_OBJECT_UNLOCK (r.pad);
+  }
+  s.undecided_times.push_back (rt);
   s.signing.push_back (std::move (signing));
   return GST_FLOW_OK;
 }
@@ -1085,6 +1096,8 @@ gst_ssim2_compare_step_content (GstSsim2Compare * self,
       break;
     took = true;
     s.decided_to = d.dist_index + 1;
+    if (!s.undecided_times.empty ())
+      s.undecided_times.pop_front ();
     if (s.gone > 0) {
       s.gone--;                 /* the frame left at its deadline */
       continue;

@@ -3,15 +3,22 @@
 
     scripts/monitor-soak.py [--minutes 30] [--size 192x108] [--fps 25] [--build build]
 
-A live source (a moving test pattern, H.264 in MPEG-TS over UDP) and two
-transcoders of it (decoded, scaled to half size, x264 at a low bitrate, sent
-1 s late), all gst-launch-1.0 processes on 127.0.0.1, feed one monitor
-(CPU backend). Transcoder `b` is killed every --down-every seconds and started
+A live source (H.264 in MPEG-TS over UDP) and two transcoders of it
+(decoded, scaled to half size, x264 at a low bitrate, sent --latency seconds
+late by a queue), all gst-launch-1.0 processes on 127.0.0.1, feed one monitor
+(CPU backend). The source's pictures never repeat (blocks of random grey
+levels, new every frame): a scrolling test pattern repeats every width /
+speed frames, and content alignment may then pair a frame with a copy of
+its partner one period away (docs/MONITOR.md, "Content that repeats"). The
+transcoders hold their delay with a queue and send as they receive: with
+udpsink sync=true and a ts-offset, a transcoder fed MPEG-TS over UDP fell
+behind by 0.83 % (a second every two minutes), and its lag grew all run. Transcoder `b` is killed every --down-every seconds and started
 again --down-for seconds later, so that the monitor sees one rendition go down
 and come back while the other goes on. Every --sample seconds the script
 records the monitor's resident memory (VmRSS), the element's held reference
 frames and bytes (ssim2_reference_frames_held, ssim2_reference_bytes_held in
-/metrics) and the frames scored per rendition, into --csv.
+/metrics), the frames scored per rendition, the renditions' lags
+(ssim2_rendition_lag_seconds) and the reference delay, into --csv.
 
 At the end it prints the figures and a verdict. After a warm-up (the first
 --warmup seconds), memory is FLAT when it has no upward trend:
@@ -22,7 +29,8 @@ At the end it prints the figures and a verdict. After a warm-up (the first
     one rendition re-acquiring needs on top, 2 windows and a block:
     2 x (2 x fps) + 10 frames with the 2 s window; averages, since the most
     held at once depends on whether a sample falls in a re-acquisition);
-and each return of `b` was scored again. Exit 0 when flat, 1 when not.
+and each return of `b` was scored again, and `a` was still scored in the
+last third. Exit 0 when flat, 1 when not.
 A trend rather than a fixed bound: how many frames are held at once depends on
 how far the monitor runs behind the sources (the machine's speed) and on when
 the renditions re-acquire, but not on the run's length unless something grows.
@@ -85,9 +93,15 @@ def main():
     p.add_argument("--held-slack", type=int, default=0,
                    help="frames; 0: 2 x window + 10 (one re-acquisition)")
     p.add_argument("--csv", default="monitor-soak.csv")
+    p.add_argument("--reference-delay", default="off",
+                   help="the monitor's --reference-delay (off, auto or SECONDS)")
+    p.add_argument("--latency", type=float, default=1.0,
+                   help="seconds the transcoders send late")
+    p.add_argument("--sync-window", type=float, default=2.0,
+                   help="the monitor's --sync-window (seconds)")
     a = p.parse_args()
     w, h = (int(x) for x in a.size.split("x"))
-    window = 2 * a.fps  # --sync-window 2
+    window = round(a.sync_window * a.fps)
     held_slack = a.held_slack or 2 * window + 10
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     exe = os.path.join(root, a.build, "tools", "ssim2")
@@ -98,8 +112,9 @@ def main():
 
     mon_ref, mon_a, mon_b = free_udp_port(), free_udp_port(), free_udp_port()
     tx_a, tx_b = free_udp_port(), free_udp_port()
-    source = gst(f"videotestsrc is-live=true pattern=smpte horizontal-speed=2 "
-                 f"! video/x-raw,width={w},height={h},framerate={a.fps}/1 "
+    source = gst(f"videotestsrc is-live=true pattern=snow "
+                 f"! video/x-raw,format=I420,width=16,height=9,framerate={a.fps}/1 "
+                 f"! videoscale method=nearest-neighbour ! video/x-raw,width={w},height={h} "
                  f"! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={a.fps} "
                  f"bitrate=1500 ! mpegtsmux ! multiudpsink sync=false "
                  f"clients=127.0.0.1:{mon_ref},127.0.0.1:{tx_a},127.0.0.1:{tx_b}")
@@ -109,7 +124,9 @@ def main():
                    f"! h264parse ! avdec_h264 ! videoscale ! video/x-raw,width={w // 2},"
                    f"height={h // 2} ! x264enc tune=zerolatency speed-preset=ultrafast "
                    f"key-int-max={a.fps} bitrate=250 ! mpegtsmux "
-                   f"! udpsink host=127.0.0.1 port={out_port} sync=true ts-offset=1000000000")
+                   f"! queue min-threshold-time={int(a.latency * 1e9)} max-size-time=0 "
+                   f"max-size-buffers=0 max-size-bytes=0 "
+                   f"! udpsink host=127.0.0.1 port={out_port} sync=false")
 
     transcoders = {"a": transcoder(tx_a, mon_a), "b": transcoder(tx_b, mon_b)}
     err_path = os.path.abspath(a.csv) + ".stderr"
@@ -117,8 +134,10 @@ def main():
     monitor = subprocess.Popen(
         [exe, "monitor", "--listen", "127.0.0.1:0", "--backend", "cpu",
          "--ref", f"udp://127.0.0.1:{mon_ref}", "--dist", f"a=udp://127.0.0.1:{mon_a}",
-         "--dist", f"b=udp://127.0.0.1:{mon_b}", "--sync-window", "2", "--interval", "10",
-         "--stall-timeout", "3", "--max-backoff", "2"], stderr=err, env=env)
+         "--dist", f"b=udp://127.0.0.1:{mon_b}", "--sync-window", f"{a.sync_window:g}",
+         "--interval", "10",
+         "--stall-timeout", "3", "--max-backoff", "2",
+         "--reference-delay", a.reference_delay], stderr=err, env=env)
     url = None
     for _ in range(600):
         with open(err_path, errors="replace") as f:
@@ -161,6 +180,11 @@ def main():
                 "b_up": int(m.get(key("ssim2_input_up", input="b"), 0)),
                 "a_scored": int(m.get(key("ssim2_frames_total", rendition="a", result="scored"), 0)),
                 "b_scored": int(m.get(key("ssim2_frames_total", rendition="b", result="scored"), 0)),
+                "a_lag_s": round(m.get(key("ssim2_rendition_lag_seconds", rendition="a"),
+                                       float("nan")), 3),
+                "b_lag_s": round(m.get(key("ssim2_rendition_lag_seconds", rendition="b"),
+                                       float("nan")), 3),
+                "delay_s": round(m.get(key("ssim2_reference_delay_seconds"), 0.0), 3),
             }
             for r in returns:
                 if r[1] is None:
@@ -209,8 +233,14 @@ def main():
           f"({rows[-1]['held_bytes']} bytes)")
     print(f"scored: a {rows[-1]['a_scored']}, b {rows[-1]['b_scored']}; b came back "
           f"{len(returns)} times, scored again after {scored_again}")
+    lags = [r["a_lag_s"] for r in steady if r["a_lag_s"] == r["a_lag_s"]]
+    delays = [r["delay_s"] for r in steady]
+    if lags:
+        print(f"a's lag after the warm-up: {min(lags):.2f} to {max(lags):.2f} s; reference delay "
+              f"{min(delays):.2f} to {max(delays):.2f} s (the transcoders {a.latency:g} s late)")
+    a_still_scored = last[-1]["a_scored"] > last[0]["a_scored"]
     flat = (rss_last <= rss_first + a.rss_slack and held_last <= held_first + held_slack and
-            scored_again == len(returns) and rows[-1]["a_scored"] > rows[0]["a_scored"])
+            scored_again == len(returns) and a_still_scored)
     print("FLAT" if flat else "NOT FLAT")
     return 0 if flat else 1
 

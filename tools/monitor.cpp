@@ -277,17 +277,19 @@ GstClockTime Monitor::RunningTime() const {
 // A pair (or a lock) of the element: the running times of its two frames,
 // which are the times they crossed over (each frame is stamped with the
 // running time it crossed at, OnFrame), so their difference is how long the
-// element held the reference frame for the rendition's. Times, not frame
-// numbers: no frame a feed or the element dropped, no restart of an input
-// and no aligner's origin shifts them.
+// element held the reference frame for the rendition's: its lag behind the
+// reference as delayed now. Times, not frame numbers: no frame a feed or
+// the element dropped, no restart of an input and no aligner's origin
+// shifts them.
 void Monitor::MeasureLag(const std::string& rendition, GstClockTime running_time,
                          GstClockTime ref_running_time) {
-  if (!delay_control_ || !GST_CLOCK_TIME_IS_VALID(running_time) ||
-      !GST_CLOCK_TIME_IS_VALID(ref_running_time)) {
+  if (!GST_CLOCK_TIME_IS_VALID(running_time) || !GST_CLOCK_TIME_IS_VALID(ref_running_time)) {
     return;
   }
-  delay_control_->Measured(rendition, static_cast<double>(ref_running_time) / GST_SECOND,
-                           static_cast<double>(running_time) / GST_SECOND);
+  const double ref_t = static_cast<double>(ref_running_time) / GST_SECOND;
+  const double dist_t = static_cast<double>(running_time) / GST_SECOND;
+  metrics_->Lag(rendition, dist_t - ref_t);
+  if (delay_control_) delay_control_->Measured(rendition, ref_t, dist_t);
 }
 
 // --reference-delay auto, on each tick: the delay the renditions' lags call
@@ -364,10 +366,8 @@ void Monitor::OnElementMessage(GstMessage* msg) {
     if (name.empty()) return;
     const bool locked = g_strcmp0(sync.state, "lost") != 0;
     metrics_->Sync(name, locked, sync.offset);
-    if (delay_control_) {
-      delay_control_->Locked(name, locked);
-      if (locked) MeasureLag(name, sync.running_time, sync.ref_running_time);
-    }
+    if (delay_control_) delay_control_->Locked(name, locked);
+    if (locked) MeasureLag(name, sync.running_time, sync.ref_running_time);
     Log("rendition " + name + ": alignment " + sync.state + " at offset " +
         std::to_string(sync.offset) + " frames");
   }

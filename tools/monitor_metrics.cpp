@@ -116,6 +116,8 @@ void Metrics::InputDown(const std::string& input, const std::string& reason, dou
   in.state = "down";
   in.downs++;
   in.last_error = reason;
+  auto r = renditions_.find(input);
+  if (r != renditions_.end()) r->second.lag_s.reset();  // measured again once back
 }
 
 bool Metrics::InputUp(const std::string& input) const {
@@ -182,6 +184,11 @@ void Metrics::Sync(const std::string& rendition, bool locked, std::int64_t offse
   r.locked = locked;
   r.offset = offset;
   r.has_offset = true;
+}
+
+void Metrics::Lag(const std::string& rendition, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  RenditionNamed(rendition).lag_s = seconds;
 }
 
 void Metrics::ReferenceHeld(std::uint64_t frames, std::uint64_t bytes) {
@@ -270,6 +277,10 @@ std::string Metrics::OpenMetricsText(double now) const {
   per_rendition("ssim2_alignment_offset_frames", "gauge",
                 "Reference frame minus rendition frame of the last pair or lock.",
                 [](const Rendition& r) { return r.has_offset ? static_cast<double>(r.offset) : kNaN; });
+  per_rendition("ssim2_rendition_lag_seconds", "gauge",
+                "How long after its partner reference frame the rendition's last paired "
+                "frame reached the scoring element (NaN: not measured).",
+                [](const Rendition& r) { return r.lag_s.value_or(kNaN); });
   per_rendition("ssim2_alignment_locked", "gauge",
                 "1 while content alignment holds a lock on the rendition.",
                 [](const Rendition& r) { return r.locked ? 1.0 : 0.0; });
@@ -351,7 +362,8 @@ std::string Metrics::StateJson(double now) const {
            ",\"dropped\":" + std::to_string(r.dropped) +
            ",\"sent\":" + std::to_string(r.sent) + "},\"reference_held\":" +
            std::to_string(r.reference_held) + ",\"offset\":" +
-           (r.has_offset ? std::to_string(r.offset) : "null") + ",\"locked\":" +
+           (r.has_offset ? std::to_string(r.offset) : "null") + ",\"lag_seconds\":" +
+           (r.lag_s ? JsonNumber(*r.lag_s) : "null") + ",\"locked\":" +
            (r.locked ? "true" : "false") + ",\"alarm\":" + (r.alarm ? "true" : "false") +
            ",\"alarms\":" + std::to_string(r.alarms) + ",\"history\":" + points(r.history) +
            ",\"window_history\":" + points(r.window_history) + "}";

@@ -56,6 +56,12 @@ class Metrics {
   void Score(const std::string& rendition, double score, std::int64_t offset, double t);
   AlarmChange Window(const std::string& rendition, const WindowStats& w, double t);
   void Sync(const std::string& rendition, bool locked, std::int64_t offset);
+  // How long after its partner reference frame a frame of the rendition
+  // reached the scoring element, from a pair or a lock: its latency behind
+  // the reference as delayed (--reference-delay off: the transcoder's and
+  // the network's latency). Unknown again once the rendition's input goes
+  // down.
+  void Lag(const std::string& rendition, double seconds);
   // The element's reference frames held for the renditions, and the bytes of
   // their full frames (its held-ref-frames and held-ref-bytes).
   void ReferenceHeld(std::uint64_t frames, std::uint64_t bytes);
@@ -97,6 +103,7 @@ class Metrics {
     std::uint64_t reference_held = 0;  // reference frames held for it
     std::int64_t offset = 0;
     bool has_offset = false;
+    std::optional<double> lag_s;
     bool locked = false;
     bool alarm = false;
     std::uint64_t alarms = 0;

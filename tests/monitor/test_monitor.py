@@ -615,6 +615,14 @@ def case_long_latency(exe):
             check(delay_s - 2 <= delay <= delay_s + 1, f"reference delay {delay} s for a "
                   f"rendition {delay_s} s late")
             check(m.value("ssim2_alignment_locked", rendition="tx") == 1, "not locked")
+            # Its lag behind the delayed reference (the element's two running
+            # times of each pair): the delay took most of the 12 s out.
+            lag = m.value("ssim2_rendition_lag_seconds", rendition="tx")
+            check(-0.5 <= lag <= delay_s / 2, f"lag {lag} s behind the reference delayed "
+                  f"{delay} s, for a rendition {delay_s} s late")
+            state_lag = m.state()["renditions"][0]["lag_seconds"]
+            check(isinstance(state_lag, float) and -0.5 <= state_lag <= delay_s / 2,
+                  f"/api/state lag_seconds {state_lag}")
             check("alignment lost" not in m.stderr(), "the lock was lost while the delay grew:\n"
                   + m.stderr())
             check(0 < most <= bound, f"{most} bytes of decoded reference held (bound {bound})")
@@ -632,7 +640,8 @@ def case_long_latency(exe):
                     break
             check(state["seconds"] == before and state["bytes"] > 0,
                   f"/api/state reference_delay {state}, /metrics {before} s")
-            print(f"delay {delay:.2f} s: {scored(m, 'tx')} scored, at most {most} decoded bytes "
+            print(f"delay {delay:.2f} s, lag {lag:.2f} s: {scored(m, 'tx')} scored, "
+                  f"at most {most} decoded bytes "
                   f"held ({now_held} with the delay), {held} compressed bytes in the delay line")
             # Without the delay, the same rendition is found (signatures) but
             # its partners are beyond the bound: unaligned, not scored.
@@ -642,6 +651,12 @@ def case_long_latency(exe):
                   "a delay metric with --reference-delay off")
             n = scored(off, "tx")
             check(n < 10, f"{n} frames scored without the delay")
+            # Found, though not scored: its lag comes from the lock, the
+            # whole latency.
+            lag_off = off.value("ssim2_rendition_lag_seconds", rendition="tx")
+            check(delay_s - 2 <= lag_off <= delay_s + 3,
+                  f"lag {lag_off} s without the delay, for a rendition {delay_s} s late:\n"
+                  + "\n".join(line for line in off.stderr().splitlines() if "alignment" in line))
             print(f"without the delay: {off.value('ssim2_frames_total', rendition='tx', result='unaligned')}"
                   f" unaligned, {n} scored")
             for mon in monitors.values():

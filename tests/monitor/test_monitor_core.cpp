@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../assertions.h"
 #include "monitor_delay.h"
 #include "monitor_logs.h"
 #include "monitor_metrics.h"
@@ -20,6 +21,8 @@
 namespace ssim2 {
 namespace monitor {
 namespace {
+
+using ssim2::testing::Contains;
 
 bool Parse(const std::vector<std::string>& args, MonitorOptions* o, std::string* error) {
   bool help = false;
@@ -205,6 +208,28 @@ TEST(MonitorMetrics, ScoresWindowsAndInputs) {
   EXPECT_NE(json.find("\"last_error\":\"error: \\\"gone\\\"\\nbadly\""), std::string::npos)
       << json;
   EXPECT_NE(json.find("\"reference_held\":12,"), std::string::npos) << json;
+}
+
+// A rendition's lag: unknown before its first pair, the last measured, and
+// unknown again once its input went down (it may come back with another).
+TEST(MonitorMetrics, RenditionLag) {
+  Metrics m({"hd", "sd"}, std::nullopt);
+  m.InputOpening("hd", 10);
+  m.InputFrame("hd", 11);
+  EXPECT_EQ(SampleValue(m.OpenMetricsText(11), "ssim2_rendition_lag_seconds{rendition=\"hd\"}"),
+            "NaN");
+  m.Lag("hd", 1.25);
+  m.Lag("hd", 1.5);
+  m.Lag("sd", -0.5);  // ahead of the reference: shown as measured
+  std::string text = m.OpenMetricsText(12);
+  EXPECT_EQ(SampleValue(text, "ssim2_rendition_lag_seconds{rendition=\"hd\"}"), "1.5");
+  EXPECT_EQ(SampleValue(text, "ssim2_rendition_lag_seconds{rendition=\"sd\"}"), "-0.5");
+  EXPECT_TRUE(Contains(m.StateJson(12), "\"lag_seconds\":1.5,")) << m.StateJson(12);
+  m.InputDown("hd", "stalled", 13);
+  text = m.OpenMetricsText(13);
+  EXPECT_EQ(SampleValue(text, "ssim2_rendition_lag_seconds{rendition=\"hd\"}"), "NaN");
+  EXPECT_EQ(SampleValue(text, "ssim2_rendition_lag_seconds{rendition=\"sd\"}"), "-0.5");
+  EXPECT_TRUE(Contains(m.StateJson(13), "\"lag_seconds\":null,")) << m.StateJson(13);
 }
 
 TEST(MonitorMetrics, ThresholdAlarm) {

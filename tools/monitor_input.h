@@ -82,6 +82,10 @@ class Input {
   static void OnPadAdded(GstElement*, GstPad*, gpointer);
   static void OnSourcePad(GstElement*, GstPad*, gpointer);
   static void OnParsedPad(GstElement*, GstPad*, gpointer);
+  static void OnSourceSetup(GstElement*, GstElement* source, gpointer);
+  // Its source is live: frames are taken as they come (the appsink does
+  // not sync).
+  void SetLive();
   // Links `pad` into `into` when `wanted` and the first so (`taken`); to a
   // fakesink otherwise.
   void LinkFirst(GstPad* pad, bool wanted, std::atomic<bool>* taken, GstElement* into);

@@ -120,6 +120,11 @@ void Metrics::InputDown(const std::string& input, const std::string& reason, dou
   if (r != renditions_.end()) r->second.lag_s.reset();  // measured again once back
 }
 
+void Metrics::InputLive(const std::string& input, bool live) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  InputNamed(input).live = live;
+}
+
 bool Metrics::InputUp(const std::string& input) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = inputs_.find(input);
@@ -337,7 +342,8 @@ std::string Metrics::StateJson(double now) const {
   for (std::size_t i = 0; i < input_order_.size(); ++i) {
     const Input& in = inputs_.at(input_order_[i]);
     out += std::string(i ? "," : "") + "{\"name\":" + JsonString(input_order_[i]) +
-           ",\"up\":" + (in.up ? "true" : "false") + ",\"state\":" + JsonString(in.state) +
+           ",\"up\":" + (in.up ? "true" : "false") + ",\"live\":" +
+           (in.live ? "true" : "false") + ",\"state\":" + JsonString(in.state) +
            ",\"last_frame_age_seconds\":" +
            (in.last_frame_t < 0 ? "null" : JsonNumber(now - in.last_frame_t)) +
            ",\"frames\":" + std::to_string(in.frames) + ",\"down\":" +

@@ -42,6 +42,9 @@ class Metrics {
   void InputFrame(const std::string& input, double t);    // a decoded frame: up
   void InputDown(const std::string& input, const std::string& reason, double t);
   bool InputUp(const std::string& input) const;
+  // Whether its frames are taken as they come (a live source) or at the
+  // pace of their timestamps (a file, a download).
+  void InputLive(const std::string& input, bool live);
 
   // Frames at the boundary: sent into the element (the reference's too,
   // by its name), or, for a rendition, dropped there while the reference
@@ -89,6 +92,7 @@ class Metrics {
     std::uint64_t frames = 0;
     std::uint64_t downs = 0;  // times reported down
     std::string state = "starting";  // starting, connecting, up, down
+    bool live = false;
     std::string last_error;
   };
   struct Point {

@@ -331,6 +331,11 @@ def case_live(exe):
             # checked against the logged pairs below.
             m.wait_value("ssim2_window_mean", "a window", lambda v: v == v, rendition="tx")
             check_against_log(m, os.path.join(tmp, "tx.csv"))
+            # UDP sources are live: their frames are taken as they come, not
+            # at the pace of the senders' timestamps (their clocks are not
+            # ours: a sender 0.83 % slow fell further behind all the time).
+            live = {i["name"]: i["live"] for i in m.state()["inputs"]}
+            check(all(live.values()), f"UDP inputs not taken as live: {live}")
             # The threshold (99) is above any score of a 120 kbit/s encode.
             m.wait_value("ssim2_alarm", "the alarm", lambda v: v == 1, rendition="tx")
             check(m.value("ssim2_threshold") == 99, "ssim2_threshold")
@@ -434,6 +439,8 @@ def case_file_vanishes(exe):
             check(not inputs["file"]["up"] and "error" in inputs["file"]["last_error"],
                   f"vanished file: {inputs['file']}")
             check(inputs["ref"]["frames"] > 0, "the reference stopped with the rendition")
+            # Files play at the pace of their timestamps.
+            check(not inputs["ref"]["live"], f"a file taken as a live source: {inputs['ref']}")
             # With no rendition up, reference frames are held back: the
             # element would keep them all for the rendition without frames.
             held = m.value("ssim2_reference_frames_sent_total")
@@ -465,14 +472,22 @@ def case_rendition_stops(exe):
     What the steady rendition holds is left out of the bound on purpose: it
     is how far its decoding lags the reference's, which depends on how fast
     the machine is (a CI machine starved by other tests saw 142 in all,
-    against 25-72 on an idle one)."""
+    against 25-72 on an idle one).
+
+    The default --sync-window (5 s): the element's latency (the window and a
+    block) is then above a feed's 4 s, and without the GAPs the monitor
+    sends on the stopped rendition's pad the steady rendition's frames
+    waited that long in their feed before each pass, most dropped."""
     with tempfile.TemporaryDirectory() as tmp:
-        clips = make_clips(tmp)
+        # 16 s clips whose pictures never repeat: the 5 s window would find
+        # the scrolling pattern's copies, and each reopening of a 4 s file
+        # searches again.
+        clips = make_clips(tmp, frames=400, repeating=False)
         steady = os.path.join(tmp, "steady.ts")
         shutil.copy(clips["dist"], steady)
-        window = FPS  # --sync-window 1
+        window = 5 * FPS  # --sync-window's default, 5 s
         m = Monitor(exe, ["--ref", clips["ref"], "--dist", f"file={clips['dist']}",
-                          "--dist", f"steady={steady}", "--interval", "1", "--sync-window", "1",
+                          "--dist", f"steady={steady}", "--interval", "1",
                           "--stall-timeout", "3", "--max-backoff", "1"], tmp)
         try:
             for name in ("file", "steady"):
@@ -482,9 +497,12 @@ def case_rendition_stops(exe):
             os.rename(clips["dist"], moved)
             m.wait_value("ssim2_input_up", "the file rendition down", lambda v: v == 0,
                          input="file")
-            # 300 reference frames (12 s) with one rendition down: without a
+            # 600 reference frames (24 s) with one rendition down: without a
             # bound, the element would keep them all for it.
             sent = m.value("ssim2_reference_frames_sent_total")
+            lost = lambda: (m.value("ssim2_frames_total", rendition="steady", result="dropped")  # noqa
+                            + m.value("ssim2_frames_total", rendition="steady", result="skipped"))
+            lost_before = lost()
             most = 0
 
             def held_while_down():
@@ -492,7 +510,7 @@ def case_rendition_stops(exe):
                 samples = m.metrics()
                 most = max(most, samples[("ssim2_rendition_reference_frames_held",
                                           (("rendition", "file"),))])
-                return samples[("ssim2_reference_frames_sent_total", ())] >= sent + 300
+                return samples[("ssim2_reference_frames_sent_total", ())] >= sent + 600
             m.wait(held_while_down, "reference frames while a rendition is down")
             check(m.value("ssim2_input_up", input="file") == 0, "the vanished file came back")
             # Counted in reference frames, not time: its lock's window, the
@@ -505,6 +523,12 @@ def case_rendition_stops(exe):
             n = scored(m, "steady")
             m.wait_value("ssim2_frames_total", "the other rendition scored meanwhile",
                          lambda v: v >= n + 25, rendition="steady", result="scored")
+            # Its frames went on to the element: none (give or take a
+            # starved machine's second) dropped or skipped while the other
+            # was down.
+            check(lost() - lost_before <= 2 * FPS,
+                  f"the steady rendition lost {lost() - lost_before} frames (dropped or skipped) "
+                  f"while the other was down")
             os.rename(moved, clips["dist"])
             n = scored(m, "file")
             m.wait_value("ssim2_frames_total", "the rendition scored again", lambda v: v >= n + 25,
@@ -672,14 +696,21 @@ def case_long_latency(exe):
                     mon.proc.wait()
 
 
-def make_clips(tmp, frames=100):
-    """A reference and a low-quality copy as MPEG-TS files."""
-    paths = {}
+def make_clips(tmp, frames=100, repeating=True):
+    """A reference and a low-quality copy as MPEG-TS files. `repeating`: a
+    scrolling test pattern, whose pictures come again every W / 2 frames
+    (3.84 s), so that only a --sync-window under half that finds one
+    offset; else blocks of random grey levels, new every frame, the copy
+    transcoded from the reference."""
+    paths = {name: os.path.join(tmp, name + ".ts") for name in ("ref", "dist")}
+    content = ("pattern=smpte horizontal-speed=2" if repeating else
+               f"pattern=snow ! video/x-raw,format=I420,width=16,height=9,framerate={FPS}/1 "
+               "! videoscale method=nearest-neighbour")
     for name, args in (("ref", "pass=quant quantizer=5"), ("dist", "pass=quant quantizer=35")):
-        paths[name] = os.path.join(tmp, name + ".ts")
+        source = (f"videotestsrc num-buffers={frames} {content}" if repeating or name == "ref"
+                  else f"filesrc location={paths['ref']} ! tsdemux ! h264parse ! avdec_h264")
         rc, out, err = run(["gst-launch-1.0", "-q"] + (
-            f"videotestsrc num-buffers={frames} pattern=smpte horizontal-speed=2 "
-            f"! video/x-raw,width={W},height={H},framerate={FPS}/1 "
+            f"{source} ! video/x-raw,width={W},height={H},framerate={FPS}/1 "
             f"! x264enc speed-preset=ultrafast key-int-max={FPS} {args} "
             f"! mpegtsmux ! filesink location={paths[name]}").split())
         require(rc == 0, f"gst-launch failed: {err}")

@@ -232,6 +232,17 @@ TEST(MonitorMetrics, RenditionLag) {
   EXPECT_TRUE(Contains(m.StateJson(13), "\"lag_seconds\":null,")) << m.StateJson(13);
 }
 
+TEST(MonitorMetrics, InputLiveInState) {
+  Metrics m({"hd"}, std::nullopt);
+  m.InputOpening("ref", 1);
+  m.InputLive("ref", true);
+  m.InputOpening("hd", 1);
+  m.InputLive("hd", false);
+  const std::string json = m.StateJson(2);
+  EXPECT_TRUE(Contains(json, "{\"name\":\"ref\",\"up\":false,\"live\":true,")) << json;
+  EXPECT_TRUE(Contains(json, "{\"name\":\"hd\",\"up\":false,\"live\":false,")) << json;
+}
+
 TEST(MonitorMetrics, ThresholdAlarm) {
   Metrics m({"hd"}, 50.0);
   EXPECT_EQ(m.Window("hd", {10, 0, 60, 40, 41}, 1), AlarmChange::kNone);

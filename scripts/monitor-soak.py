@@ -129,6 +129,9 @@ def main():
                    f"! udpsink host=127.0.0.1 port={out_port} sync=false")
 
     transcoders = {"a": transcoder(tx_a, mon_a), "b": transcoder(tx_b, mon_b)}
+    # Killed (SIGTERM, SIGINT): the senders and the monitor are stopped too
+    # (the finally below), not left sending to ports a later run may take.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("monitor-soak: terminated"))
     err_path = os.path.abspath(a.csv) + ".stderr"
     err = open(err_path, "wb")
     monitor = subprocess.Popen(

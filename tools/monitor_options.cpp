@@ -109,8 +109,8 @@ GOptionContext* NewContext(Raw* raw) {
        "content alignment: most bytes of decoded reference frames held (default 1 GiB; "
        "beyond, the oldest are dropped with a warning)", "BYTES"},
       {"reference-delay", 0, 0, G_OPTION_ARG_STRING, &raw->reference_delay,
-       "hold the reference compressed before its decoder for this long (auto: from the "
-       "renditions' lags once locked; default off: no delay line)", "auto|off|SECONDS"},
+       "hold the reference compressed before its decoder for this long (default auto: from "
+       "the renditions' lags once locked; off: no delay line)", "auto|off|SECONDS"},
       {"log-dir", 0, 0, G_OPTION_ARG_FILENAME, &raw->log_dir,
        "per-rendition score logs DIR/NAME.csv (docs/LOGS.md), rotated", "DIR"},
       {"log-max-bytes", 0, 0, G_OPTION_ARG_INT64, &raw->log_max_bytes,

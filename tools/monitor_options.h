@@ -34,7 +34,7 @@ struct MonitorOptions {
   // --reference-delay: the reference held compressed before its decoder
   // (docs/MONITOR.md, "Long latencies"): off (no delay line), auto (set from
   // the renditions' lags), or a fixed number of seconds.
-  enum class ReferenceDelay { kOff, kAuto, kFixed } reference_delay = ReferenceDelay::kOff;
+  enum class ReferenceDelay { kOff, kAuto, kFixed } reference_delay = ReferenceDelay::kAuto;
   double reference_delay_s = 0;  // kFixed: the delay
   std::string log_dir;         // --log-dir: DIR/NAME.csv per rendition ("": no logs)
   std::uint64_t log_max_bytes = 64ull << 20;  // --log-max-bytes (0: no size limit)

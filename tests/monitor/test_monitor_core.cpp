@@ -42,7 +42,7 @@ TEST(MonitorOptions, Defaults) {
   EXPECT_EQ(o.listen_port, 9464);
   EXPECT_EQ(o.alignment, ssim2gst::Alignment::kContent);
   EXPECT_FALSE(o.threshold.has_value());
-  EXPECT_EQ(o.reference_delay, MonitorOptions::ReferenceDelay::kOff);
+  EXPECT_EQ(o.reference_delay, MonitorOptions::ReferenceDelay::kAuto);
 }
 
 TEST(MonitorOptions, ReferenceDelay) {

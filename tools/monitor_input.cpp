@@ -181,9 +181,10 @@ void Input::ApplyDelay() {
   if (!delay_) return;
   const auto delay = static_cast<guint64>(settings_.delay_s * GST_SECOND);
   // The queue releases a buffer only while it holds `delay` of stream time
-  // after it: a live source's frames leave `delay` late. A source that does
-  // not preroll fills the queue at once, so the appsink's ts-offset delays
-  // its rendering instead (ignored while sync is off: a live source).
+  // after it: a live source's frames leave `delay` late. A source that is
+  // not live (a file, a download) fills the queue at once, so the appsink's
+  // ts-offset delays its rendering instead (ignored while sync is off: a
+  // live source).
   g_object_set(delay_, "min-threshold-time", delay, "max-size-time",
                delay + static_cast<guint64>(kDelayHeadroomS * GST_SECOND), nullptr);
   if (sink_) g_object_set(sink_, "ts-offset", static_cast<gint64>(delay), nullptr);

@@ -271,7 +271,8 @@ void Monitor::OnFrame(Feed* feed, GstSample* sample) {
 // each pass: meanwhile the other renditions' frames wait in their feeds,
 // and beyond a feed's 4 s they are dropped. Measured before (the soak,
 // --sync-window 6): while one rendition was down for 20 s, the other had 89
-// frames dropped, 19 skipped and 25 unaligned of 200, and none scored for 15 s.
+// frames dropped, 19 skipped and 25 unaligned of 200, its scoring stalled for
+// seconds at a time.
 // A rendition that never sent a frame gets the reference's caps first (its
 // frames will be scaled to them), so that no GAP comes before caps.
 void Monitor::FillRenditionGaps(GstClockTime running_time) {

@@ -545,6 +545,19 @@ bound_held_refs (GstSsim2Compare * self)
   }
 }
 
+/* Running time of @pos in @pad's segment (GST_CLOCK_TIME_NONE: none). */
+static GstClockTime
+running_time_of (GstAggregatorPad * pad, GstClockTime pos)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (pos))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  const GstClockTime rt = gst_segment_to_running_time (&pad->segment,
+      GST_FORMAT_TIME, pos);
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
 /* Takes every ref frame waiting on the ref pad into the ref queue with its
  * signature (computed once for all renditions). Ref gaps hold no frame:
  * content pairing skips them. */
@@ -581,12 +594,8 @@ take_refs (GstSsim2Compare * self, bool *progressed)
         ref_frame_rate (self, &n, &d);
         end += gst_util_uint64_scale (GST_SECOND, d, n);
       }
-      GST_OBJECT_LOCK (self->ref_pad);
-      f.running_time = gst_segment_to_running_time (&self->ref_pad->segment,
-          GST_FORMAT_TIME, pts);
-      priv->sync_ref_due = gst_segment_to_running_time (&self->ref_pad->segment,
-          GST_FORMAT_TIME, end);
-      GST_OBJECT_UNLOCK (self->ref_pad);
+      f.running_time = running_time_of (self->ref_pad, pts);
+      priv->sync_ref_due = running_time_of (self->ref_pad, end);
     }
     if (job->signature)
       f.signature = std::move (job->signature);
@@ -892,14 +901,7 @@ feed_dist_head (GstSsim2Compare * self, Rendition & r, bool *took)
   if (!buf)
     return GST_FLOW_OK;         /* flushed meanwhile */
   s.held.push_back (buf);
-  GstClockTime rt = GST_CLOCK_TIME_NONE;
-  if (GST_BUFFER_PTS_IS_VALID (buf)) {
-    GST_OBJECT_LOCK (r.pad);
-    rt = gst_segment_to_running_time (&r.pad->segment, GST_FORMAT_TIME,
-        GST_BUFFER_PTS (buf));
-    GST_OBJECT_UNLOCK (r.pad);
-  }
-  s.undecided_times.push_back (rt);
+  s.undecided_times.push_back (running_time_of (r.pad, GST_BUFFER_PTS (buf)));
   s.signing.push_back (std::move (signing));
   return GST_FLOW_OK;
 }
@@ -959,19 +961,6 @@ settle_signatures (GstSsim2Compare * self, Rendition & r, gboolean timeout)
   if (waits.ref || waits.dist || (live && dry))
     flush_signatures (self);
   return waits;
-}
-
-/* Running time of @pos in @pad's segment (GST_CLOCK_TIME_NONE: none). */
-static GstClockTime
-running_time_of (GstAggregatorPad * pad, GstClockTime pos)
-{
-  if (!GST_CLOCK_TIME_IS_VALID (pos))
-    return GST_CLOCK_TIME_NONE;
-  GST_OBJECT_LOCK (pad);
-  const GstClockTime rt = gst_segment_to_running_time (&pad->segment,
-      GST_FORMAT_TIME, pos);
-  GST_OBJECT_UNLOCK (pad);
-  return rt;
 }
 
 /* max-lateness as a live pipeline uses it. */

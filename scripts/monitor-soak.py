@@ -53,7 +53,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 # The monitor tests' loopback helpers (ports, stopping a process).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "monitor"))
-from test_monitor import free_udp_port, stop  # noqa: E402
+from test_monitor import free_udp_port, stop, pictures  # noqa: E402
 
 
 def gst(pipeline):
@@ -112,9 +112,8 @@ def main():
 
     mon_ref, mon_a, mon_b = free_udp_port(), free_udp_port(), free_udp_port()
     tx_a, tx_b = free_udp_port(), free_udp_port()
-    source = gst(f"videotestsrc is-live=true pattern=snow "
-                 f"! video/x-raw,format=I420,width=16,height=9,framerate={a.fps}/1 "
-                 f"! videoscale method=nearest-neighbour ! video/x-raw,width={w},height={h} "
+    source = gst(f"videotestsrc is-live=true {pictures(a.fps, repeating=False)} "
+                 f"! video/x-raw,width={w},height={h} "
                  f"! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={a.fps} "
                  f"bitrate=1500 ! mpegtsmux ! multiudpsink sync=false "
                  f"clients=127.0.0.1:{mon_ref},127.0.0.1:{tx_a},127.0.0.1:{tx_b}")

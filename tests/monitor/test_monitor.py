@@ -100,15 +100,22 @@ def gst_process(pipeline):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+def pictures(fps, repeating=True):
+    """videotestsrc's settings and the elements after it, up to the caps of
+    the frame size. `repeating`: a scrolling test pattern, whose pictures
+    come again every width / 2 frames (3.84 s at 192 pixels and 25 fps), so
+    that only a --sync-window under half that finds one offset; else blocks
+    of random grey levels, new every frame (also the soak's pictures)."""
+    if repeating:
+        return "pattern=smpte horizontal-speed=2"
+    return (f"pattern=snow ! video/x-raw,format=I420,width=16,height=9,framerate={fps}/1 "
+            "! videoscale method=nearest-neighbour")
+
+
 def source_pipeline(ports, repeating=True):
-    """The live source. `repeating`: a scrolling test pattern (its pictures
-    come again every W / 2 frames: only a --sync-window under half that
-    finds one offset); else blocks of random grey levels, new every frame."""
+    """The live source (`repeating`: pictures)."""
     clients = ",".join(f"127.0.0.1:{p}" for p in ports)
-    content = ("pattern=smpte horizontal-speed=2" if repeating else
-               f"pattern=snow ! video/x-raw,format=I420,width=16,height=9,framerate={FPS}/1 "
-               "! videoscale method=nearest-neighbour")
-    return (f"videotestsrc is-live=true {content} "
+    return (f"videotestsrc is-live=true {pictures(FPS, repeating)} "
             f"! video/x-raw,width={W},height={H},framerate={FPS}/1 "
             f"! x264enc tune=zerolatency speed-preset=ultrafast key-int-max={FPS} bitrate=1500 "
             f"! mpegtsmux ! multiudpsink clients={clients} sync=false")
@@ -730,15 +737,11 @@ def case_long_latency(exe):
 
 
 def make_clips(tmp, frames=100, repeating=True):
-    """A reference and a low-quality copy as MPEG-TS files. `repeating`: a
-    scrolling test pattern, whose pictures come again every W / 2 frames
-    (3.84 s), so that only a --sync-window under half that finds one
-    offset; else blocks of random grey levels, new every frame, the copy
-    transcoded from the reference."""
+    """A reference and a low-quality copy as MPEG-TS files (`repeating`:
+    pictures; random pictures cannot be made twice alike, so then the
+    copy is transcoded from the reference)."""
     paths = {name: os.path.join(tmp, name + ".ts") for name in ("ref", "dist")}
-    content = ("pattern=smpte horizontal-speed=2" if repeating else
-               f"pattern=snow ! video/x-raw,format=I420,width=16,height=9,framerate={FPS}/1 "
-               "! videoscale method=nearest-neighbour")
+    content = pictures(FPS, repeating)
     for name, args in (("ref", "pass=quant quantizer=5"), ("dist", "pass=quant quantizer=35")):
         source = (f"videotestsrc num-buffers={frames} {content}" if repeating or name == "ref"
                   else f"filesrc location={paths['ref']} ! tsdemux ! h264parse ! avdec_h264")

@@ -43,6 +43,10 @@ Status Engine::Create(int width, int height, const EngineOptions& options, Engin
   if (options.max_batch < 1 || options.max_batch > 1024) {
     return Status(StatusCode::kInvalidArgument, "max_batch must be 1..1024");
   }
+  if (options.lane_scale_groups < 0 || options.lane_scale_groups > kMaxGroups) {
+    return Status(StatusCode::kInvalidArgument,
+                  "lane_scale_groups must be 0.." + std::to_string(kMaxGroups));
+  }
   if (options.batch_streams < 1 || options.batch_streams > kMaxBatchStreams) {
     return Status(StatusCode::kInvalidArgument,
                   "batch_streams must be 1.." + std::to_string(kMaxBatchStreams));
@@ -119,12 +123,12 @@ Status Engine::Impl::PlanMemory(const Impl* cache_owner, Executor role) {
   // An engine scores pairs only once it has grown (EnsurePairMemory).
   lo.executor = role;
   lo.keep_linear = options.keep_linear_planes;
-  // A lane blurs in the groups of its owner, whose limit it shares; a
-  // second engine in two, to be small: its reference passes run beside the
-  // batches, off their way.
+  // A second engine blurs in two groups, to be small: its reference passes
+  // run beside the batches, off their way. A lane in the groups its owner
+  // chose for its lanes (LaneGroups).
   lo.groups = role == Executor::kPreparer ? kMaxGroups
-              : cache_owner             ? cache_owner->layout.num_groups
-                                        : 1;
+              : role == Executor::kLane   ? cache_owner->lane_groups
+                                          : 1;
   layout = MakeLayout(width, height, lo);
   if (cache_owner || limit == 0) return Status::Ok();
   // The scale groups are chosen so that the engine can do everything: pair
@@ -219,11 +223,7 @@ Status Engine::Impl::EnsureCache() {
 bool Engine::Impl::EnsureSecondEngine() {
   if (second) return true;
   if (!options.second_engine || !cache_base[0]) return false;
-  LayoutOptions lo = layout.options;
-  lo.executor = Executor::kPreparer;
-  lo.groups = kMaxGroups;
-  lo.result_slots = kMaxAlphaPasses;  // of max_batch 1, below
-  const std::size_t bytes = MakeLayout(width, height, lo).total_bytes + layout.cache.total_bytes;
+  const std::size_t bytes = SecondEngineNeeds();
   if (options.memory_limit && memory_bytes() + bytes > options.memory_limit) {
     if (!second_engine_limited) {
       second_engine_limited = true;
@@ -276,8 +276,43 @@ std::size_t Engine::Impl::memory_bytes() const {
   return sum;
 }
 
+std::size_t Engine::Impl::SecondEngineNeeds() const {
+  LayoutOptions lo = layout.options;
+  lo.executor = Executor::kPreparer;
+  lo.groups = kMaxGroups;
+  lo.result_slots = kMaxAlphaPasses;  // of max_batch 1 (EnsureSecondEngine)
+  return MakeLayout(width, height, lo).total_bytes + layout.cache.total_bytes;
+}
+
+std::size_t Engine::Impl::LaneBytes(int groups) const {
+  LayoutOptions lo = layout.options;
+  lo.executor = Executor::kLane;
+  lo.groups = groups;
+  return MakeLayout(width, height, lo).total_bytes;
+}
+
+int Engine::Impl::LaneGroups(std::size_t count) {
+  if (options.lane_scale_groups) return options.lane_scale_groups;
+  const std::size_t limit = options.memory_limit;
+  if (!limit) return 1;
+  // One group where every lane of the batch fits beside the second engine
+  // (made later, when a reference is set while a batch is in flight); else
+  // two where that makes them fit; else one where the lanes fit without the
+  // second engine, which is then left out; else two, as many as fit.
+  const std::size_t used = memory_bytes();
+  const std::size_t second_needs = options.second_engine && !second ? SecondEngineNeeds() : 0;
+  const std::size_t one = LaneBytes(1);
+  const std::size_t two = LaneBytes(kMaxGroups);
+  if (used + count * one + second_needs <= limit) return 1;
+  if (used + count * two + second_needs > limit && used + count * one <= limit) return 1;
+  limits += "Batch lanes blur scale 0 after the smaller scales (" + Bytes(two) + " each instead of " +
+            Bytes(one) + "; batches take longer). ";
+  return kMaxGroups;
+}
+
 Status Engine::Impl::EnsureLanes(std::size_t count) {
   if (lanes.size() >= count) return Status::Ok();
+  if (!lane_groups) lane_groups = LaneGroups(count);
   if (!res->fork.get()) SSIM2_RETURN_IF_ERROR(res->fork.Create());
   EngineOptions lane_options = options;
   lane_options.stream = nullptr;  // a stream of its own
@@ -285,9 +320,7 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
   lane_options.batch_streams = 1;
   while (lanes.size() < count) {
     if (options.memory_limit) {
-      LayoutOptions lo = layout.options;
-      lo.executor = Executor::kLane;
-      const std::size_t lane_bytes = MakeLayout(width, height, lo).total_bytes;
+      const std::size_t lane_bytes = LaneBytes(lane_groups);
       if (memory_bytes() + lane_bytes > options.memory_limit) {
         if (!lanes_limited) {
           lanes_limited = true;

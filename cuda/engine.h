@@ -61,13 +61,21 @@ struct EngineOptions {
   // How many CUDA streams score the distorted images of one ComputeBatch
   // call at once (1..kMaxBatchStreams). Each stream beyond the engine's own
   // is a lane with working memory of its own (memory_bytes() grows per lane
-  // by what the engine holds before its first pair, 48 bytes per pixel by
-  // default: a lane only scores against the engine's cached reference),
-  // made on the first batch that can use it;
+  // by a pass against the engine's cached reference, 32 bytes per pixel by
+  // default: lane_scale_groups), made on the first batch that can use it;
   // every lane reads the one prepared reference. 1: the images are scored
   // one after the other on the engine's stream. A lane that cannot get its
   // memory is left out (the batch runs on fewer streams).
   int batch_streams = 4;
+  // Scale groups of a batch lane's passes. Two: a lane blurs scale 0 after
+  // the smaller scales, as an engine does under a memory limit, and holds 32
+  // instead of 48 bytes per pixel, for batches that take longer (docs/
+  // PERFORMANCE.md, "Lanes in two scale groups": 8 % fewer 1080p pairs/s in
+  // a batch of eight on one engine, 3 % fewer 4K ones). 0 (default): one
+  // group, unless memory_limit leaves room for the lanes of the first batch
+  // (and the second engine) only in two; 1, 2: always that. Scores are the
+  // same either way.
+  int lane_scale_groups = 0;
   // Device memory the engine may hold at most, its reference cache and
   // batch lanes included, in bytes; 0: no limit. Under a limit the engine
   // scores the small scales after scale 0 instead of beside it when that

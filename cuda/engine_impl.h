@@ -65,6 +65,9 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   std::string limits;
   bool lanes_limited = false;
   bool second_engine_limited = false;
+  // Scale groups of this engine's batch lanes (LaneGroups), chosen with the
+  // first lane; 0 before.
+  int lane_groups = 0;
   // Batch lanes: engines of the same size with their own working memory,
   // stream and tickets, whose kCached tables point at this engine's cache,
   // so that the images of one batch are scored concurrently against one
@@ -154,6 +157,13 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   bool EnsureSecondEngine();
   // Makes sure `count` lanes exist.
   Status EnsureLanes(std::size_t count);
+  // The scale groups of the lanes of a first batch that wants `count` of
+  // them (EngineOptions::lane_scale_groups); says so in `limits` when
+  // memory_limit made it two.
+  int LaneGroups(std::size_t count);
+  // Working memory of one lane, or of the second engine with its cache.
+  std::size_t LaneBytes(int groups) const;
+  std::size_t SecondEngineNeeds() const;
   // The lanes a batch of `count` images uses beside this engine (made if
   // needed; fewer when their memory is not there).
   Status LanesFor(std::size_t count, std::size_t* used);

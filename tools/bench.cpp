@@ -3,7 +3,7 @@
 //
 //   ssim2-bench [--seconds S] [--sizes 1280x720,1920x1080,3840x2160]
 //               [--engines 1,4] [--batch-streams N] [--no-cpu]
-//               [--memory-limit BYTES]
+//               [--memory-limit BYTES] [--lane-groups G]
 //   ssim2-bench --profile-passes [--sizes WxH]
 //   ssim2-bench --ladder [--sizes WxH] [--seconds S]
 //
@@ -39,9 +39,12 @@
 // --memory-limit: EngineOptions::memory_limit of every engine (and of the
 // ladder's Scorer); what an engine gives up under it is printed as a line
 // "LIMITS <size> <text>".
+// --lane-groups: EngineOptions::lane_scale_groups of every engine (batch8 and
+// the ladder's (a) and (b) compare lanes in one and in two scale groups).
 // Prints "BENCH <size> <engines> <mode> <pairs/s>" per measurement,
 // "MEM <size> <bytes> <bytes/pixel>" per size (one engine's device memory
-// after its first pair),
+// after its first pair), "MEM-BATCH <size> <bytes> <bytes/pixel> <N> lanes"
+// (the same engine after batch8: its cache and lanes too),
 // "SIGNATURE <size> <format> <us>" per size (MeasureSignatures),
 // then one table whose header line starts with "| size" (the device suite
 // prints the table from that line on).
@@ -272,6 +275,9 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       opt.memory_limit = std::strtoull(argv[++i], &end, 10);
       ok = end && *end == '\0';
+    } else if (!std::strcmp(argv[i], "--lane-groups") && i + 1 < argc) {
+      opt.lane_scale_groups = std::atoi(argv[++i]);
+      ok = opt.lane_scale_groups >= 1 && opt.lane_scale_groups <= 2;
     } else if (!std::strcmp(argv[i], "--profile-passes")) {
       profile_passes = true;
     } else if (!std::strcmp(argv[i], "--ladder")) {
@@ -292,7 +298,7 @@ int main(int argc, char** argv) {
     if (!ok) {
       std::fprintf(stderr,
                    "usage: %s [--seconds S] [--sizes WxH,...] [--engines T,...] "
-                   "[--batch-streams N] [--no-cpu] [--memory-limit BYTES]\n",
+                   "[--batch-streams N] [--no-cpu] [--memory-limit BYTES] [--lane-groups 1|2]\n",
                    argv[0]);
       return 2;
     }
@@ -482,6 +488,11 @@ int main(int argc, char** argv) {
         last[t] = batch_results[t][0];
         return ok;
       }));
+      if (ei == 0) {  // the engine with its cache and the lanes batch8 made
+        std::printf("MEM-BATCH %s %zu %.1f %d lanes\n", size.c_str(), engines[0].memory_bytes(),
+                    static_cast<double>(engines[0].memory_bytes()) / (static_cast<double>(w) * h),
+                    engines[0].batch_lanes());
+      }
       if (run_cpu && ei == 0) {
         ScorerOptions so;
         so.backend = Backend::kCpu;

@@ -354,7 +354,8 @@ TEST(GpuEmulation, YCbCrInputs) {
 // 16x16 RGB8 noise, for the out-of-memory tests: their subject is what is
 // left out, not the content.
 namespace {
-// The layout an engine with default options makes for its working memory.
+// The layout an engine with default options makes for its working memory
+// (without a memory limit: one scale group, for lanes too).
 Layout EngineLayout(int w, int h, Executor executor, int groups = 1) {
   LayoutOptions o;
   o.result_slots = kMaxAlphaPasses * EngineOptions().max_batch;
@@ -504,6 +505,80 @@ TEST(GpuEmulation, SecondEngineLeftOutWithoutMemory) {
   ExpectCollected(scorer.get(), handles, f, "second engine");
 }
 
+// EngineOptions::lane_scale_groups: lanes blur in one scale group by default,
+// in two when asked (less memory) or when memory_limit leaves room for every
+// lane of the first batch only in two (limits() says so); the batch's results
+// are the same bit for bit every way, and equal the engine's own passes.
+TEST(GpuEmulation, LaneScaleGroupsChangeMemoryNotScores) {
+  constexpr int kW = 96, kH = 72;  // five scales: the scale groups differ
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<std::vector<unsigned char>> images(5, std::vector<unsigned char>(3 * kW * kH));
+  for (auto& img : images)
+    for (unsigned char& v : img) v = static_cast<unsigned char>(byte(rng));
+  auto view = [](const std::vector<unsigned char>& rgb) {
+    return ImageView::Packed(PixelFormat::kRGB8, kW, kH, rgb.data(), 3 * kW);
+  };
+  std::vector<ImageView> dists;
+  for (std::size_t i = 1; i < images.size(); ++i) dists.push_back(view(images[i]));
+
+  Engine single;
+  ASSERT_TRUE(Engine::Create(kW, kH, EngineOptions(), &single).ok());
+  std::vector<Result> expected(dists.size());
+  for (std::size_t i = 0; i < dists.size(); ++i) {
+    ASSERT_TRUE(single.Compute(view(images[0]), dists[i], &expected[i]).ok());
+  }
+  const std::size_t lane_bytes[] = {EngineLayout(kW, kH, Executor::kLane, 1).total_bytes,
+                                    EngineLayout(kW, kH, Executor::kLane, 2).total_bytes};
+  ASSERT_LT(lane_bytes[1], lane_bytes[0]) << "a lane in two groups holds less";
+  const std::size_t engine_bytes = EngineLayout(kW, kH, Executor::kReference).total_bytes +
+                                   EngineLayout(kW, kH, Executor::kReference).cache.total_bytes;
+  struct Case {
+    int option;          // EngineOptions::lane_scale_groups
+    std::size_t limit;   // memory_limit
+    int groups;          // the lanes' groups
+  };
+  const Case cases[] = {
+      {0, 0, 1},
+      {1, 0, 1},
+      {2, 0, 2},
+      // Room for three lanes of two groups, not of one.
+      {0, engine_bytes + 3 * lane_bytes[1] + (3 * (lane_bytes[0] - lane_bytes[1])) / 2, 2},
+      {0, engine_bytes + 3 * lane_bytes[0], 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(cudatest::Format("lane_scale_groups %d, memory_limit %zu", c.option, c.limit));
+    EngineOptions o;
+    o.lane_scale_groups = c.option;
+    o.memory_limit = c.limit;
+    if (c.limit) emu::SetDeviceMemoryHeadroom(c.limit);
+    Engine engine;
+    Status s = Engine::Create(kW, kH, o, &engine);
+    if (s.ok()) s = engine.SetReference(view(images[0]));
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(engine.memory_bytes(), engine_bytes);
+    std::vector<Result> batch(dists.size());
+    s = engine.ComputeBatch(dists.data(), dists.size(), batch.data());
+    emu::SetDeviceMemoryHeadroom(~std::size_t(0));
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(engine.batch_lanes(), 3);
+    EXPECT_EQ(engine.memory_bytes(), engine_bytes + 3 * lane_bytes[c.groups - 1]);
+    EXPECT_EQ(engine.limits().find("Batch lanes blur scale 0 after") != std::string::npos,
+              c.option == 0 && c.groups == 2) << engine.limits();
+    for (std::size_t i = 0; i < dists.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&batch[i], &expected[i], sizeof(Result)), 0) << "image " << i;
+    }
+  }
+  for (int bad : {-1, 3}) {
+    EngineOptions o;
+    o.lane_scale_groups = bad;
+    Engine e;
+    const Status made = Engine::Create(kW, kH, o, &e);
+    EXPECT_EQ(made.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(made.message().find("lane_scale_groups"), std::string::npos) << made.message();
+  }
+}
+
 // Under EngineOptions::memory_limit the engine gives up speed, never a score:
 // it blurs scale 0 after the smaller scales when a pass and the cache do not
 // fit otherwise, makes only the batch lanes that fit, says so in limits(), and
@@ -551,11 +626,12 @@ TEST(GpuEmulation, MemoryLimitGivesUpSpeedNotScores) {
   const Layout two = EngineLayout(kW, kH, Executor::kEngine, 2);
   const std::size_t before_pair[] = {EngineLayout(kW, kH, Executor::kReference, 1).total_bytes,
                                      EngineLayout(kW, kH, Executor::kReference, 2).total_bytes};
-  const std::size_t lane_one = EngineLayout(kW, kH, Executor::kLane, 1).total_bytes;
+  const std::size_t lane = EngineLayout(kW, kH, Executor::kLane).total_bytes;
+  const std::size_t lane_two = EngineLayout(kW, kH, Executor::kLane, 2).total_bytes;
   const std::size_t cache = one.cache.total_bytes;
   std::printf("   %dx%d: working memory %zu bytes (two scale groups %zu; before a pair %zu, "
               "%zu), cache %zu, lane %zu\n", kW, kH, one.total_bytes, two.total_bytes,
-              before_pair[0], before_pair[1], cache, lane_one);
+              before_pair[0], before_pair[1], cache, lane);
   ASSERT_LT(two.total_bytes, one.total_bytes) << "two scale groups need less";
   const std::size_t between = (one.total_bytes - two.total_bytes) / 2;
   const LimitCase cases[] = {
@@ -563,9 +639,11 @@ TEST(GpuEmulation, MemoryLimitGivesUpSpeedNotScores) {
       {(before_pair[1] + two.total_bytes) / 2, 2, false, false, 0},
       {two.total_bytes + cache / 2, 2, true, false, 0},
       {two.total_bytes + cache + between, 2, true, true, 0},
-      {one.total_bytes + cache + lane_one / 2, 1, true, true, 0},
-      {one.total_bytes + cache + 2 * lane_one + lane_one / 2, 1, true, true, 2},
-      {one.total_bytes + cache + 4 * lane_one, 1, true, true, 3},
+      // Without room for three lanes of one group the lanes take two
+      // (LaneScaleGroupsChangeMemoryNotScores), and as many as fit.
+      {one.total_bytes + cache + lane_two / 2, 1, true, true, 0},
+      {one.total_bytes + cache + 2 * lane_two + lane_two / 2, 1, true, true, 2},
+      {one.total_bytes + cache + 3 * lane, 1, true, true, 3},
   };
   for (const LimitCase& c : cases) {
     SCOPED_TRACE(cudatest::Format("limit %zu", c.limit));
@@ -650,6 +728,43 @@ TEST(GpuEmulation, ScorerMemoryLimitLeavesOutTheSecondEngine) {
   const Status s = Scorer::Create(kNoiseSide, kNoiseSide, options, &none);
   EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
   EXPECT_NE(s.message().find("below the"), std::string::npos) << s.message();
+}
+
+// Under a memory limit with room for the second engine beside lanes of two
+// scale groups but not beside lanes of one (a 4K ladder under 2 GB), the CUDA
+// scorer keeps both, the lanes in two groups, limits() says so, and the
+// results are the unlimited scorer's.
+TEST(GpuEmulation, ScorerMemoryLimitKeepsTheSecondEngineWithSmallerLanes) {
+  FramesOfTwo f;
+  ASSERT_NO_FATAL_FAILURE(ScoreFramesOfTwo(9, &f));
+  const std::size_t lane_one = EngineLayout(kNoiseSide, kNoiseSide, Executor::kLane, 1).total_bytes;
+  const std::size_t lane_two = EngineLayout(kNoiseSide, kNoiseSide, Executor::kLane, 2).total_bytes;
+  ASSERT_LT(lane_two, lane_one);
+  LayoutOptions preparer;
+  preparer.executor = Executor::kPreparer;
+  preparer.groups = kMaxGroups;
+  preparer.result_slots = kMaxAlphaPasses;
+  const Layout second = MakeLayout(kNoiseSide, kNoiseSide, preparer);
+  const std::size_t second_bytes = second.total_bytes + second.cache.total_bytes;
+  // f.memory: the engine, its cache and the one lane of a batch of two.
+  const std::size_t with_small_lane = f.memory - lane_one + lane_two + second_bytes;
+  ScorerOptions options;
+  options.backend = Backend::kCuda;
+  options.memory_limit = with_small_lane;
+  ASSERT_GT(f.memory + second_bytes, options.memory_limit) << "one-group lanes leave no room";
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
+  std::vector<Scorer::BatchHandle> handles(f.refs.size());
+  for (std::size_t t = 0; t < f.refs.size(); ++t) {
+    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
+  }
+  EXPECT_EQ(scorer->second_engine_bytes(), second_bytes);
+  EXPECT_EQ(scorer->memory_bytes(), with_small_lane);
+  EXPECT_NE(scorer->limits().find("Batch lanes blur scale 0 after"), std::string::npos)
+      << scorer->limits();
+  EXPECT_EQ(scorer->limits().find("No second engine"), std::string::npos) << scorer->limits();
+  ExpectCollected(scorer.get(), handles, f, "lanes in two groups");
 }
 
 // EngineOptions::second_engine, as the CUDA scorer uses it: each reference

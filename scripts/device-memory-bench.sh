@@ -15,9 +15,13 @@
 #    second engine at most a quarter of the rest) and nvidia-smi's peak
 #    memory.used during the run (the device's whole use: element, upload
 #    pools, CUDA contexts), against the targets (2.0 GB and 3 GB).
-# 3. The same ladder under memory-limit: 1.0 GB (it must warn, say what it
-#    gave up and score what the unlimited run scores) and 1 MB (an error that
-#    names the limit).
+# 3. The same ladder under memory-limit: 2.0 GB (the lanes in two scale
+#    groups, every lane and the second engine kept), 1.0 GB (it must warn, say
+#    what it gave up and score what the unlimited run scores) and 1 MB (an
+#    error that names the limit). Each ladder run's rendition frames/s is
+#    4 x FRAMES over its wall time (start-up included: compare runs of one
+#    call, not absolute rates).
+# ONLY_ELEMENT=1 leaves out 1.
 # Needs the GStreamer kit (.gstkit, see ../shared/device/README.md) for 2 and
 # 3. Logs go to $OUT (or /tmp/memory-bench); the last lines are a table.
 set -uo pipefail
@@ -32,6 +36,7 @@ row() { ROWS+=("$(printf '| %-58s | %s |' "$1" "$2")"); echo "== $1: $2"; }
 GB() { awk -v b="$1" 'BEGIN {printf "%.2f GB", b / 1e9}'; }
 
 # 1. The engine alone.
+if [ "${ONLY_ELEMENT:-0}" != 1 ]; then
 bench() {  # bench NAME BUILD [ARGS...]
   local name=$1 build=$2
   shift 2
@@ -59,6 +64,7 @@ if [ -n "$mem4k" ]; then
   grep -E '^(MEM|LIMITS) ' "$LOG/bench-two-groups.txt"
   sed -n '/^| size/,$p' "$LOG/bench-two-groups.txt"
 fi
+fi
 
 # 2. and 3. The 4K ladder in one element.
 if [ ! -f .gstkit/env.sh ]; then
@@ -79,20 +85,23 @@ else
     echo "$p"
   }
   idle=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0 | head -1)
-  run_ladder() {  # run_ladder NAME EXTRA_PROPERTIES: rc, scorer bytes, peak MiB, second engine bytes
+  run_ladder() {  # run_ladder NAME EXTRA_PROPERTIES: rc, scorer bytes, peak MiB, second engine bytes, rendition frames/s
     nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0 -lms 50 \
       >"$LOG/$1.smi" 2>/dev/null &
     local smi=$!
+    local t0 t1
+    t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     GST_DEBUG=ssim2compare:4 gst-launch-1.0 -m $(ladder "$2") >"$LOG/$1.log" 2>&1
     local rc=$?
+    t1=$(date +%s.%N)
     kill "$smi" 2>/dev/null
     wait "$smi" 2>/dev/null
     local bytes peak second
     bytes=$(grep -o 'scorer memory [0-9]*' "$LOG/$1.log" | tail -1 | grep -o '[0-9]*$')
     second=$(grep -o 'second engine [0-9]*' "$LOG/$1.log" | tail -1 | grep -o '[0-9]*$')
     peak=$(sort -n "$LOG/$1.smi" | tail -1)
-    echo "$rc ${bytes:-0} ${peak:-0} ${second:-0}"
+    echo "$rc ${bytes:-0} ${peak:-0} ${second:-0} $(awk -v n="$FRAMES" -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", 4 * n / (b - a)}')"
   }
   # The scores of every frame of every pad, as sorted "pad frame score" lines.
   scores() {
@@ -109,17 +118,23 @@ print("\n".join(sorted(rows)))
 PY
   }
 
-  read -r rc bytes peak second <<<"$(run_ladder ladder4k "")"
-  row "4K ladder (ref + 4), one element: rc" "$rc, $(grep -c 'ssim2, ' "$LOG/ladder4k.log") scores"
+  read -r rc bytes peak second rate <<<"$(run_ladder ladder4k "")"
+  row "4K ladder (ref + 4), one element: rc" "$rc, $(grep -c 'ssim2, ' "$LOG/ladder4k.log") scores, $rate rendition frames/s"
   row "  scorer memory (INFO line; target <= 2.0 GB)" "$(GB "$bytes")"
   row "  of which the second engine (target <= a quarter of the rest)" "$(GB "$second") ($(awk -v s="$second" -v b="$bytes" 'BEGIN {if (b > s) printf "%.1f %% of the rest", 100 * s / (b - s)}'))"
   row "  device peak, nvidia-smi (target <= 3 GB)" "${peak} MiB ($(awk -v p="$peak" -v i="$idle" 'BEGIN {printf "%d MiB above the idle %d", p - i, i}'))"
   grep -o 'scorer for .*' "$LOG/ladder4k.log" | head -1 | sed 's/^/      /'
 
-  read -r rc bytes peak _ <<<"$(run_ladder ladder4k-limited "memory-limit=1000000000")"
+  read -r rc bytes peak second rate <<<"$(run_ladder ladder4k-2gb "memory-limit=2000000000")"
+  same=$([ "$(scores ladder4k)" = "$(scores ladder4k-2gb)" ] && [ -n "$(scores ladder4k)" ] && echo "same scores" || echo "FAIL: scores differ")
+  row "  memory-limit=2 GB: rc, scorer memory, second engine, peak" "$rc, $(GB "$bytes"), $(GB "$second"), $peak MiB"
+  row "  memory-limit=2 GB: rendition frames/s, scores" "$rate, $same"
+  grep -o 'Scoring more slowly under memory-limit.*' "$LOG/ladder4k-2gb.log" | sed 's/^/      /'
+
+  read -r rc bytes peak _ rate <<<"$(run_ladder ladder4k-limited "memory-limit=1000000000")"
   warned=$(grep -c 'WARNING.*memory-limit' "$LOG/ladder4k-limited.log")
   same=$([ "$(scores ladder4k)" = "$(scores ladder4k-limited)" ] && [ -n "$(scores ladder4k)" ] && echo "same scores" || echo "FAIL: scores differ")
-  row "  memory-limit=1 GB: rc, scorer memory, peak" "$rc, $(GB "$bytes"), $peak MiB"
+  row "  memory-limit=1 GB: rc, scorer memory, peak, rendition frames/s" "$rc, $(GB "$bytes"), $peak MiB, $rate"
   row "  memory-limit=1 GB: warning, scores" "$([ "$warned" -gt 0 ] && echo warned || echo "FAIL: no warning"), $same"
   grep -o 'Scoring more slowly under memory-limit.*' "$LOG/ladder4k-limited.log" | sed 's/^/      /'
 

@@ -66,6 +66,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_image.h"
 #include "cuda/cuda_util.h"
 #include "cuda/engine.h"
 #include "ssim2/alignment.h"
@@ -76,27 +77,6 @@ using namespace ssim2;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct HostImage {
-  int w, h;
-  std::vector<std::uint8_t> rgb;
-};
-
-HostImage MakeImage(int w, int h, std::uint32_t seed, int noise) {
-  HostImage img{w, h, std::vector<std::uint8_t>(static_cast<std::size_t>(w) * h * 3)};
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> nz(-noise, noise);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x)
-      for (int c = 0; c < 3; ++c) {
-        const double v = 128 + 100 * std::sin(0.013 * x + c) * std::cos(0.021 * y - c) +
-                         20 * std::sin(0.31 * x * (c + 1)) * std::sin(0.17 * y);
-        int iv = static_cast<int>(v) + (noise ? nz(rng) : 0);
-        img.rgb[(static_cast<std::size_t>(y) * w + x) * 3 + c] =
-            static_cast<std::uint8_t>(std::min(255, std::max(0, iv)));
-      }
-  return img;
-}
 
 bool Ok(const Status& s, const char* what) {
   if (!s.ok()) std::fprintf(stderr, "%s: %s: %s\n", what, StatusCodeName(s.code()), s.message().c_str());

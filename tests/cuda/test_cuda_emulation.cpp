@@ -452,6 +452,18 @@ void ScoreFramesOfTwo(unsigned seed, FramesOfTwo* f) {
   EXPECT_EQ(scorer->limits(), "");
 }
 
+// A scorer made with `options` that has every frame's batch submitted, each
+// after its reference, none collected yet.
+void SubmitEveryFrame(const FramesOfTwo& f, const ScorerOptions& options,
+                      std::unique_ptr<Scorer>* scorer, std::vector<Scorer::BatchHandle>* handles) {
+  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, scorer).ok());
+  handles->resize(f.refs.size());
+  for (std::size_t t = 0; t < f.refs.size(); ++t) {
+    ASSERT_TRUE((*scorer)->SetReference(f.View(f.refs[t])).ok());
+    ASSERT_TRUE((*scorer)->SubmitWithReference(f.batch, &(*handles)[t]).ok());
+  }
+}
+
 // Collects the batches of the first handles.size() frames, submitted in
 // order, and expects what the unlimited scorer gave.
 void ExpectCollected(Scorer* scorer, const std::vector<Scorer::BatchHandle>& handles,
@@ -711,12 +723,8 @@ TEST(GpuEmulation, ScorerMemoryLimitLeavesOutTheSecondEngine) {
   options.backend = Backend::kCuda;
   options.memory_limit = f.memory + lane / 2;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
-  std::vector<Scorer::BatchHandle> handles(f.refs.size());
-  for (std::size_t t = 0; t < f.refs.size(); ++t) {
-    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
-    ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
-  }
+  std::vector<Scorer::BatchHandle> handles;
+  ASSERT_NO_FATAL_FAILURE(SubmitEveryFrame(f, options, &scorer, &handles));
   EXPECT_LE(scorer->memory_bytes(), options.memory_limit);
   EXPECT_EQ(scorer->memory_bytes(), f.memory) << "no second engine";
   EXPECT_NE(scorer->limits().find("No second engine"), std::string::npos) << scorer->limits();
@@ -753,12 +761,8 @@ TEST(GpuEmulation, ScorerMemoryLimitKeepsTheSecondEngineWithSmallerLanes) {
   options.memory_limit = with_small_lane;
   ASSERT_GT(f.memory + second_bytes, options.memory_limit) << "one-group lanes leave no room";
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::Create(kNoiseSide, kNoiseSide, options, &scorer).ok());
-  std::vector<Scorer::BatchHandle> handles(f.refs.size());
-  for (std::size_t t = 0; t < f.refs.size(); ++t) {
-    ASSERT_TRUE(scorer->SetReference(f.View(f.refs[t])).ok());
-    ASSERT_TRUE(scorer->SubmitWithReference(f.batch, &handles[t]).ok());
-  }
+  std::vector<Scorer::BatchHandle> handles;
+  ASSERT_NO_FATAL_FAILURE(SubmitEveryFrame(f, options, &scorer, &handles));
   EXPECT_EQ(scorer->second_engine_bytes(), second_bytes);
   EXPECT_EQ(scorer->memory_bytes(), with_small_lane);
   EXPECT_NE(scorer->limits().find("Batch lanes blur scale 0 after"), std::string::npos)

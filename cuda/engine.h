@@ -61,8 +61,9 @@ struct EngineOptions {
   // How many CUDA streams score the distorted images of one ComputeBatch
   // call at once (1..kMaxBatchStreams). Each stream beyond the engine's own
   // is a lane with working memory of its own (memory_bytes() grows per lane
-  // by a pass against the engine's cached reference, 32 bytes per pixel by
-  // default: lane_scale_groups), made on the first batch that can use it;
+  // by a pass against the engine's cached reference, 48 bytes per pixel by
+  // default, 32 in two scale groups: lane_scale_groups), made on the first
+  // batch that can use it;
   // every lane reads the one prepared reference. 1: the images are scored
   // one after the other on the engine's stream. A lane that cannot get its
   // memory is left out (the batch runs on fewer streams).

@@ -318,9 +318,9 @@ Status Engine::Impl::EnsureLanes(std::size_t count) {
   lane_options.stream = nullptr;  // a stream of its own
   lane_options.cuda_device = cuda_device;
   lane_options.batch_streams = 1;
+  const std::size_t lane_bytes = options.memory_limit ? LaneBytes(lane_groups) : 0;
   while (lanes.size() < count) {
     if (options.memory_limit) {
-      const std::size_t lane_bytes = LaneBytes(lane_groups);
       if (memory_bytes() + lane_bytes > options.memory_limit) {
         if (!lanes_limited) {
           lanes_limited = true;

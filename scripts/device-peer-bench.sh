@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Us against a GPU peer in one device call (docs/PERFORMANCE.md, "Against
 # Vship"): ssim2-bench and vship-bench on the same pictures (tools/
-# bench_image.h), interleaved, on the device machine from the repository root:
+# bench_common.h), interleaved, on the device machine from the repository root:
 #   bash scripts/device-peer-bench.sh BUILD VSHIP_BUILD [SECONDS]
 # BUILD: a build carried from the CPU machine (tools/ssim2-bench); VSHIP_BUILD:
 # the output of scripts/peers/build-vship-bench.sh. Both from 8-bit RGB in

@@ -66,7 +66,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench_image.h"
+#include "bench_common.h"
 #include "cuda/cuda_util.h"
 #include "cuda/engine.h"
 #include "ssim2/alignment.h"
@@ -209,28 +209,6 @@ void MeasureSignatures(int w, int h, const void* device_rgb) {
     }
     std::printf("SIGNATURE %dx%d %s %.1f us\n", w, h, PixelFormatName(view.format), best * 1e6);
   }
-}
-
-bool ParseList(const char* text, std::vector<int>* out, bool sizes,
-               std::vector<std::pair<int, int>>* size_out) {
-  std::string s = text;
-  std::size_t pos = 0;
-  while (pos <= s.size()) {
-    std::size_t comma = s.find(',', pos);
-    if (comma == std::string::npos) comma = s.size();
-    const std::string item = s.substr(pos, comma - pos);
-    int a = 0, b = 0;
-    char tail = 0;
-    if (sizes) {
-      if (std::sscanf(item.c_str(), "%dx%d%c", &a, &b, &tail) != 2 || a < 8 || b < 8) return false;
-      size_out->push_back({a, b});
-    } else {
-      if (std::sscanf(item.c_str(), "%d%c", &a, &tail) != 1 || a < 1 || a > 256) return false;
-      out->push_back(a);
-    }
-    pos = comma + 1;
-  }
-  return true;
 }
 
 }  // namespace

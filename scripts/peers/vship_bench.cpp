@@ -1,6 +1,6 @@
 // vship-bench: the throughput and device memory of Vship's SSIMULACRA2
 // (github.com/Line-fr/Vship, through its C API) on the pictures ssim2-bench
-// scores (tools/bench_image.h), so that docs/PERFORMANCE.md compares the two
+// scores (tools/bench_common.h), so that docs/PERFORMANCE.md compares the two
 // in one device session. A benchmark, not part of the product: built by
 // scripts/peers/build-vship-bench.sh against a Vship source tree, run by
 // scripts/device-peer-bench.sh.
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "VshipAPI.h"
-#include "bench_image.h"
+#include "bench_common.h"
 
 namespace {
 
@@ -74,16 +74,6 @@ Vship_Colorspace_t Srgb8(int w, int h) {
   return cs;
 }
 
-std::vector<int> Ints(const char* list) {
-  std::vector<int> out;
-  for (const char* p = list; *p;) {
-    out.push_back(std::atoi(p));
-    while (*p && *p != ',') ++p;
-    if (*p) ++p;
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,20 +81,20 @@ int main(int argc, char** argv) {
   std::vector<int> threads = {1, 3, 4};
   double seconds = 1.0;
   for (int i = 1; i < argc; ++i) {
+    bool ok = true;
     if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
       sizes.clear();
-      for (const char* p = argv[++i]; *p;) {
-        int w = 0, h = 0;
-        if (std::sscanf(p, "%dx%d", &w, &h) != 2 || w < 8 || h < 8) return 2;
-        sizes.push_back({w, h});
-        while (*p && *p != ',') ++p;
-        if (*p) ++p;
-      }
+      ok = ParseList(argv[++i], nullptr, true, &sizes);
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
-      threads = Ints(argv[++i]);
+      threads.clear();
+      ok = ParseList(argv[++i], &threads, false, nullptr);
     } else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
+      ok = seconds > 0;
     } else {
+      ok = false;
+    }
+    if (!ok) {
       std::fprintf(stderr, "usage: %s [--sizes WxH,...] [--threads T,...] [--seconds S]\n", argv[0]);
       return 2;
     }

@@ -543,8 +543,8 @@ TEST(GpuEmulation, LaneScaleGroupsChangeMemoryNotScores) {
   const std::size_t lane_bytes[] = {EngineLayout(kW, kH, Executor::kLane, 1).total_bytes,
                                     EngineLayout(kW, kH, Executor::kLane, 2).total_bytes};
   ASSERT_LT(lane_bytes[1], lane_bytes[0]) << "a lane in two groups holds less";
-  const std::size_t engine_bytes = EngineLayout(kW, kH, Executor::kReference).total_bytes +
-                                   EngineLayout(kW, kH, Executor::kReference).cache.total_bytes;
+  const Layout engine_layout = EngineLayout(kW, kH, Executor::kReference);
+  const std::size_t engine_bytes = engine_layout.total_bytes + engine_layout.cache.total_bytes;
   struct Case {
     int option;          // EngineOptions::lane_scale_groups
     std::size_t limit;   // memory_limit

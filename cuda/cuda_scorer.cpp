@@ -86,6 +86,7 @@ Status CreateCudaBackend(int width, int height, const ScorerOptions& options,
   eo.cuda_device = options.cuda_device;
   eo.all_features = options.all_features;
   eo.memory_limit = options.memory_limit;
+  eo.sequential_sums = options.sequential_sums;
   eo.second_engine = true;
   cuda::Engine engine;
   Status s = cuda::Engine::Create(width, height, eo, &engine);

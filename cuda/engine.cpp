@@ -123,6 +123,7 @@ Status Engine::Impl::PlanMemory(const Impl* cache_owner, Executor role) {
   // An engine scores pairs only once it has grown (EnsurePairMemory).
   lo.executor = role;
   lo.keep_linear = options.keep_linear_planes;
+  lo.sequential_sums = options.sequential_sums;
   // A second engine blurs in two groups, to be small: its reference passes
   // run beside the batches, off their way. A lane in the groups its owner
   // chose for its lanes (LaneGroups).

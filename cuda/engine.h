@@ -92,6 +92,15 @@ struct EngineOptions {
   // streams. Left out when its memory is not there (memory_limit: limits()
   // says so). Scores are the same either way.
   bool second_engine = false;
+  // Sum the error maps one pixel after the other in row-major order, as the
+  // CPU path and the reference do, so that every sub-score is bit for bit
+  // the CPU backend's (core/src/sequential_sum.h, kernels.h "Sequential
+  // sums"). Off, per-block sums are added in a fixed order: the same on
+  // every GPU and run, the scores print the same, but sub-scores may differ
+  // from the CPU's in the last bits. On, each working memory (the engine's
+  // and each lane's) keeps every pixel's terms: about 72 bytes per pixel
+  // more, and passes take longer (docs/PERFORMANCE.md, "Sequential sums").
+  bool sequential_sums = false;
   // For tests: keep the linear RGB of scales >= 1 in memory of its own
   // (about 11 bytes per pixel more) instead of reusing it for the blur, so
   // that DebugDownload can read it after a pass.

@@ -41,6 +41,16 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaGetLastError();
 }
 
+cudaError_t LaunchSequentialSums(const SeqParams& params, double* out, cudaStream_t stream) {
+  if (params.num_jobs == 0) return cudaSuccess;
+  const LaunchShape chunks = SeqChunkShape(params);
+  SeqApproxKernel<<<chunks.grid, chunks.block, 0, stream>>>(params);
+  SeqStepsKernel<<<chunks.grid, chunks.block, 0, stream>>>(params);
+  const LaunchShape walk = SeqWalkShape(params);
+  SeqWalkKernel<<<walk.grid, walk.block, 0, stream>>>(params, out);
+  return cudaGetLastError();
+}
+
 cudaError_t LaunchSignature(const SignatureLaunch& launch, cudaStream_t stream) {
   const LaunchShape shape = SignatureShape(launch);
   SignatureKernel<<<shape.grid, shape.block, 0, stream>>>(launch);

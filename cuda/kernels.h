@@ -9,6 +9,8 @@
 
 #include "arith.h"  // SSIM2_HD
 #include "blur_constants.h"
+#include "sequential_sum.h"
+#include "ssim2/ssim2.h"  // kMaxScales, kNumChannels
 
 #include <cuda_runtime_api.h>
 
@@ -152,6 +154,11 @@ struct VJob {
   int width, height, pitch;
   int first_block;
   int ssim, edge;              // which error maps to sum (none: only dst)
+  // Sequential sums (Seq* below): non-null, each pixel's SSIM error d and
+  // edge difference d1 as doubles, row-major (width apart), for the
+  // sequential-sum launches to add in the CPU's order.
+  double* terms_ssim;
+  double* terms_edge;
 };
 
 constexpr int kVColumns = 32;
@@ -176,6 +183,72 @@ struct ReduceParams {
 };
 cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, double* out,
                          cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
+// Sequential sums (EngineOptions::sequential_sums): instead of the reduction
+// above, the error maps' per-pixel terms (VJob::terms_*) are summed in the
+// CPU's (and the reference's) order, one pixel after the other, bit for bit
+// (core/src/sequential_sum.h says why steps can do that in parallel). Each
+// term array is cut into chunks of kSeqChunkTerms, a chunk into
+// kSeqChunkLeaves leaves of kSeqLeafTerms (a warp, kSeqLaneTerms a lane).
+// Three launches:
+// - SeqApprox: each chunk's sums in any order (approximate);
+// - SeqSteps: per chunk and series, the grid its approximate prefix lies in
+//   (g), the chunk's step in g, and every leaf's steps in g and g + 1;
+// - SeqWalk: a warp per series applies the chunks' steps in order from s = 0,
+//   32 at a time; where one does not fit (another grid, or it would leave
+//   its grid) it goes down to that chunk's leaves, then to a leaf's terms,
+//   and adds the terms of one lane with true additions.
+// A term array gives 2 series (SSIM: d, d^4) or 4 (edge: artifact, ^4,
+// detail lost, ^4), as the VBlur kernel sums them.
+
+constexpr int kSeqLaneTerms = 4;
+constexpr int kSeqLeafTerms = 32 * kSeqLaneTerms;  // 128
+constexpr int kSeqChunkLeaves = 32;
+constexpr int kSeqChunkTerms = kSeqChunkLeaves * kSeqLeafTerms;  // 4096
+constexpr int kSeqSeriesSlots = 4;  // series per term array, at most
+constexpr int kSeqThreads = 256;     // SeqApprox and SeqSteps blocks
+constexpr int kSeqLeafSteps = 2;     // a leaf's steps: grid g and g + 1
+
+struct SeqJob {
+  const double* terms;  // n doubles
+  long long n;
+  int first_chunk;      // chunks of all jobs are numbered in one sequence
+  int num_chunks;
+  int edge;             // 0: the SSIM series (2), 1: the edge series (4)
+  int out;              // sums index of its first series
+};
+constexpr int kSeqMaxJobs = kMaxScales * kNumChannels * 2;
+
+// Scratch (device), per chunk and series slot: chunk * kSeqSeriesSlots + k.
+struct SeqScratch {
+  double* approx;
+  seqsum::Step* chunk_step;
+  int* chunk_grid;
+  seqsum::Step* leaf_step;  // [chunk][slot][leaf][kSeqLeafSteps]
+};
+
+struct SeqParams {
+  SeqJob jobs[kSeqMaxJobs];
+  int num_jobs;
+  int num_chunks;  // all jobs'
+  SeqScratch scratch;
+};
+static_assert(sizeof(SeqParams) <= 4096, "a kernel's parameters fit 4 KiB");
+
+SSIM2_HD int SeqSeries(const SeqJob& job) { return job.edge ? 4 : 2; }
+
+// Series k of a term array, from one pixel's term v: exactly what the VBlur
+// kernel and the CPU path add.
+SSIM2_HD double SeqSeriesTerm(int edge, int k, double v) {
+  if (!edge) return k == 0 ? v : arith::ToThe4th(v);
+  const double a = k < 2 ? (v < 0.0 ? 0.0 : v)     // std::max(d1, 0.0)
+                         : (-v < 0.0 ? 0.0 : -v);  // std::max(-d1, 0.0)
+  return (k & 1) ? arith::ToThe4th(a) : a;
+}
+
+// The three launches of one pass; `out`: the pass's sums (kSumsPerResult).
+cudaError_t LaunchSequentialSums(const SeqParams& params, double* out, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
 // Frame signatures (cuda/signature.cpp): one launch for up to
@@ -269,6 +342,15 @@ inline LaunchShape VBlurShape(int num_blocks) {
 inline LaunchShape ReduceShape(const ReduceParams& params) {
   const int threads = params.num_jobs * kNumSums;
   return {dim3((threads + 127) / 128), dim3(128)};
+}
+
+// A block per chunk (SeqApprox, SeqSteps); a warp per series of a term array
+// (SeqWalk).
+inline LaunchShape SeqChunkShape(const SeqParams& params) {
+  return {dim3(params.num_chunks), dim3(kSeqThreads)};
+}
+inline LaunchShape SeqWalkShape(const SeqParams& params) {
+  return {dim3(params.num_jobs), dim3(32 * kSeqSeriesSlots)};
 }
 
 // Blocks of a frame (SignatureBlocks) along x, the frame along y.

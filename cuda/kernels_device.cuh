@@ -573,9 +573,11 @@ __global__ void __launch_bounds__(kVColumns* kVWarps)
                                             out[r][kMapS22][lane], out[r][kMapS12][lane]);
           acc[0] += d;
           acc[1] += arith::ToThe4th(d);
+          if (job.terms_ssim) job.terms_ssim[static_cast<long long>(n) * width + col] = d;
         }
         if (edge) {
           const double d1 = arith::EdgeDiff(e1[rep], mu1, e2[rep], mu2);
+          if (job.terms_edge) job.terms_edge[static_cast<long long>(n) * width + col] = d1;
           const double artifact = d1 < 0.0 ? 0.0 : d1;      // std::max(d1, 0.0)
           const double detail_lost = -d1 < 0.0 ? 0.0 : -d1;  // std::max(-d1, 0.0)
           acc[2] += artifact;
@@ -615,6 +617,244 @@ __global__ void ReduceKernel(const ReduceParams p, const double* __restrict__ pa
     total += partials[static_cast<long long>(job.first_partial + i) * kNumSums + k];
   }
   out[job.out_index * kNumSums + k] = total;
+}
+
+// ---------------------------------------------------------------------------
+// Sequential sums (kernels.h says what each launch does).
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// The job of chunk `chunk` (jobs in chunk order).
+__device__ __forceinline__ int SeqJobOf(const SeqParams& p, int chunk) {
+  int j = 0;
+  while (j + 1 < p.num_jobs && p.jobs[j + 1].first_chunk <= chunk) ++j;
+  return j;
+}
+
+// The lane's kSeqLaneTerms terms of leaf `leaf` of chunk `c` (0 past the end:
+// adding +0 changes no sum >= 0, and its step is none).
+__device__ __forceinline__ void SeqLoadLane(const SeqJob& job, int c, int leaf, int lane,
+                                            double v[kSeqLaneTerms]) {
+  const long long i0 = static_cast<long long>(c) * kSeqChunkTerms +
+                       static_cast<long long>(leaf) * kSeqLeafTerms + lane * kSeqLaneTerms;
+#pragma unroll
+  for (int q = 0; q < kSeqLaneTerms; ++q) v[q] = i0 + q < job.n ? job.terms[i0 + q] : 0.0;
+}
+
+__device__ __forceinline__ seqsum::Step ShuffleDown(const seqsum::Step& s, int offset) {
+  return seqsum::Step{{__shfl_down_sync(kFullWarp, s.move[0], offset),
+                       __shfl_down_sync(kFullWarp, s.move[1], offset)}};
+}
+
+// The warp's steps composed in lane order, in lane 0.
+__device__ __forceinline__ seqsum::Step WarpCompose(seqsum::Step s) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const seqsum::Step next = ShuffleDown(s, offset);
+    if ((lane & (2 * offset - 1)) == 0) s = seqsum::Compose(s, next);
+  }
+  return s;
+}
+
+// A block per chunk: its approximate sums of every series (any order).
+__global__ void __launch_bounds__(kSeqThreads) SeqApproxKernel(const SeqParams p) {
+  const SeqJob& job = p.jobs[SeqJobOf(p, blockIdx.x)];
+  const int c = blockIdx.x - job.first_chunk;
+  const int series = SeqSeries(job);
+  double acc[kSeqSeriesSlots] = {0.0, 0.0, 0.0, 0.0};
+  const long long i0 = static_cast<long long>(c) * kSeqChunkTerms;
+  for (int i = threadIdx.x; i < kSeqChunkTerms; i += kSeqThreads) {
+    if (i0 + i >= job.n) break;
+    const double v = job.terms[i0 + i];
+#pragma unroll
+    for (int k = 0; k < kSeqSeriesSlots; ++k) {
+      if (k < series) acc[k] += SeqSeriesTerm(job.edge, k, v);
+    }
+  }
+  __shared__ double red[kSeqThreads / 32][kSeqSeriesSlots];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int k = 0; k < kSeqSeriesSlots; ++k) {
+    const double v = WarpSum(acc[k]);
+    if (lane == 0) red[warp][k] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < kSeqSeriesSlots) {
+    double total = 0.0;
+    for (int w = 0; w < kSeqThreads / 32; ++w) total += red[w][threadIdx.x];
+    p.scratch.approx[static_cast<long long>(blockIdx.x) * kSeqSeriesSlots + threadIdx.x] = total;
+  }
+}
+
+// A block per chunk: the grid each series' approximate prefix lies in (a
+// hair low, so that a prefix just above a power of two is given the grid
+// below, which its leaves' second step covers), the chunk's step there, and
+// its leaves' steps there and in the next grid.
+__global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p) {
+  const SeqJob& job = p.jobs[SeqJobOf(p, blockIdx.x)];
+  const int c = blockIdx.x - job.first_chunk;
+  const int series = SeqSeries(job);
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  __shared__ double red[kSeqThreads / 32][kSeqSeriesSlots];
+  __shared__ int grid[kSeqSeriesSlots];
+  __shared__ seqsum::Step leaf_g[kSeqSeriesSlots][kSeqChunkLeaves];
+  double pre[kSeqSeriesSlots] = {0.0, 0.0, 0.0, 0.0};
+  for (int i = threadIdx.x; i < c; i += kSeqThreads) {
+    const double* a = p.scratch.approx + static_cast<long long>(job.first_chunk + i) * kSeqSeriesSlots;
+#pragma unroll
+    for (int k = 0; k < kSeqSeriesSlots; ++k) pre[k] += a[k];
+  }
+#pragma unroll
+  for (int k = 0; k < kSeqSeriesSlots; ++k) {
+    const double v = WarpSum(pre[k]);
+    if (lane == 0) red[warp][k] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < kSeqSeriesSlots) {
+    double total = 0.0;
+    for (int w = 0; w < kSeqThreads / 32; ++w) total += red[w][threadIdx.x];
+    grid[threadIdx.x] = seqsum::GridOf(total * (1.0 - 0x1p-30));
+  }
+  __syncthreads();
+  const long long slot0 = static_cast<long long>(blockIdx.x) * kSeqSeriesSlots;
+  for (int leaf = warp; leaf < kSeqChunkLeaves; leaf += kSeqThreads / 32) {
+    double v[kSeqLaneTerms];
+    SeqLoadLane(job, c, leaf, lane, v);
+    for (int k = 0; k < series; ++k) {
+      const int g = grid[k];
+      seqsum::Step in_g = seqsum::NoStep();
+      seqsum::Step in_next = seqsum::NoStep();
+#pragma unroll
+      for (int q = 0; q < kSeqLaneTerms; ++q) {
+        const double x = SeqSeriesTerm(job.edge, k, v[q]);
+        in_g = seqsum::Compose(in_g, seqsum::TermStep(x, g));
+        in_next = seqsum::Compose(in_next, seqsum::TermStep(x, g + 1));
+      }
+      in_g = WarpCompose(in_g);
+      in_next = WarpCompose(in_next);
+      if (lane == 0) {
+        seqsum::Step* out = p.scratch.leaf_step + ((slot0 + k) * kSeqChunkLeaves + leaf) * kSeqLeafSteps;
+        out[0] = in_g;
+        out[1] = in_next;
+        leaf_g[k][leaf] = in_g;
+      }
+    }
+  }
+  __syncthreads();
+  if (warp == 0) {
+    for (int k = 0; k < series; ++k) {
+      const seqsum::Step chunk = WarpCompose(leaf_g[k][lane]);
+      if (lane == 0) {
+        p.scratch.chunk_step[slot0 + k] = chunk;
+        p.scratch.chunk_grid[slot0 + k] = grid[k];
+      }
+    }
+  }
+}
+
+// The warp applies to *s (the same in every lane) the steps of lanes
+// start .. count - 1 in order, each lane's from step_for(grid of *s) (a
+// saturated step where it has none for that grid), as far as they fit: the
+// steps are scanned in lane order, and every lane up to the first whose
+// running step would leave the grid is applied at once. Returns that lane
+// (count when all fit).
+template <typename StepFor>
+__device__ int SeqApplyRun(double* s, int start, int count, StepFor step_for) {
+  const int lane = threadIdx.x & 31;
+  const int g = seqsum::GridOf(*s);
+  const std::uint64_t p = seqsum::PositionOf(*s);
+  seqsum::Step st = seqsum::NoStep();
+  if (lane >= start) st = lane < count && g >= 1 ? step_for(g) : seqsum::Saturated();
+#pragma unroll
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const seqsum::Step before{{__shfl_up_sync(kFullWarp, st.move[0], offset),
+                               __shfl_up_sync(kFullWarp, st.move[1], offset)}};
+    if (lane >= offset) st = seqsum::Compose(before, st);
+  }
+  const std::uint64_t moved = seqsum::MoveFrom(st, p);
+  const bool fits = lane < start || (g >= 1 && moved < seqsum::kLimit - p);
+  const unsigned misfits = __ballot_sync(kFullWarp, !fits);
+  const int first = misfits ? __ffs(misfits) - 1 : 32;
+  if (first > start) {
+    const std::uint64_t total = __shfl_sync(kFullWarp, moved, first - 1);
+    *s = seqsum::AtPosition(g, p + total);
+  }
+  return first;
+}
+
+// Leaf `leaf` of chunk `c` added to s, a lane's terms at a time.
+__device__ double SeqWalkLeaf(const SeqJob& job, int k, int c, int leaf, double s) {
+  const int lane = threadIdx.x & 31;
+  double v[kSeqLaneTerms];
+  SeqLoadLane(job, c, leaf, lane, v);
+  double x[kSeqLaneTerms];
+#pragma unroll
+  for (int q = 0; q < kSeqLaneTerms; ++q) x[q] = SeqSeriesTerm(job.edge, k, v[q]);
+  int i = 0;
+  while (i < 32) {
+    i = SeqApplyRun(&s, i, 32, [&](int g) {
+      seqsum::Step st = seqsum::NoStep();
+#pragma unroll
+      for (int q = 0; q < kSeqLaneTerms; ++q) st = seqsum::Compose(st, seqsum::TermStep(x[q], g));
+      return st;
+    });
+    if (i < 32) {
+      // Lane i's terms cross a power of two (or start the series): true
+      // additions, as the CPU's.
+#pragma unroll
+      for (int q = 0; q < kSeqLaneTerms; ++q) s = s + __shfl_sync(kFullWarp, x[q], i);
+      ++i;
+    }
+  }
+  return s;
+}
+
+// Chunk `c` added to s, leaf steps where they fit.
+__device__ double SeqWalkChunk(const SeqParams& p, const SeqJob& job, int k, int c, double s) {
+  const int lane = threadIdx.x & 31;
+  const long long slot = static_cast<long long>(job.first_chunk + c) * kSeqSeriesSlots + k;
+  const seqsum::Step* steps = p.scratch.leaf_step + (slot * kSeqChunkLeaves + lane) * kSeqLeafSteps;
+  const seqsum::Step in_g = steps[0];
+  const seqsum::Step in_next = steps[1];
+  const int g0 = p.scratch.chunk_grid[slot];
+  int i = 0;
+  while (i < kSeqChunkLeaves) {
+    i = SeqApplyRun(&s, i, kSeqChunkLeaves, [&](int g) {
+      return g == g0 ? in_g : g == g0 + 1 ? in_next : seqsum::Saturated();
+    });
+    if (i < kSeqChunkLeaves) s = SeqWalkLeaf(job, k, c, i++, s);
+  }
+  return s;
+}
+
+// A warp per series: the sum from s = 0, chunk steps 32 at a time.
+__global__ void __launch_bounds__(32 * kSeqSeriesSlots)
+    SeqWalkKernel(const SeqParams p, double* __restrict__ out) {
+  const SeqJob& job = p.jobs[blockIdx.x];
+  const int k = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
+  if (k >= SeqSeries(job)) return;
+  double s = 0.0;
+  for (int c0 = 0; c0 < job.num_chunks; c0 += 32) {
+    const int count = min(32, job.num_chunks - c0);
+    seqsum::Step step = seqsum::Saturated();
+    int step_grid = seqsum::kNoGrid;
+    if (lane < count) {
+      const long long slot = static_cast<long long>(job.first_chunk + c0 + lane) * kSeqSeriesSlots + k;
+      step = p.scratch.chunk_step[slot];
+      step_grid = p.scratch.chunk_grid[slot];
+    }
+    int i = 0;
+    while (i < count) {
+      i = SeqApplyRun(&s, i, count,
+                      [&](int g) { return g == step_grid ? step : seqsum::Saturated(); });
+      if (i < count) s = SeqWalkChunk(p, job, k, c0 + i++, s);
+    }
+  }
+  if (lane == 0) out[job.out + k] = s;
 }
 
 // ---------------------------------------------------------------------------

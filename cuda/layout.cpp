@@ -168,6 +168,27 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   }
   l.max_partials = partials;
   l.partials = take(static_cast<std::size_t>(partials) * kNumSums * sizeof(double));
+  for (int s = 0; s < kMaxScales; ++s)
+    for (int c = 0; c < kNumChannels; ++c) l.terms[s][c][0] = l.terms[s][c][1] = kNoPlane;
+  if (options.sequential_sums && l.scores_against_cache()) {
+    for (int s = 0; s < scales; ++s) {
+      const std::size_t n = static_cast<std::size_t>(l.geom[s].width) * l.geom[s].height;
+      const int chunks = static_cast<int>((n + kSeqChunkTerms - 1) / kSeqChunkTerms);
+      for (int c = 0; c < kNumChannels; ++c) {
+        const ChannelNeeds& needs = l.plan.needs[s][c];
+        for (int kind = 0; kind < 2; ++kind) {
+          if (!(kind == 0 ? needs.ssim : needs.edge)) continue;
+          l.terms[s][c][kind] = take(n * sizeof(double));
+          l.seq_chunks += chunks;
+        }
+      }
+    }
+    const std::size_t slots = static_cast<std::size_t>(l.seq_chunks) * kSeqSeriesSlots;
+    l.seq_approx = take(slots * sizeof(double));
+    l.seq_chunk_step = take(slots * sizeof(seqsum::Step));
+    l.seq_chunk_grid = take(slots * sizeof(int));
+    l.seq_leaf_step = take(slots * kSeqChunkLeaves * kSeqLeafSteps * sizeof(seqsum::Step));
+  }
   l.num_result_slots = options.result_slots;
   l.sums = take(static_cast<std::size_t>(options.result_slots) * kSumsPerResult * sizeof(double));
   // Upper bound of the job tables: every mode with all jobs, split over the
@@ -323,6 +344,26 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, int slot)
             r.first_partial = partial_cursor + vb;
             r.num_partials = col_blocks;
             r.out_index = s * kNumChannels + c;
+            if (l.sequential_sums()) {
+              auto terms = [&](int kind) {
+                const std::size_t off = l.terms[s][c][kind];
+                return off == kNoPlane ? nullptr : reinterpret_cast<double*>(base + off);
+              };
+              v.terms_ssim = terms(0);
+              v.terms_edge = terms(1);
+              for (int kind = 0; kind < 2; ++kind) {
+                if (!terms(kind)) continue;
+                SeqParams& sp = t.seq[mode_i];
+                SeqJob& sj = sp.jobs[sp.num_jobs++];
+                sj.terms = terms(kind);
+                sj.n = static_cast<long long>(g.width) * g.height;
+                sj.first_chunk = sp.num_chunks;
+                sj.num_chunks = static_cast<int>((sj.n + kSeqChunkTerms - 1) / kSeqChunkTerms);
+                sj.edge = kind;
+                sj.out = r.out_index * kNumSums + (kind == 0 ? 0 : 2);
+                sp.num_chunks += sj.num_chunks;
+              }
+            }
           }
           vb += col_blocks;
           vj.push_back(v);
@@ -333,6 +374,13 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, int slot)
       partial_cursor += vb;
     }
     t.reduce[mode_i].num_jobs = reduce_jobs;
+    if (l.sequential_sums()) {
+      SeqScratch& scratch = t.seq[mode_i].scratch;
+      scratch.approx = reinterpret_cast<double*>(base + l.seq_approx);
+      scratch.chunk_step = reinterpret_cast<seqsum::Step*>(base + l.seq_chunk_step);
+      scratch.chunk_grid = reinterpret_cast<int*>(base + l.seq_chunk_grid);
+      scratch.leaf_step = reinterpret_cast<seqsum::Step*>(base + l.seq_leaf_step);
+    }
   }
   // Serialise the tables in a fixed order.
   std::size_t off = 0;
@@ -442,6 +490,7 @@ PassLaunches PlanPass(const Layout& layout, const LaunchTables& tables, char* ba
   l.blur = tables.blur;
   if (mode != PassMode::kRef) {
     l.reduce = &tables.reduce[m];
+    if (layout.sequential_sums()) l.seq = &tables.seq[m];
     l.partials = partials;
     l.sums = reinterpret_cast<double*>(base + layout.sums) +
              static_cast<std::size_t>(result_slot) * kSumsPerResult;

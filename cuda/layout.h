@@ -111,6 +111,10 @@ struct LayoutOptions {
   // Keep the linear RGB of scales >= 1 in a region of its own instead of in
   // temp, so that it can be read back after a pass (tests' DebugDownload).
   bool keep_linear = false;
+  // Sum the error maps in the CPU's sequential order (EngineOptions::
+  // sequential_sums): every scoring executor keeps each pixel's terms
+  // (16 bytes a pixel and channel, all scales) and the steps' scratch.
+  bool sequential_sums = false;
 };
 
 struct Layout {
@@ -130,6 +134,12 @@ struct Layout {
   int max_partials = 0;  // blocks of one pass (kNumSums doubles each)
   std::size_t sums = 0;
   int num_result_slots = 0;  // kSumsPerResult doubles each
+  // Sequential sums: the term arrays of each (scale, channel), [0] SSIM,
+  // [1] edge (kNoPlane: none), and the scratch of seq_chunks chunks.
+  std::size_t terms[kMaxScales][kNumChannels][2];
+  int seq_chunks = 0;
+  std::size_t seq_approx = 0, seq_chunk_step = 0, seq_chunk_grid = 0, seq_leaf_step = 0;
+  bool sequential_sums() const { return seq_chunks > 0; }
   // The job tables of each cache slot, jobs_slot_bytes apart.
   std::size_t jobs = 0, jobs_bytes = 0, jobs_slot_bytes = 0;
   std::size_t total_bytes = 0;
@@ -175,6 +185,8 @@ struct LaunchTables {
   std::size_t v_offset[kNumPassModes][kMaxGroups] = {};
   int partial_base[kNumPassModes][kMaxGroups] = {};
   ReduceParams reduce[kNumPassModes] = {};
+  // Sequential sums (Layout::sequential_sums()) instead of `reduce`.
+  SeqParams seq[kNumPassModes] = {};
   // The bytes to copy to base + jobs once at creation.
   std::vector<unsigned char> blob;
   // The 8-bit sRGB table (kSrgb8Entries floats), part of the blob: bytes
@@ -210,6 +222,7 @@ struct PassLaunches {
   } groups[kMaxGroups];
   BlurParams blur;
   const ReduceParams* reduce = nullptr;  // null: kRef, nothing to reduce
+  const SeqParams* seq = nullptr;        // non-null: sequential sums instead of reduce
   const double* partials = nullptr;
   double* sums = nullptr;  // device, kSumsPerResult doubles
 };

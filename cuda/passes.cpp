@@ -25,7 +25,11 @@ Status LaunchPass(const PassLaunches& pass, cudaStream_t stream) {
     SSIM2_CUDA_CHECK(
         LaunchVBlur(g.v_jobs, g.v_count, g.v_blocks, pass.blur, g.partials, stream));
   }
-  if (pass.reduce) SSIM2_CUDA_CHECK(LaunchReduce(*pass.reduce, pass.partials, pass.sums, stream));
+  if (pass.seq) {
+    SSIM2_CUDA_CHECK(LaunchSequentialSums(*pass.seq, pass.sums, stream));
+  } else if (pass.reduce) {
+    SSIM2_CUDA_CHECK(LaunchReduce(*pass.reduce, pass.partials, pass.sums, stream));
+  }
   return Status::Ok();
 }
 

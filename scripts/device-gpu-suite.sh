@@ -63,6 +63,9 @@ step layout 30 "$T/test_cuda_layout"
 step stages 120 "$T/test_cuda_stages"
 step formats 120 "$T/test_cuda_formats"
 step signature 60 "$T/test_cuda_signature"
+# EngineOptions::sequential_sums: the kernels against the loop, the engine's
+# sub-scores against the CPU backend's, bit for bit.
+step sequential-sums 120 "$T/test_cuda_sequential_sums"
 # The CUDA cases of the core suites (their CPU cases run in CI).
 step contract 60 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
 if [ -n "$TESTDATA" ]; then
@@ -79,11 +82,14 @@ if [ -n "$SANITIZER" ]; then
   step memcheck-formats 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_formats" --quick
   step memcheck-signature 60 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_signature"
   step memcheck-contract 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$BUILD/tests/test_scorer_contract" --gtest_filter='*/cuda'
+  step memcheck-sequential-sums 90 "$SANITIZER" --tool memcheck --report-api-errors no --error-exitcode 1 "$T/test_cuda_sequential_sums" --quick
+  step racecheck-sequential-sums 90 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_cuda_sequential_sums" --quick
   step racecheck-stages 120 "$SANITIZER" --tool racecheck --error-exitcode 1 "$T/test_cuda_stages" --quick
   # Barriers: a __syncthreads reached from different code paths of one block
   # (e.g. warp-specialised kernels) runs fine on the H200 but is undefined;
   # synccheck reports it as "Barrier error detected. Divergent thread(s)".
   step synccheck-stages 60 "$SANITIZER" --tool synccheck --error-exitcode 1 "$T/test_cuda_stages" --quick
+  step synccheck-sequential-sums 60 "$SANITIZER" --tool synccheck --error-exitcode 1 "$T/test_cuda_sequential_sums" --quick
 else
   NAMES+=("sanitizer"); RESULTS+=("compute-sanitizer not found")
 fi

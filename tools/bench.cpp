@@ -3,7 +3,7 @@
 //
 //   ssim2-bench [--seconds S] [--sizes 1280x720,1920x1080,3840x2160]
 //               [--engines 1,4] [--batch-streams N] [--no-cpu]
-//               [--memory-limit BYTES] [--lane-groups G]
+//               [--memory-limit BYTES] [--lane-groups G] [--sequential-sums]
 //   ssim2-bench --profile-passes [--sizes WxH]
 //   ssim2-bench --ladder [--sizes WxH] [--seconds S]
 //
@@ -41,6 +41,8 @@
 // "LIMITS <size> <text>".
 // --lane-groups: EngineOptions::lane_scale_groups of every engine (batch8 and
 // the ladder's (a) and (b) compare lanes in one and in two scale groups).
+// --sequential-sums: EngineOptions::sequential_sums of every engine (the
+// CPU's order of float64 additions, bit for bit; against a run without it).
 // Prints "BENCH <size> <engines> <mode> <pairs/s>" per measurement,
 // "MEM <size> <bytes> <bytes/pixel>" per size (one engine's device memory
 // after its first pair), "MEM-BATCH <size> <bytes> <bytes/pixel> <N> lanes"
@@ -236,6 +238,8 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--lane-groups") && i + 1 < argc) {
       opt.lane_scale_groups = std::atoi(argv[++i]);
       ok = opt.lane_scale_groups >= 1 && opt.lane_scale_groups <= 2;
+    } else if (!std::strcmp(argv[i], "--sequential-sums")) {
+      opt.sequential_sums = true;
     } else if (!std::strcmp(argv[i], "--profile-passes")) {
       profile_passes = true;
     } else if (!std::strcmp(argv[i], "--ladder")) {
@@ -256,7 +260,8 @@ int main(int argc, char** argv) {
     if (!ok) {
       std::fprintf(stderr,
                    "usage: %s [--seconds S] [--sizes WxH,...] [--engines T,...] "
-                   "[--batch-streams N] [--no-cpu] [--memory-limit BYTES] [--lane-groups 1|2]\n",
+                   "[--batch-streams N] [--no-cpu] [--memory-limit BYTES] [--lane-groups 1|2] "
+                   "[--sequential-sums]\n",
                    argv[0]);
       return 2;
     }

@@ -218,6 +218,59 @@ TEST_P(Parity, CachedReferenceAndBatchesEqualCompute) {
   }
 }
 
+// ScorerOptions::sequential_sums: the CUDA engine sums in the CPU's order, so
+// its sub-scores are the reference's too, bit for bit, in pairs and in
+// batches against a cached reference (issue 23: users compare
+// implementations).
+TEST_P(Parity, SequentialSumsEqualTheReferenceBitForBit) {
+  if (GetParam() == Backend::kCpu) GTEST_SKIP() << "the CPU path always sums sequentially";
+  const auto rows = ReadCsv("features.csv");
+  ASSERT_FALSE(rows.empty());
+  std::map<std::string, std::vector<std::string>> by_ref;
+  for (const auto& row : ReadCsv("scores.csv")) by_ref[row[0]].push_back(row[1]);
+  // Per pair: the one-shot result and the batch's.
+  std::map<std::string, Result> one_shot, batched;
+  for (const auto& [ref_path, dist_paths] : by_ref) {
+    const io::Image& ref = LoadTestImage(ref_path);
+    if (HasFailure()) return;
+    ScorerOptions options;
+    options.backend = GetParam();
+    options.all_features = true;
+    options.sequential_sums = true;
+    std::unique_ptr<Scorer> scorer = testing::NewScorerOrFail(ref.width(), ref.height(), options);
+    ASSERT_TRUE(scorer);
+    std::vector<ImageView> views;
+    for (const std::string& d : dist_paths) {
+      const io::Image& dist = LoadTestImage(d);
+      if (HasFailure()) return;
+      views.push_back(dist.view());
+      ASSERT_OK(scorer->Compute(ref.view(), dist.view(), &one_shot[ref_path + "," + d]));
+    }
+    std::vector<Result> batch;
+    ASSERT_OK(scorer->ComputeBatch(ref.view(), views, &batch));
+    for (std::size_t i = 0; i < views.size(); ++i) batched[ref_path + "," + dist_paths[i]] = batch[i];
+  }
+  std::size_t compared = 0;
+  for (const auto& row : rows) {
+    const std::string pair = row[0] + "," + row[1];
+    ASSERT_TRUE(one_shot.count(pair) && batched.count(pair)) << pair;
+    const int c = ChannelIndex(row[2]);
+    const int s = std::atoi(row[3].c_str());
+    const int n = row[4] == "1" ? 0 : 1;
+    for (int m = 0; m < kNumMaps; ++m) {
+      const double expected = std::strtod(row[5 + m].c_str(), nullptr);
+      EXPECT_EQ(one_shot[pair].features[s][c][m][n], expected)
+          << pair << " " << row[2] << " scale " << s << " norm " << row[4] << " map " << m;
+      EXPECT_EQ(batched[pair].features[s][c][m][n], expected)
+          << pair << " (batch) " << row[2] << " scale " << s << " norm " << row[4] << " map " << m;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(one_shot.size(), 70u);
+  std::printf("features (%s, sequential sums): %zu sub-scores of %zu pairs equal the reference's\n",
+              BackendName(GetParam()), compared, one_shot.size());
+}
+
 #if defined(SSIM2_HAVE_CUDA)
 // A device copy of an image's bytes (freed by the destructor).
 class DeviceImage {

@@ -1,8 +1,8 @@
 // Just enough of CUDA's device built-ins to compile the engine's kernels
 // (cuda/kernels_device.cuh) as plain C++ and run them on the CPU:
 // one std::thread per CUDA thread of a block, blocks one after another,
-// __syncthreads as a block-wide barrier and warp shuffles through a per-warp
-// barrier. Slow, but it executes the very same kernel source, so indexing,
+// __syncthreads as a block-wide barrier and warp shuffles and ballots through
+// a per-warp barrier. Slow, but it executes the very same kernel source, so indexing,
 // guards and barriers are checked on machines without a GPU.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <barrier>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -37,7 +38,6 @@ inline thread_local dim3 thread_idx;
 inline dim3 block_dim;
 inline std::barrier<>* block_barrier = nullptr;
 inline std::vector<std::unique_ptr<std::barrier<>>> warp_barriers;
-inline double shfl[64][32];
 inline int LinearThread() {
   return static_cast<int>(thread_idx.x + block_dim.x * (thread_idx.y + block_dim.y * thread_idx.z));
 }
@@ -53,15 +53,52 @@ inline unsigned atomicAdd(unsigned* p, unsigned v) {
   return std::atomic_ref<unsigned>(*p).fetch_add(v);
 }
 
-inline double __shfl_down_sync(unsigned, double v, int offset) {
+namespace emu {
+inline std::uint64_t shfl_bits[64][32];
+inline unsigned ballot_bits[64];
+
+// Every lane of the warp publishes v; each returns lane `src`'s (its own
+// where `src` is outside the warp).
+template <typename T>
+T Exchange(T v, int src) {
+  static_assert(sizeof(T) <= sizeof(std::uint64_t), "a shuffle moves at most 8 bytes");
+  const int t = LinearThread();
+  const int warp = t / 32, lane = t % 32;
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof v);
+  shfl_bits[warp][lane] = bits;
+  warp_barriers[warp]->arrive_and_wait();
+  T r = v;
+  if (src >= 0 && src < 32) std::memcpy(&r, &shfl_bits[warp][src], sizeof r);
+  warp_barriers[warp]->arrive_and_wait();
+  return r;
+}
+}  // namespace emu
+
+template <typename T>
+T __shfl_down_sync(unsigned, T v, int offset) {
+  return emu::Exchange(v, emu::LinearThread() % 32 + offset);
+}
+template <typename T>
+T __shfl_up_sync(unsigned, T v, int offset) {
+  return emu::Exchange(v, emu::LinearThread() % 32 - offset);
+}
+template <typename T>
+T __shfl_sync(unsigned, T v, int src) {
+  return emu::Exchange(v, src & 31);
+}
+inline unsigned __ballot_sync(unsigned, int predicate) {
   const int t = emu::LinearThread();
   const int warp = t / 32, lane = t % 32;
-  emu::shfl[warp][lane] = v;
+  if (lane == 0) emu::ballot_bits[warp] = 0;
   emu::warp_barriers[warp]->arrive_and_wait();
-  const double r = lane + offset < 32 ? emu::shfl[warp][lane + offset] : v;
+  if (predicate) std::atomic_ref<unsigned>(emu::ballot_bits[warp]).fetch_or(1u << lane);
+  emu::warp_barriers[warp]->arrive_and_wait();
+  const unsigned r = emu::ballot_bits[warp];
   emu::warp_barriers[warp]->arrive_and_wait();
   return r;
 }
+inline int __ffs(unsigned x) { return x ? __builtin_ctz(x) + 1 : 0; }
 
 namespace emu {
 

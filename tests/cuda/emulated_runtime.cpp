@@ -55,6 +55,16 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
   return cudaSuccess;
 }
 
+cudaError_t LaunchSequentialSums(const SeqParams& params, double* out, cudaStream_t) {
+  if (params.num_jobs == 0) return cudaSuccess;
+  const LaunchShape chunks = SeqChunkShape(params);
+  emu::Launch(chunks.grid, chunks.block, true, [&] { SeqApproxKernel(params); });
+  emu::Launch(chunks.grid, chunks.block, true, [&] { SeqStepsKernel(params); });
+  const LaunchShape walk = SeqWalkShape(params);
+  emu::Launch(walk.grid, walk.block, true, [&] { SeqWalkKernel(params, out); });
+  return cudaSuccess;
+}
+
 cudaError_t LaunchSignature(const SignatureLaunch& launch, cudaStream_t) {
   emu::CountLaunch();
   const LaunchShape shape = SignatureShape(launch);

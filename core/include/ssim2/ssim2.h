@@ -228,6 +228,12 @@ struct ScorerOptions {
   // limits() says what it gave up. Create fails with kOutOfMemory when not
   // even one pass fits, SetReference when the reference cache does not.
   std::size_t memory_limit = 0;
+  // CUDA: sum the error maps one pixel after the other, as the CPU backend
+  // and the reference do, so that every sub-score (not only the score's
+  // printed digits) is bit for bit the CPU backend's. Costs GPU time and
+  // about 72 bytes of device memory per pixel and stream (docs/
+  // PERFORMANCE.md, "Sequential sums"). The CPU backend always sums so.
+  bool sequential_sums = false;
 };
 
 // Scores pairs of one size. Create one per resolution and reuse it: buffers

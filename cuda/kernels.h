@@ -194,7 +194,9 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
 // Three launches:
 // - SeqApprox: each chunk's sums in any order (approximate);
 // - SeqSteps: per chunk and series, the grid its approximate prefix lies in
-//   (g), the chunk's step in g, and every leaf's steps in g and g + 1;
+//   (g), the chunk's step in g, and every leaf's steps in g and g + 1 (in
+//   float64 units, seqsum::TermUnits, where the leaf has no tie; else term
+//   steps composed in lane order);
 // - SeqWalk: a warp per series applies the chunks' steps in order from s = 0,
 //   32 at a time; where one does not fit (another grid, or it would leave
 //   its grid) it goes down to that chunk's leaves, then to a leaf's terms,

@@ -691,16 +691,19 @@ __global__ void __launch_bounds__(kSeqThreads) SeqApproxKernel(const SeqParams p
 // A block per chunk: the grid each series' approximate prefix lies in (a
 // hair low, so that a prefix just above a power of two is given the grid
 // below, which its leaves' second step covers), the chunk's step there, and
-// its leaves' steps there and in the next grid.
+// its leaves' steps there and in the next grid. A leaf without ties (nearly
+// all) is summed as float64 units, exact integers that add in any order; a
+// leaf with one (smooth areas: the SSIM error's 4th powers have few bits)
+// composes its terms' integer steps in lane order.
 __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p) {
   const SeqJob& job = p.jobs[SeqJobOf(p, blockIdx.x)];
   const int c = blockIdx.x - job.first_chunk;
   const int series = SeqSeries(job);
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
-  __shared__ double red[kSeqThreads / 32][kSeqSeriesSlots];
+  constexpr int kWarps = kSeqThreads / 32;
+  __shared__ double red[kWarps][kSeqSeriesSlots];
   __shared__ int grid[kSeqSeriesSlots];
-  __shared__ seqsum::Step leaf_g[kSeqSeriesSlots][kSeqChunkLeaves];
   double pre[kSeqSeriesSlots] = {0.0, 0.0, 0.0, 0.0};
   for (int i = threadIdx.x; i < c; i += kSeqThreads) {
     const double* a = p.scratch.approx + static_cast<long long>(job.first_chunk + i) * kSeqSeriesSlots;
@@ -715,26 +718,47 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
   __syncthreads();
   if (threadIdx.x < kSeqSeriesSlots) {
     double total = 0.0;
-    for (int w = 0; w < kSeqThreads / 32; ++w) total += red[w][threadIdx.x];
+    for (int w = 0; w < kWarps; ++w) total += red[w][threadIdx.x];
     grid[threadIdx.x] = seqsum::GridOf(total * (1.0 - 0x1p-30));
   }
   __syncthreads();
+  double scale[kSeqSeriesSlots], scale_next[kSeqSeriesSlots];
+#pragma unroll
+  for (int k = 0; k < kSeqSeriesSlots; ++k) {
+    scale[k] = seqsum::UnitScale(grid[k]);
+    scale_next[k] = seqsum::UnitScale(grid[k] + 1);
+  }
   const long long slot0 = static_cast<long long>(blockIdx.x) * kSeqSeriesSlots;
-  for (int leaf = warp; leaf < kSeqChunkLeaves; leaf += kSeqThreads / 32) {
+  __shared__ seqsum::Step leaf_g[kSeqSeriesSlots][kSeqChunkLeaves];
+  for (int leaf = warp; leaf < kSeqChunkLeaves; leaf += kWarps) {
     double v[kSeqLaneTerms];
     SeqLoadLane(job, c, leaf, lane, v);
-    for (int k = 0; k < series; ++k) {
-      const int g = grid[k];
-      seqsum::Step in_g = seqsum::NoStep();
-      seqsum::Step in_next = seqsum::NoStep();
+#pragma unroll
+    for (int k = 0; k < kSeqSeriesSlots; ++k) {
+      if (k >= series) continue;
+      double x[kSeqLaneTerms];
+      double units_g = 0.0, units_next = 0.0;
 #pragma unroll
       for (int q = 0; q < kSeqLaneTerms; ++q) {
-        const double x = SeqSeriesTerm(job.edge, k, v[q]);
-        in_g = seqsum::Compose(in_g, seqsum::TermStep(x, g));
-        in_next = seqsum::Compose(in_next, seqsum::TermStep(x, g + 1));
+        x[q] = SeqSeriesTerm(job.edge, k, v[q]);
+        units_g += seqsum::TermUnits(x[q], scale[k]);
+        units_next += seqsum::TermUnits(x[q], scale_next[k]);
       }
-      in_g = WarpCompose(in_g);
-      in_next = WarpCompose(in_next);
+      const bool plain = units_g < seqsum::kUnitsLimit && units_next < seqsum::kUnitsLimit;
+      seqsum::Step in_g, in_next;
+      if (__ballot_sync(kFullWarp, !plain) == 0) {
+        in_g = seqsum::UnitsStep(WarpSum(units_g));
+        in_next = seqsum::UnitsStep(WarpSum(units_next));
+      } else {
+        in_g = in_next = seqsum::NoStep();
+#pragma unroll
+        for (int q = 0; q < kSeqLaneTerms; ++q) {
+          in_g = seqsum::Compose(in_g, seqsum::TermStep(x[q], grid[k]));
+          in_next = seqsum::Compose(in_next, seqsum::TermStep(x[q], grid[k] + 1));
+        }
+        in_g = WarpCompose(in_g);
+        in_next = WarpCompose(in_next);
+      }
       if (lane == 0) {
         seqsum::Step* out = p.scratch.leaf_step + ((slot0 + k) * kSeqChunkLeaves + leaf) * kSeqLeafSteps;
         out[0] = in_g;

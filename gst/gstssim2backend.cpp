@@ -424,6 +424,7 @@ ensure_scorer (GstSsim2Compare * self, int width, int height)
   ssim2::ScorerOptions opts;
   opts.backend = priv->use_cuda ? ssim2::Backend::kCuda : ssim2::Backend::kCpu;
   opts.cpu_threads = (int) priv->run.threads;
+  opts.sequential_sums = priv->run.sequential_sums;
 #ifdef HAVE_GST_CUDA
   if (priv->use_cuda) {
     guint cuda_device = 0;
@@ -876,7 +877,7 @@ gst_ssim2_compare_batches_in_flight (GstSsim2Compare * self)
  * element's set/get_property store them in its settings). */
 void
 gst_ssim2_compare_install_backend_properties (GObjectClass * object_class,
-    guint memory_limit_id)
+    guint memory_limit_id, guint sequential_sums_id)
 {
   /**
    * GstSsim2Compare:memory-limit:
@@ -896,6 +897,28 @@ gst_ssim2_compare_install_backend_properties (GObjectClass * object_class,
           "backend=cuda: most device memory of the scorer in bytes (0: no "
           "limit); below full speed's need it scores more slowly and warns",
           0, G_MAXUINT64, DEFAULT_MEMORY_LIMIT,
+          (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+              G_PARAM_STATIC_STRINGS)));
+
+  /**
+   * GstSsim2Compare:sequential-sums:
+   *
+   * backend=cuda: sum the error maps one pixel after the other, as the CPU
+   * path and the reference do, so that every sub-score in the `ssim2`
+   * messages and the meta is the CPU's bit for bit (not only the score's
+   * printed digits). Off (the default), the GPU adds per-block sums in a
+   * fixed order: the same on every GPU and run, sub-scores within about
+   * 1e-13 of the CPU's. On, each frame costs more GPU time and about 72
+   * bytes of device memory per pixel and rendition stream (docs/
+   * PERFORMANCE.md, "Sequential sums"). The CPU path always sums so.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (object_class, sequential_sums_id,
+      g_param_spec_boolean ("sequential-sums", "Sequential sums",
+          "backend=cuda: add the error maps in the CPU's order, so that every "
+          "sub-score equals the CPU path's bit for bit (slower, more memory)",
+          DEFAULT_SEQUENTIAL_SUMS,
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
               G_PARAM_STATIC_STRINGS)));
 }

@@ -49,6 +49,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ssim2_compare_debug);
 #define DEFAULT_SYNC_WINDOW (5 * GST_SECOND)
 #define DEFAULT_SYNC_MAX_BYTES (G_GUINT64_CONSTANT (1) << 30)
 #define DEFAULT_MEMORY_LIMIT 0
+#define DEFAULT_SEQUENTIAL_SUMS FALSE
 /* max-lateness=-1 in a live pipeline. */
 #define AUTO_LIVE_MAX_LATENESS GST_SECOND
 
@@ -242,6 +243,9 @@ struct Settings {
   /* ScorerOptions::memory_limit (property memory-limit, the tool's
    * --memory-limit). */
   guint64 memory_limit = DEFAULT_MEMORY_LIMIT;
+  /* ScorerOptions::sequential_sums (property sequential-sums, the tool's
+   * --sequential-sums). */
+  bool sequential_sums = DEFAULT_SEQUENTIAL_SUMS;
 };
 
 }  // namespace ssim2gst
@@ -465,7 +469,7 @@ void gst_ssim2_compare_trim_ref_queue (GstSsim2Compare * self,
 
 /* Backend: where and how a pair is scored (gstssim2backend.cpp). */
 void gst_ssim2_compare_install_backend_properties (GObjectClass *
-    object_class, guint memory_limit_id);
+    object_class, guint memory_limit_id, guint sequential_sums_id);
 
 /* Chooses the backend at start: CUDA (context, stream) when the backend
  * property allows and a device works, else the CPU (with a warning under

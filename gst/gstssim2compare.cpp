@@ -158,6 +158,7 @@ enum
   PROP_HELD_REF_BYTES,          /* in gst_ssim2_compare_get_held_ref's order */
   PROP_HELD_REF_FRAMES_BY_PAD,
   PROP_MEMORY_LIMIT,
+  PROP_SEQUENTIAL_SUMS,
 };
 
 #define GST_TYPE_SSIM2_COMPARE_ALIGNMENT (gst_ssim2_compare_alignment_get_type ())
@@ -382,7 +383,7 @@ gst_ssim2_compare_class_init (GstSsim2CompareClass * klass)
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_ssim2_compare_install_backend_properties (object_class,
-      PROP_MEMORY_LIMIT);
+      PROP_MEMORY_LIMIT, PROP_SEQUENTIAL_SUMS);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_ssim2_compare_set_context);
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_ssim2_compare_release_pad);
@@ -642,6 +643,7 @@ static const SettingsProperty settings_properties[] = {
   settings_property < &Settings::sync_window > (PROP_SYNC_WINDOW),
   settings_property < &Settings::sync_max_bytes > (PROP_SYNC_MAX_BYTES),
   settings_property < &Settings::memory_limit > (PROP_MEMORY_LIMIT),
+  settings_property < &Settings::sequential_sums > (PROP_SEQUENTIAL_SUMS),
 };
 
 /* The row of @prop_id; NULL, with GObject's warning, when there is none. */

@@ -111,6 +111,7 @@ struct ParseState {
   gboolean scale = FALSE;
   bool frame_option_given = false;  // --alignment, --offset, --every, --frames
   gboolean decode_only = FALSE;
+  gboolean sequential_sums = FALSE;
   gboolean help = FALSE;
   gboolean help_all = FALSE;
   gboolean help_gst = FALSE;
@@ -393,6 +394,9 @@ GOptionContext* NewContext(ParseState* state, bool with_gst, GOptionGroup** gst_
       ValueOption("device", OnDevice, s.device.c_str(), "N"),
       ValueOption("threads", OnThreads, s.threads.c_str(), "N"),
       ValueOption("memory-limit", OnMemoryLimit, s.memory_limit.c_str(), "BYTES"),
+      FlagOption("sequential-sums", &state->sequential_sums,
+                 "videos on the GPU: sub-scores bit for bit the CPU's (slower; images and "
+                 "lists always)"),
       ValueOption("fail-below", OnFailBelow, s.fail_below.c_str(), "[STAT:]SCORE"),
       kEndOfEntries};
   const GOptionEntry pairs[] = {
@@ -564,6 +568,7 @@ bool ParseArgs(const std::vector<std::string>& args, Options* options, Command* 
   options->quiet = options->quiet || state.quiet;
   options->scale = options->scale || state.scale;
   options->decode_only = options->decode_only || state.decode_only;
+  options->sequential_sums = options->sequential_sums || state.sequential_sums;
   if (!ResolveOutput(state, options, error)) return false;
   // --offset shifts the distorted stream's running time (or its order);
   // stream times are positions in the file, which it cannot move, and

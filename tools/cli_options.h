@@ -29,6 +29,9 @@ struct Options {
   // --memory-limit: device memory of one CUDA scorer at most, in bytes (0:
   // none); ScorerOptions::memory_limit, the element's memory-limit.
   std::uint64_t memory_limit = 0;
+  // --sequential-sums: videos on the GPU sum as the CPU does (the element's
+  // sequential-sums); images and lists always do.
+  bool sequential_sums = false;
   bool json = false;     // images: print JSON (score, scales, 108 sub-scores) on stdout
   // Video mode.
   std::string csv_path;   // --csv FILE, -o FILE.csv: per-frame scores + summary

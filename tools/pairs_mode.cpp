@@ -49,6 +49,9 @@ class ScorerCache {
     so.cuda_device = worker_.cuda_device;
     so.cpu_threads = worker_.cpu_threads;
     so.memory_limit = worker_.memory_limit;
+    // A list's rows are the single-pair command's, bit for bit (PNG decoding
+    // bounds a list's rate, not these sums: docs/PERFORMANCE.md).
+    so.sequential_sums = true;
     std::unique_ptr<Scorer> scorer;
     if (Status s = Scorer::Create(width, height, so, &scorer); !s.ok()) return s;
     scorers_.push_front(std::move(scorer));

@@ -132,6 +132,9 @@ int ScoreImages(const Options& o, const io::Image& ref, const io::Image& dist) {
   so.cuda_device = o.cuda_device;
   so.cpu_threads = o.cpu_threads;
   so.memory_limit = o.memory_limit;
+  // One pair: the GPU's sub-scores are the CPU's and the reference's bit for
+  // bit, at a cost of a millisecond (docs/PERFORMANCE.md, "Sequential sums").
+  so.sequential_sums = true;
   const bool want_json = o.json || !o.json_path.empty();
   so.all_features = want_json;  // the skipped maps' sub-scores are wanted too
   std::unique_ptr<Scorer> scorer;

@@ -508,6 +508,7 @@ bool BuildPipeline(Run* run, std::string* error) {
   SetProperty(run->compare, "frame-step", std::to_string(o.every).c_str());
   SetProperty(run->compare, "threads", std::to_string(o.cpu_threads).c_str());
   SetProperty(run->compare, "memory-limit", std::to_string(o.memory_limit).c_str());
+  SetProperty(run->compare, "sequential-sums", o.sequential_sums ? "true" : "false");
   GstElement* sink = gst_element_factory_make("fakesink", "sink");
   g_object_set(sink, "sync", FALSE, nullptr);
   gst_bin_add_many(GST_BIN(run->pipeline), run->compare, sink, nullptr);

@@ -98,6 +98,46 @@ SSIM2_HD Step TermStep(double x, int g) {
   return Step{{k + (k & 1), k + ((k + 1) & 1)}};
 }
 
+// Bulk steps in float64. Most terms of a long sum are far below the sum and
+// never tie, so a chunk's step in grid g is one integer, the sum of its
+// terms' units x / u rounded to the nearest: formed in float64 (integers
+// below 2^53 add exactly, in any order) at a few float64 operations a term.
+// Anything the one integer cannot say (a tie, whose rounding depends on the
+// parity of the sum; a term that is negative, NaN or too large) makes the
+// units +inf, and the walk goes down to TermStep for those terms.
+constexpr double kUnitsLimit = 0x1p53;  // units >= this: the run leaves its grid
+
+// 2^(1075 - g): x times this is x / u in grid g. 0 where that scale is not a
+// normal double (grids below 52, sums below 2^-971: TermStep's business).
+SSIM2_HD double UnitScale(int g) {
+  const int e = 1075 - g;  // unbiased exponent of the scale
+  if (e < -1022 || e > 1023) return 0.0;
+  return arith::BitsDouble(static_cast<std::uint64_t>(e + 1023) << 52);
+}
+
+// x / u of grid g (scale = UnitScale(g)) rounded to an integer, exactly; +inf
+// where a tie, a negative, NaN or infinite term, a term of 2^53 u or more, or
+// a grid without a scale leaves it to TermStep. The product is exact (a
+// power of two) unless it is subnormal, and then it is far below 1/2 either
+// way.
+SSIM2_HD double TermUnits(double x, double scale) {
+  const double kInf = arith::BitsDouble(std::uint64_t(0x7ff) << 52);
+  if (!(x >= 0.0) || scale == 0.0) return kInf;
+  const double y = x * scale;
+  if (!(y < kUnitsLimit)) return kInf;
+  const double whole = floor(y);
+  const double rest = y - whole;
+  if (rest == 0.5) return kInf;
+  return rest > 0.5 ? whole + 1.0 : whole;
+}
+
+// A run's units (a sum of TermUnits) as a step.
+SSIM2_HD Step UnitsStep(double units) {
+  if (!(units < kUnitsLimit)) return Saturated();
+  const std::uint64_t n = static_cast<std::uint64_t>(units);
+  return Step{{n, n}};
+}
+
 // a, then b.
 SSIM2_HD Step Compose(const Step& a, const Step& b) {
   auto then = [&](std::uint64_t p, std::uint64_t first) {

@@ -528,6 +528,32 @@ GST_START_TEST (test_memory_limit_cpu_ignores_it)
 
 GST_END_TEST;
 
+GST_START_TEST (test_sequential_sums_property)
+{
+  /* sequential-sums (off by default) asks the CUDA scorer for the CPU's
+   * order of additions; the CPU path always sums so: on, it scores the same
+   * frames the same, with no warning. */
+  Fixture f;
+  GstVideoInfo info;
+  gboolean on = TRUE;
+  GstElement *e = make_element ("backend", 2 /* cpu */ , NULL);
+  g_object_get (e, "sequential-sums", &on, NULL);
+  fail_if (on);
+  g_object_set (e, "sequential-sums", TRUE, NULL);
+  g_object_get (e, "sequential-sums", &on, NULL);
+  fail_unless (on);
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, e, CAPS64 ("I420"), CAPS64 ("I420"));
+  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
+          0, 0), FALSE);
+  pull_perfect_scores (&f, 3, "sequential-sums=true on the CPU");
+  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL);
+  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL);
+  fixture_clear (&f);
+}
+
+GST_END_TEST;
+
 static guint64
 vm_size_bytes (void)
 {
@@ -1177,6 +1203,7 @@ ssim2compare_suite (void)
   tcase_add_test (tc, test_backend_cuda_error_without_device);
   tcase_add_test (tc, test_error_out_of_memory);
   tcase_add_test (tc, test_memory_limit_cpu_ignores_it);
+  tcase_add_test (tc, test_sequential_sums_property);
   tcase_add_test (tc, test_error_not_enough_host_memory);
   tcase_add_test (tc, test_pairing_running_time);
   tcase_add_test (tc, test_pairing_dist_without_ref);

@@ -704,6 +704,7 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
   constexpr int kWarps = kSeqThreads / 32;
   __shared__ double red[kWarps][kSeqSeriesSlots];
   __shared__ int grid[kSeqSeriesSlots];
+  __shared__ bool may_cross[kSeqSeriesSlots];  // the next grid's leaf steps are wanted
   double pre[kSeqSeriesSlots] = {0.0, 0.0, 0.0, 0.0};
   for (int i = threadIdx.x; i < c; i += kSeqThreads) {
     const double* a = p.scratch.approx + static_cast<long long>(job.first_chunk + i) * kSeqSeriesSlots;
@@ -720,6 +721,8 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
     double total = 0.0;
     for (int w = 0; w < kWarps; ++w) total += red[w][threadIdx.x];
     grid[threadIdx.x] = seqsum::GridOf(total * (1.0 - 0x1p-30));
+    const double after = total + p.scratch.approx[static_cast<long long>(blockIdx.x) * kSeqSeriesSlots + threadIdx.x];
+    may_cross[threadIdx.x] = seqsum::GridOf(after * (1.0 + 0x1p-30)) != grid[threadIdx.x];
   }
   __syncthreads();
   double scale[kSeqSeriesSlots], scale_next[kSeqSeriesSlots];
@@ -736,28 +739,33 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
 #pragma unroll
     for (int k = 0; k < kSeqSeriesSlots; ++k) {
       if (k >= series) continue;
+      // Only a chunk whose approximate sums may cross a power of two needs
+      // its leaves' steps in the next grid (elsewhere a wrong guess sends the
+      // walk to the terms: slower, never wrong).
+      const bool both = may_cross[k];
       double x[kSeqLaneTerms];
       double units_g = 0.0, units_next = 0.0;
 #pragma unroll
       for (int q = 0; q < kSeqLaneTerms; ++q) {
         x[q] = SeqSeriesTerm(job.edge, k, v[q]);
         units_g += seqsum::TermUnits(x[q], scale[k]);
-        units_next += seqsum::TermUnits(x[q], scale_next[k]);
+        if (both) units_next += seqsum::TermUnits(x[q], scale_next[k]);
       }
       const bool plain = units_g < seqsum::kUnitsLimit && units_next < seqsum::kUnitsLimit;
-      seqsum::Step in_g, in_next;
+      seqsum::Step in_g, in_next = seqsum::Saturated();
       if (__ballot_sync(kFullWarp, !plain) == 0) {
         in_g = seqsum::UnitsStep(WarpSum(units_g));
-        in_next = seqsum::UnitsStep(WarpSum(units_next));
+        if (both) in_next = seqsum::UnitsStep(WarpSum(units_next));
       } else {
-        in_g = in_next = seqsum::NoStep();
+        in_g = seqsum::NoStep();
+        if (both) in_next = seqsum::NoStep();
 #pragma unroll
         for (int q = 0; q < kSeqLaneTerms; ++q) {
           in_g = seqsum::Compose(in_g, seqsum::TermStep(x[q], grid[k]));
-          in_next = seqsum::Compose(in_next, seqsum::TermStep(x[q], grid[k] + 1));
+          if (both) in_next = seqsum::Compose(in_next, seqsum::TermStep(x[q], grid[k] + 1));
         }
         in_g = WarpCompose(in_g);
-        in_next = WarpCompose(in_next);
+        if (both) in_next = WarpCompose(in_next);
       }
       if (lane == 0) {
         seqsum::Step* out = p.scratch.leaf_step + ((slot0 + k) * kSeqChunkLeaves + leaf) * kSeqLeafSteps;

@@ -193,8 +193,10 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
 // kSeqChunkLeaves leaves of kSeqLeafTerms (a warp, kSeqLaneTerms a lane).
 // Three launches:
 // - SeqApprox: each chunk's sums in any order (approximate);
-// - SeqSteps: per chunk and series, the grid its approximate prefix lies in
-//   (g), the chunk's step in g, and every leaf's steps in g and g + 1 (in
+// - SeqSteps: per leaf and series, the grid its approximate prefix lies in
+//   (g), the leaf's step in g and, where its sums may cross a power of two,
+//   in g + 1; per chunk, its leaves' steps composed where all share the
+//   chunk's grid (in
 //   float64 units, seqsum::TermUnits, where the leaf has no tie; else term
 //   steps composed in lane order);
 // - SeqWalk: a warp per series applies the chunks' steps in order from s = 0,
@@ -228,6 +230,7 @@ struct SeqScratch {
   seqsum::Step* chunk_step;
   int* chunk_grid;
   seqsum::Step* leaf_step;  // [chunk][slot][leaf][kSeqLeafSteps]
+  int* leaf_grid;           // [chunk][slot][leaf]: the grid of a leaf's first step
 };
 
 struct SeqParams {

@@ -704,7 +704,7 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
   constexpr int kWarps = kSeqThreads / 32;
   __shared__ double red[kWarps][kSeqSeriesSlots];
   __shared__ int grid[kSeqSeriesSlots];
-  __shared__ bool may_cross[kSeqSeriesSlots];  // the next grid's leaf steps are wanted
+  __shared__ double prefix[kSeqSeriesSlots];  // approximate sum of the chunks before
   double pre[kSeqSeriesSlots] = {0.0, 0.0, 0.0, 0.0};
   for (int i = threadIdx.x; i < c; i += kSeqThreads) {
     const double* a = p.scratch.approx + static_cast<long long>(job.first_chunk + i) * kSeqSeriesSlots;
@@ -720,36 +720,55 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
   if (threadIdx.x < kSeqSeriesSlots) {
     double total = 0.0;
     for (int w = 0; w < kWarps; ++w) total += red[w][threadIdx.x];
+    prefix[threadIdx.x] = total;
     grid[threadIdx.x] = seqsum::GridOf(total * (1.0 - 0x1p-30));
-    const double after = total + p.scratch.approx[static_cast<long long>(blockIdx.x) * kSeqSeriesSlots + threadIdx.x];
-    may_cross[threadIdx.x] = seqsum::GridOf(after * (1.0 + 0x1p-30)) != grid[threadIdx.x];
   }
   __syncthreads();
-  double scale[kSeqSeriesSlots], scale_next[kSeqSeriesSlots];
-#pragma unroll
-  for (int k = 0; k < kSeqSeriesSlots; ++k) {
-    scale[k] = seqsum::UnitScale(grid[k]);
-    scale_next[k] = seqsum::UnitScale(grid[k] + 1);
-  }
   const long long slot0 = static_cast<long long>(blockIdx.x) * kSeqSeriesSlots;
+  // Each warp's leaves, in registers: their approximate sums first, so that
+  // every leaf gets the grid of its own approximate prefix (the first chunk
+  // of a series crosses many powers of two).
+  constexpr int kLeavesPerWarp = kSeqChunkLeaves / kWarps;
+  __shared__ double leaf_sum[kSeqSeriesSlots][kSeqChunkLeaves];
   __shared__ seqsum::Step leaf_g[kSeqSeriesSlots][kSeqChunkLeaves];
-  for (int leaf = warp; leaf < kSeqChunkLeaves; leaf += kWarps) {
-    double v[kSeqLaneTerms];
-    SeqLoadLane(job, c, leaf, lane, v);
+  double v[kLeavesPerWarp][kSeqLaneTerms];
+#pragma unroll
+  for (int i = 0; i < kLeavesPerWarp; ++i) {
+    const int leaf = warp + i * kWarps;
+    SeqLoadLane(job, c, leaf, lane, v[i]);
 #pragma unroll
     for (int k = 0; k < kSeqSeriesSlots; ++k) {
       if (k >= series) continue;
-      // Only a chunk whose approximate sums may cross a power of two needs
-      // its leaves' steps in the next grid (elsewhere a wrong guess sends the
-      // walk to the terms: slower, never wrong).
-      const bool both = may_cross[k];
+      double sum = 0.0;
+#pragma unroll
+      for (int q = 0; q < kSeqLaneTerms; ++q) sum += SeqSeriesTerm(job.edge, k, v[i][q]);
+      sum = WarpSum(sum);
+      if (lane == 0) leaf_sum[k][leaf] = sum;
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < kLeavesPerWarp; ++i) {
+    const int leaf = warp + i * kWarps;
+#pragma unroll
+    for (int k = 0; k < kSeqSeriesSlots; ++k) {
+      if (k >= series) continue;
+      const double before =
+          __shfl_sync(kFullWarp, WarpSum(lane < leaf ? leaf_sum[k][lane] : 0.0), 0) + prefix[k];
+      const int g = seqsum::GridOf(before * (1.0 - 0x1p-30));
+      // Only a leaf whose approximate sums may cross a power of two needs its
+      // step in the next grid (elsewhere a wrong guess sends the walk to the
+      // terms: slower, never wrong).
+      const bool both = seqsum::GridOf((before + leaf_sum[k][leaf]) * (1.0 + 0x1p-30)) != g;
+      const double scale = seqsum::UnitScale(g);
+      const double scale_next = seqsum::UnitScale(g + 1);
       double x[kSeqLaneTerms];
       double units_g = 0.0, units_next = 0.0;
 #pragma unroll
       for (int q = 0; q < kSeqLaneTerms; ++q) {
-        x[q] = SeqSeriesTerm(job.edge, k, v[q]);
-        units_g += seqsum::TermUnits(x[q], scale[k]);
-        if (both) units_next += seqsum::TermUnits(x[q], scale_next[k]);
+        x[q] = SeqSeriesTerm(job.edge, k, v[i][q]);
+        units_g += seqsum::TermUnits(x[q], scale);
+        if (both) units_next += seqsum::TermUnits(x[q], scale_next);
       }
       const bool plain = units_g < seqsum::kUnitsLimit && units_next < seqsum::kUnitsLimit;
       seqsum::Step in_g, in_next = seqsum::Saturated();
@@ -761,17 +780,20 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
         if (both) in_next = seqsum::NoStep();
 #pragma unroll
         for (int q = 0; q < kSeqLaneTerms; ++q) {
-          in_g = seqsum::Compose(in_g, seqsum::TermStep(x[q], grid[k]));
-          if (both) in_next = seqsum::Compose(in_next, seqsum::TermStep(x[q], grid[k] + 1));
+          in_g = seqsum::Compose(in_g, seqsum::TermStep(x[q], g));
+          if (both) in_next = seqsum::Compose(in_next, seqsum::TermStep(x[q], g + 1));
         }
         in_g = WarpCompose(in_g);
         if (both) in_next = WarpCompose(in_next);
       }
       if (lane == 0) {
-        seqsum::Step* out = p.scratch.leaf_step + ((slot0 + k) * kSeqChunkLeaves + leaf) * kSeqLeafSteps;
-        out[0] = in_g;
-        out[1] = in_next;
-        leaf_g[k][leaf] = in_g;
+        const long long at = (slot0 + k) * kSeqChunkLeaves + leaf;
+        p.scratch.leaf_step[at * kSeqLeafSteps] = in_g;
+        p.scratch.leaf_step[at * kSeqLeafSteps + 1] = in_next;
+        p.scratch.leaf_grid[at] = g;
+        // The chunk's step is in the chunk's grid: a leaf guessed in another
+        // makes it saturate (the walk goes to the leaves).
+        leaf_g[k][leaf] = g == grid[k] ? in_g : seqsum::Saturated();
       }
     }
   }
@@ -800,11 +822,23 @@ __device__ int SeqApplyRun(double* s, int start, int count, StepFor step_for) {
   const std::uint64_t p = seqsum::PositionOf(*s);
   seqsum::Step st = seqsum::NoStep();
   if (lane >= start) st = lane < count && g >= 1 ? step_for(g) : seqsum::Saturated();
+  if (__ballot_sync(kFullWarp, st.move[0] != st.move[1]) == 0) {
+    // No lane's step depends on the parity (no ties): composing is adding,
+    // saturated at kLimit (32 moves of at most 2^53 cannot overflow).
+    std::uint64_t m = st.move[0];
 #pragma unroll
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const seqsum::Step before{{__shfl_up_sync(kFullWarp, st.move[0], offset),
-                               __shfl_up_sync(kFullWarp, st.move[1], offset)}};
-    if (lane >= offset) st = seqsum::Compose(before, st);
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const std::uint64_t before = __shfl_up_sync(kFullWarp, m, offset);
+      if (lane >= offset) m += before;
+    }
+    st.move[0] = st.move[1] = m < seqsum::kLimit ? m : seqsum::kLimit;
+  } else {
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const seqsum::Step before{{__shfl_up_sync(kFullWarp, st.move[0], offset),
+                                 __shfl_up_sync(kFullWarp, st.move[1], offset)}};
+      if (lane >= offset) st = seqsum::Compose(before, st);
+    }
   }
   const std::uint64_t moved = seqsum::MoveFrom(st, p);
   const bool fits = lane < start || (g >= 1 && moved < seqsum::kLimit - p);
@@ -851,7 +885,7 @@ __device__ double SeqWalkChunk(const SeqParams& p, const SeqJob& job, int k, int
   const seqsum::Step* steps = p.scratch.leaf_step + (slot * kSeqChunkLeaves + lane) * kSeqLeafSteps;
   const seqsum::Step in_g = steps[0];
   const seqsum::Step in_next = steps[1];
-  const int g0 = p.scratch.chunk_grid[slot];
+  const int g0 = p.scratch.leaf_grid[slot * kSeqChunkLeaves + lane];
   int i = 0;
   while (i < kSeqChunkLeaves) {
     i = SeqApplyRun(&s, i, kSeqChunkLeaves, [&](int g) {

@@ -188,6 +188,7 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
     l.seq_chunk_step = take(slots * sizeof(seqsum::Step));
     l.seq_chunk_grid = take(slots * sizeof(int));
     l.seq_leaf_step = take(slots * kSeqChunkLeaves * kSeqLeafSteps * sizeof(seqsum::Step));
+    l.seq_leaf_grid = take(slots * kSeqChunkLeaves * sizeof(int));
   }
   l.num_result_slots = options.result_slots;
   l.sums = take(static_cast<std::size_t>(options.result_slots) * kSumsPerResult * sizeof(double));
@@ -380,6 +381,7 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, int slot)
       scratch.chunk_step = reinterpret_cast<seqsum::Step*>(base + l.seq_chunk_step);
       scratch.chunk_grid = reinterpret_cast<int*>(base + l.seq_chunk_grid);
       scratch.leaf_step = reinterpret_cast<seqsum::Step*>(base + l.seq_leaf_step);
+      scratch.leaf_grid = reinterpret_cast<int*>(base + l.seq_leaf_grid);
     }
   }
   // Serialise the tables in a fixed order.

@@ -85,9 +85,11 @@ void ExpectSequential(const std::vector<TermArray>& arrays) {
                          sizeof(seqsum::Step));
   const std::size_t outs = arrays.size() * cuda::kSeqSeriesSlots;
   DeviceBuffer out(outs * sizeof(double));
-  ASSERT_TRUE(approx.ptr && chunk_step.ptr && chunk_grid.ptr && leaf_step.ptr && out.ptr);
+  DeviceBuffer leaf_grid(slots * cuda::kSeqChunkLeaves * sizeof(int));
+  ASSERT_TRUE(approx.ptr && chunk_step.ptr && chunk_grid.ptr && leaf_step.ptr && leaf_grid.ptr &&
+              out.ptr);
   p.scratch = {approx.as<double>(), chunk_step.as<seqsum::Step>(), chunk_grid.as<int>(),
-               leaf_step.as<seqsum::Step>()};
+               leaf_step.as<seqsum::Step>(), leaf_grid.as<int>()};
   ASSERT_EQ(cuda::LaunchSequentialSums(p, out.as<double>(), nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<double> got(outs);

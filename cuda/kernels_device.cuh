@@ -725,48 +725,64 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
   }
   __syncthreads();
   const long long slot0 = static_cast<long long>(blockIdx.x) * kSeqSeriesSlots;
-  // Each warp's leaves, in registers: their approximate sums first, so that
-  // every leaf gets the grid of its own approximate prefix (the first chunk
-  // of a series crosses many powers of two).
-  constexpr int kLeavesPerWarp = kSeqChunkLeaves / kWarps;
-  __shared__ double leaf_sum[kSeqSeriesSlots][kSeqChunkLeaves];
-  __shared__ seqsum::Step leaf_g[kSeqSeriesSlots][kSeqChunkLeaves];
-  double v[kLeavesPerWarp][kSeqLaneTerms];
-#pragma unroll
-  for (int i = 0; i < kLeavesPerWarp; ++i) {
-    const int leaf = warp + i * kWarps;
-    SeqLoadLane(job, c, leaf, lane, v[i]);
-#pragma unroll
-    for (int k = 0; k < kSeqSeriesSlots; ++k) {
-      if (k >= series) continue;
-      double sum = 0.0;
-#pragma unroll
-      for (int q = 0; q < kSeqLaneTerms; ++q) sum += SeqSeriesTerm(job.edge, k, v[i][q]);
-      sum = WarpSum(sum);
-      if (lane == 0) leaf_sum[k][leaf] = sum;
-    }
+  // A chunk whose approximate sums may cross a power of two (rare, but every
+  // chunk at the start of a series) gives each leaf the grid of the leaf's
+  // own approximate prefix, and its step one grid up where the leaf may
+  // cross; elsewhere a leaf has the chunk's grid alone. A wrong guess sends
+  // the walk to the terms: slower, never wrong.
+  __shared__ bool may_cross[kSeqSeriesSlots];
+  __shared__ double leaf_before[kSeqSeriesSlots][kSeqChunkLeaves + 1];
+  if (threadIdx.x < kSeqSeriesSlots) {
+    const double after =
+        prefix[threadIdx.x] + p.scratch.approx[slot0 + threadIdx.x];
+    may_cross[threadIdx.x] = seqsum::GridOf(after * (1.0 + 0x1p-30)) != grid[threadIdx.x];
   }
   __syncthreads();
+  if (may_cross[0] || may_cross[1] || may_cross[2] || may_cross[3]) {
+    for (int leaf = warp; leaf < kSeqChunkLeaves; leaf += kWarps) {
+      double v[kSeqLaneTerms];
+      SeqLoadLane(job, c, leaf, lane, v);
+      for (int k = 0; k < series; ++k) {
+        if (!may_cross[k]) continue;
+        double sum = 0.0;
 #pragma unroll
-  for (int i = 0; i < kLeavesPerWarp; ++i) {
-    const int leaf = warp + i * kWarps;
+        for (int q = 0; q < kSeqLaneTerms; ++q) sum += SeqSeriesTerm(job.edge, k, v[q]);
+        sum = WarpSum(sum);
+        if (lane == 0) leaf_before[k][leaf + 1] = sum;
+      }
+    }
+    __syncthreads();
+    if (warp < series && may_cross[warp]) {
+      // Inclusive scan of the leaves' sums, after the chunks' before them.
+      double run = leaf_before[warp][lane + 1];
 #pragma unroll
-    for (int k = 0; k < kSeqSeriesSlots; ++k) {
-      if (k >= series) continue;
-      const double before =
-          __shfl_sync(kFullWarp, WarpSum(lane < leaf ? leaf_sum[k][lane] : 0.0), 0) + prefix[k];
-      const int g = seqsum::GridOf(before * (1.0 - 0x1p-30));
-      // Only a leaf whose approximate sums may cross a power of two needs its
-      // step in the next grid (elsewhere a wrong guess sends the walk to the
-      // terms: slower, never wrong).
-      const bool both = seqsum::GridOf((before + leaf_sum[k][leaf]) * (1.0 + 0x1p-30)) != g;
+      for (int offset = 1; offset < 32; offset <<= 1) {
+        const double before = __shfl_up_sync(kFullWarp, run, offset);
+        if (lane >= offset) run += before;
+      }
+      leaf_before[warp][lane + 1] = prefix[warp] + run;
+      if (lane == 0) leaf_before[warp][0] = prefix[warp];
+    }
+    __syncthreads();
+  }
+  __shared__ seqsum::Step leaf_g[kSeqSeriesSlots][kSeqChunkLeaves];
+  for (int leaf = warp; leaf < kSeqChunkLeaves; leaf += kWarps) {
+    double v[kSeqLaneTerms];
+    SeqLoadLane(job, c, leaf, lane, v);
+    for (int k = 0; k < series; ++k) {
+      int g = grid[k];
+      bool both = false;
+      if (may_cross[k]) {
+        g = seqsum::GridOf(leaf_before[k][leaf] * (1.0 - 0x1p-30));
+        both = seqsum::GridOf(leaf_before[k][leaf + 1] * (1.0 + 0x1p-30)) != g;
+      }
       const double scale = seqsum::UnitScale(g);
       const double scale_next = seqsum::UnitScale(g + 1);
       double x[kSeqLaneTerms];
       double units_g = 0.0, units_next = 0.0;
 #pragma unroll
       for (int q = 0; q < kSeqLaneTerms; ++q) {
-        x[q] = SeqSeriesTerm(job.edge, k, v[i][q]);
+        x[q] = SeqSeriesTerm(job.edge, k, v[q]);
         units_g += seqsum::TermUnits(x[q], scale);
         if (both) units_next += seqsum::TermUnits(x[q], scale_next);
       }

@@ -98,7 +98,7 @@ struct EngineOptions {
   // sums"). Off, per-block sums are added in a fixed order: the same on
   // every GPU and run, the scores print the same, but sub-scores may differ
   // from the CPU's in the last bits. On, each working memory (the engine's
-  // and each lane's) keeps every pixel's terms: about 72 bytes per pixel
+  // and each lane's) keeps every pixel's terms: about 55 bytes per pixel
   // more, and passes take longer (docs/PERFORMANCE.md, "Sequential sums").
   bool sequential_sums = false;
   // For tests: keep the linear RGB of scales >= 1 in memory of its own

@@ -908,8 +908,8 @@ gst_ssim2_compare_install_backend_properties (GObjectClass * object_class,
    * messages and the meta is the CPU's bit for bit (not only the score's
    * printed digits). Off (the default), the GPU adds per-block sums in a
    * fixed order: the same on every GPU and run, sub-scores within about
-   * 1e-13 of the CPU's. On, each frame costs more GPU time and about 72
-   * bytes of device memory per pixel and rendition stream (docs/
+   * 1e-13 of the CPU's. On, each frame takes about twice the GPU time and
+   * 55 more bytes of device memory per pixel and rendition stream (docs/
    * PERFORMANCE.md, "Sequential sums"). The CPU path always sums so.
    *
    * Since: 0.1

@@ -231,7 +231,7 @@ struct ScorerOptions {
   // CUDA: sum the error maps one pixel after the other, as the CPU backend
   // and the reference do, so that every sub-score (not only the score's
   // printed digits) is bit for bit the CPU backend's. Costs GPU time and
-  // about 72 bytes of device memory per pixel and stream (docs/
+  // about 55 more bytes of device memory per pixel and stream (docs/
   // PERFORMANCE.md, "Sequential sums"). The CPU backend always sums so.
   bool sequential_sums = false;
 };

@@ -101,6 +101,8 @@ if [ -n "$TESTDATA" ]; then
   # ssim2 --pairs on the GPU: every row against the single-pair command, then
   # its rate against the decode-only rate (and --device all with two GPUs).
   step pairs-cli 120 python3 tests/cli/test_pairs_cli.py "$BUILD/tools/ssim2" "$TESTDATA"
+  # The image mode's --json on the GPU (sequential sums) byte for byte the CPU's.
+  step json-cuda-vs-cpu 120 bash scripts/json-cuda-vs-cpu.sh "$BUILD" "$TESTDATA"
   step pairs-rate 90 env TESTDATA="$TESTDATA" bash scripts/pairs-rate.sh "$BUILD" 200
 fi
 

@@ -502,13 +502,28 @@ GST_START_TEST (test_error_out_of_memory)
 
 GST_END_TEST;
 
+/* @e (backend=cpu, a CUDA-only property set) scores three identical I420
+ * frames as 100 each, with no warning and no error: the CPU path ignores
+ * what only the CUDA scorer reads. */
+static void
+check_cpu_path_unaffected (GstElement * e, const gchar * what)
+{
+  Fixture f;
+  GstVideoInfo info;
+  video_info (&info, CAPS64 ("I420"));
+  fixture_init (&f, e, CAPS64 ("I420"), CAPS64 ("I420"));
+  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
+          0, 0), FALSE);
+  pull_perfect_scores (&f, 3, what);
+  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL);
+  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL);
+  fixture_clear (&f);
+}
+
 GST_START_TEST (test_memory_limit_cpu_ignores_it)
 {
   /* memory-limit bounds the CUDA scorer's device memory; the CPU path has
-   * none to bound: a limit of one byte scores as without one, with no
-   * warning and no error. */
-  Fixture f;
-  GstVideoInfo info;
+   * none to bound: a limit of one byte scores as without one. */
   guint64 limit = 0;
   GstElement *e = make_element ("backend", 2 /* cpu */ , NULL);
   g_object_get (e, "memory-limit", &limit, NULL);
@@ -516,14 +531,7 @@ GST_START_TEST (test_memory_limit_cpu_ignores_it)
   g_object_set (e, "memory-limit", (guint64) 1, NULL);
   g_object_get (e, "memory-limit", &limit, NULL);
   fail_unless_equals_uint64 (limit, 1);
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, e, CAPS64 ("I420"), CAPS64 ("I420"));
-  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
-          0, 0), FALSE);
-  pull_perfect_scores (&f, 3, "memory-limit=1 on the CPU");
-  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL);
-  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL);
-  fixture_clear (&f);
+  check_cpu_path_unaffected (e, "memory-limit=1 on the CPU");
 }
 
 GST_END_TEST;
@@ -531,10 +539,7 @@ GST_END_TEST;
 GST_START_TEST (test_sequential_sums_property)
 {
   /* sequential-sums (off by default) asks the CUDA scorer for the CPU's
-   * order of additions; the CPU path always sums so: on, it scores the same
-   * frames the same, with no warning. */
-  Fixture f;
-  GstVideoInfo info;
+   * order of additions; the CPU path always sums so. */
   gboolean on = TRUE;
   GstElement *e = make_element ("backend", 2 /* cpu */ , NULL);
   g_object_get (e, "sequential-sums", &on, NULL);
@@ -542,14 +547,7 @@ GST_START_TEST (test_sequential_sums_property)
   g_object_set (e, "sequential-sums", TRUE, NULL);
   g_object_get (e, "sequential-sums", &on, NULL);
   fail_unless (on);
-  video_info (&info, CAPS64 ("I420"));
-  fixture_init (&f, e, CAPS64 ("I420"), CAPS64 ("I420"));
-  run_feeds (&f, frames_range (&info, 0, 3, 0, 0), frames_range (&info, 0, 3,
-          0, 0), FALSE);
-  pull_perfect_scores (&f, 3, "sequential-sums=true on the CPU");
-  fail_if (pop_type (f.bus, GST_MESSAGE_ERROR) != NULL);
-  fail_if (pop_type (f.bus, GST_MESSAGE_WARNING) != NULL);
-  fixture_clear (&f);
+  check_cpu_path_unaffected (e, "sequential-sums=true on the CPU");
 }
 
 GST_END_TEST;

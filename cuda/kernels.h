@@ -195,10 +195,9 @@ cudaError_t LaunchReduce(const ReduceParams& params, const double* partials, dou
 // - SeqApprox: each chunk's sums in any order (approximate);
 // - SeqSteps: per leaf and series, the grid its approximate prefix lies in
 //   (g), the leaf's step in g and, where its sums may cross a power of two,
-//   in g + 1; per chunk, its leaves' steps composed where all share the
-//   chunk's grid (in
-//   float64 units, seqsum::TermUnits, where the leaf has no tie; else term
-//   steps composed in lane order);
+//   in g + 1 (in float64 units, seqsum::TermUnits, where the leaf has no
+//   tie; else term steps composed in lane order); per chunk, its leaves'
+//   steps composed where all share the chunk's grid (leaf 0's);
 // - SeqWalk: a warp per series applies the chunks' steps in order from s = 0,
 //   32 at a time; where one does not fit (another grid, or it would leave
 //   its grid) it goes down to that chunk's leaves, then to a leaf's terms,
@@ -227,8 +226,7 @@ constexpr int kSeqMaxJobs = kMaxScales * kNumChannels * 2;
 // Scratch (device), per chunk and series slot: chunk * kSeqSeriesSlots + k.
 struct SeqScratch {
   double* approx;
-  seqsum::Step* chunk_step;
-  int* chunk_grid;
+  seqsum::Step* chunk_step;  // in the grid of the chunk's leaf 0
   seqsum::Step* leaf_step;  // [chunk][slot][leaf][kSeqLeafSteps]
   int* leaf_grid;           // [chunk][slot][leaf]: the grid of a leaf's first step
 };

@@ -657,6 +657,25 @@ __device__ __forceinline__ seqsum::Step WarpCompose(seqsum::Step s) {
   return s;
 }
 
+// Thread k < kSeqSeriesSlots of the block gets the block's total of v[k]
+// (any order: approximate sums); `red` is the block's scratch.
+__device__ __forceinline__ double SeqBlockSums(const double v[kSeqSeriesSlots],
+                                               double (*red)[kSeqSeriesSlots]) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int k = 0; k < kSeqSeriesSlots; ++k) {
+    const double w = WarpSum(v[k]);
+    if (lane == 0) red[warp][k] = w;
+  }
+  __syncthreads();
+  double total = 0.0;
+  if (threadIdx.x < kSeqSeriesSlots) {
+    for (int w = 0; w < kSeqThreads / 32; ++w) total += red[w][threadIdx.x];
+  }
+  return total;
+}
+
 // A block per chunk: its approximate sums of every series (any order).
 __global__ void __launch_bounds__(kSeqThreads) SeqApproxKernel(const SeqParams p) {
   const SeqJob& job = p.jobs[SeqJobOf(p, blockIdx.x)];
@@ -673,17 +692,8 @@ __global__ void __launch_bounds__(kSeqThreads) SeqApproxKernel(const SeqParams p
     }
   }
   __shared__ double red[kSeqThreads / 32][kSeqSeriesSlots];
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-#pragma unroll
-  for (int k = 0; k < kSeqSeriesSlots; ++k) {
-    const double v = WarpSum(acc[k]);
-    if (lane == 0) red[warp][k] = v;
-  }
-  __syncthreads();
+  const double total = SeqBlockSums(acc, red);
   if (threadIdx.x < kSeqSeriesSlots) {
-    double total = 0.0;
-    for (int w = 0; w < kSeqThreads / 32; ++w) total += red[w][threadIdx.x];
     p.scratch.approx[static_cast<long long>(blockIdx.x) * kSeqSeriesSlots + threadIdx.x] = total;
   }
 }
@@ -711,15 +721,8 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
 #pragma unroll
     for (int k = 0; k < kSeqSeriesSlots; ++k) pre[k] += a[k];
   }
-#pragma unroll
-  for (int k = 0; k < kSeqSeriesSlots; ++k) {
-    const double v = WarpSum(pre[k]);
-    if (lane == 0) red[warp][k] = v;
-  }
-  __syncthreads();
+  const double total = SeqBlockSums(pre, red);
   if (threadIdx.x < kSeqSeriesSlots) {
-    double total = 0.0;
-    for (int w = 0; w < kWarps; ++w) total += red[w][threadIdx.x];
     prefix[threadIdx.x] = total;
     grid[threadIdx.x] = seqsum::GridOf(total * (1.0 - 0x1p-30));
   }
@@ -817,10 +820,7 @@ __global__ void __launch_bounds__(kSeqThreads) SeqStepsKernel(const SeqParams p)
   if (warp == 0) {
     for (int k = 0; k < series; ++k) {
       const seqsum::Step chunk = WarpCompose(leaf_g[k][lane]);
-      if (lane == 0) {
-        p.scratch.chunk_step[slot0 + k] = chunk;
-        p.scratch.chunk_grid[slot0 + k] = grid[k];
-      }
+      if (lane == 0) p.scratch.chunk_step[slot0 + k] = chunk;
     }
   }
 }
@@ -927,7 +927,7 @@ __global__ void __launch_bounds__(32 * kSeqSeriesSlots)
     if (lane < count) {
       const long long slot = static_cast<long long>(job.first_chunk + c0 + lane) * kSeqSeriesSlots + k;
       step = p.scratch.chunk_step[slot];
-      step_grid = p.scratch.chunk_grid[slot];
+      step_grid = p.scratch.leaf_grid[slot * kSeqChunkLeaves];  // leaf 0's is the chunk's
     }
     int i = 0;
     while (i < count) {

@@ -186,7 +186,6 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
     const std::size_t slots = static_cast<std::size_t>(l.seq_chunks) * kSeqSeriesSlots;
     l.seq_approx = take(slots * sizeof(double));
     l.seq_chunk_step = take(slots * sizeof(seqsum::Step));
-    l.seq_chunk_grid = take(slots * sizeof(int));
     l.seq_leaf_step = take(slots * kSeqChunkLeaves * kSeqLeafSteps * sizeof(seqsum::Step));
     l.seq_leaf_grid = take(slots * kSeqChunkLeaves * sizeof(int));
   }
@@ -379,7 +378,6 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, int slot)
       SeqScratch& scratch = t.seq[mode_i].scratch;
       scratch.approx = reinterpret_cast<double*>(base + l.seq_approx);
       scratch.chunk_step = reinterpret_cast<seqsum::Step*>(base + l.seq_chunk_step);
-      scratch.chunk_grid = reinterpret_cast<int*>(base + l.seq_chunk_grid);
       scratch.leaf_step = reinterpret_cast<seqsum::Step*>(base + l.seq_leaf_step);
       scratch.leaf_grid = reinterpret_cast<int*>(base + l.seq_leaf_grid);
     }

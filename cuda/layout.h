@@ -138,7 +138,7 @@ struct Layout {
   // [1] edge (kNoPlane: none), and the scratch of seq_chunks chunks.
   std::size_t terms[kMaxScales][kNumChannels][2];
   int seq_chunks = 0;
-  std::size_t seq_approx = 0, seq_chunk_step = 0, seq_chunk_grid = 0, seq_leaf_step = 0,
+  std::size_t seq_approx = 0, seq_chunk_step = 0, seq_leaf_step = 0,
               seq_leaf_grid = 0;
   bool sequential_sums() const { return seq_chunks > 0; }
   // The job tables of each cache slot, jobs_slot_bytes apart.

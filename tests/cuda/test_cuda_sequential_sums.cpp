@@ -80,15 +80,14 @@ void ExpectSequential(const std::vector<TermArray>& arrays) {
   const std::size_t slots = static_cast<std::size_t>(p.num_chunks) * cuda::kSeqSeriesSlots;
   DeviceBuffer approx(slots * sizeof(double));
   DeviceBuffer chunk_step(slots * sizeof(seqsum::Step));
-  DeviceBuffer chunk_grid(slots * sizeof(int));
   DeviceBuffer leaf_step(slots * cuda::kSeqChunkLeaves * cuda::kSeqLeafSteps *
                          sizeof(seqsum::Step));
   const std::size_t outs = arrays.size() * cuda::kSeqSeriesSlots;
   DeviceBuffer out(outs * sizeof(double));
   DeviceBuffer leaf_grid(slots * cuda::kSeqChunkLeaves * sizeof(int));
-  ASSERT_TRUE(approx.ptr && chunk_step.ptr && chunk_grid.ptr && leaf_step.ptr && leaf_grid.ptr &&
+  ASSERT_TRUE(approx.ptr && chunk_step.ptr && leaf_step.ptr && leaf_grid.ptr &&
               out.ptr);
-  p.scratch = {approx.as<double>(), chunk_step.as<seqsum::Step>(), chunk_grid.as<int>(),
+  p.scratch = {approx.as<double>(), chunk_step.as<seqsum::Step>(),
                leaf_step.as<seqsum::Step>(), leaf_grid.as<int>()};
   ASSERT_EQ(cuda::LaunchSequentialSums(p, out.as<double>(), nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

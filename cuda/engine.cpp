@@ -124,12 +124,10 @@ Status Engine::Impl::PlanMemory(const Impl* cache_owner, Executor role) {
   lo.executor = role;
   lo.keep_linear = options.keep_linear_planes;
   lo.sequential_sums = options.sequential_sums;
-  // A second engine blurs in two groups, to be small: its reference passes
-  // run beside the batches, off their way. A lane in the groups its owner
-  // chose for its lanes (LaneGroups).
-  lo.groups = role == Executor::kPreparer ? kMaxGroups
-              : role == Executor::kLane   ? cache_owner->lane_groups
-                                          : 1;
+  // A lane blurs in the groups its owner chose for its lanes (LaneGroups).
+  // A second engine in one: its reference passes work in the cache slot
+  // they fill, so two groups would only make them longer.
+  lo.groups = role == Executor::kLane ? cache_owner->lane_groups : 1;
   layout = MakeLayout(width, height, lo);
   if (cache_owner || limit == 0) return Status::Ok();
   // The scale groups are chosen so that the engine can do everything: pair
@@ -280,7 +278,7 @@ std::size_t Engine::Impl::memory_bytes() const {
 std::size_t Engine::Impl::SecondEngineNeeds() const {
   LayoutOptions lo = layout.options;
   lo.executor = Executor::kPreparer;
-  lo.groups = kMaxGroups;
+  lo.groups = 1;
   lo.result_slots = kMaxAlphaPasses;  // of max_batch 1 (EnsureSecondEngine)
   return MakeLayout(width, height, lo).total_bytes + layout.cache.total_bytes;
 }

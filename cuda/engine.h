@@ -85,9 +85,9 @@ struct EngineOptions {
   // not even one pass fits, SetReference when the cache does not.
   std::size_t memory_limit = 0;
   // A reference set while batches are in flight is prepared beside them on
-  // a second engine (its own stream, a second reference cache and the
-  // working memory of a reference pass alone, made on first need: under a
-  // quarter of an engine with three lanes) instead of after them on the
+  // a second engine (its own stream and a second reference cache, in which
+  // its reference passes work, made on first need: under a quarter of an
+  // engine with three lanes) instead of after them on the
   // engine's stream; the batches of either reference run on the engine's
   // streams. Left out when its memory is not there (memory_limit: limits()
   // says so). Scores are the same either way.

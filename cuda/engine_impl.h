@@ -77,9 +77,9 @@ struct __attribute__((visibility("hidden"))) Engine::Impl {
   std::vector<std::unique_ptr<Impl>> lanes;
   // EngineOptions::second_engine: prepares a reference set while batches are
   // in flight into cache slot 1 or 0 (whichever they do not read), on its own
-  // stream, so that it runs beside them (Executor::kPreparer: the working
-  // memory of a reference pass and cache slot 1, about a quarter of an
-  // engine with three lanes). Made on first need; released before the lanes'
+  // stream, so that it runs beside them (Executor::kPreparer: cache slot 1
+  // and a few KB of job tables and sums, under a quarter of an engine with
+  // three lanes). Made on first need; released before the lanes'
   // owner, after the lanes, which read its cache.
   std::unique_ptr<Impl> second;
 

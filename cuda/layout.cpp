@@ -39,9 +39,10 @@ bool Layout::NeedsTempPlane(const ChannelNeeds& needs, int map) const {
   // reference beside the distorted image (kRef's rows reuse kCached's).
   const bool edge_map = map == kMapMu1 || map == kMapMu2;
   if (!needs.ssim && !edge_map) return false;
+  // A reference pass (kRef) blurs its rows in the cache's planes, so only a
+  // pair pass blurs the reference's here.
   const bool reference_map = map == kMapMu1 || map == kMapS11;
-  if (is_preparer()) return reference_map;
-  return scores_pairs() || !reference_map;
+  return scores_pairs() || (!reference_map && scores_against_cache());
 }
 
 Layout MakeLayout(int width, int height, const LayoutOptions& options) {
@@ -67,10 +68,11 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
     for (int s = 0; s < kMaxScales; ++s) l.xyb[i][s] = l.lin[i][s] = kNoPlane;
   }
   l.upload[0] = l.upload[1] = kNoPlane;
-  // The reference's XYB is in the cache except in pair passes; a lane
-  // never uploads or prepares a reference, a second engine never the
-  // distorted image.
-  const int first_image = l.prepares_reference() ? 0 : 1;
+  // The images prepared here: both in a pair pass, else only the distorted
+  // image (kCached). A reference pass (kRef) works in the cache slot it
+  // fills (its XYB, its input and linear RGB: CacheLayout::upload, lin), so
+  // a second engine, which only prepares references, has none of them here.
+  const int first_image = l.scores_pairs() ? 0 : 1;
   const int last_image = l.scores_against_cache() ? 1 : 0;
   // With two scale groups the smaller scales are blurred first, so their
   // XYB is dead before scale 0's horizontal pass: it lives at the start of
@@ -79,7 +81,7 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   const bool small_xyb_in_temp = l.num_groups > 1 && !options.keep_linear;
   std::size_t small_xyb = 0;  // bytes at the start of temp
   std::size_t xyb_rel[2][kMaxScales] = {};
-  for (int i = l.scores_pairs() ? 0 : 1; i <= last_image; ++i) {
+  for (int i = first_image; i <= last_image; ++i) {
     for (int s = 0; s < scales; ++s) {
       const std::size_t bytes = 3 * l.geom[s].plane_bytes;
       if (s > 0 && small_xyb_in_temp) {
@@ -109,32 +111,26 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   }
   // Before the horizontal pass temp holds the host uploads (at most three
   // 16-byte-aligned float planes per image) and after them the linear RGB
-  // of scales >= 1, which the prepares write and read. Only a pair pass
-  // prepares two images: elsewhere the reference (kRef) and the distorted
-  // image (kCached) take turns in the same bytes.
+  // of scales >= 1, which the prepares write and read.
   l.upload_bytes =
       AlignUp(3 * AlignUp(static_cast<std::size_t>(width) * 4, 16) * height, kRegionAlign);
-  const bool two_images = l.scores_pairs();
   std::size_t early = 0;
   std::size_t upload_rel[2] = {kNoPlane, kNoPlane};
   for (int i = first_image; i <= last_image; ++i) {
-    if (i == 1 && !two_images && first_image == 0) {
-      upload_rel[1] = upload_rel[0];
-      continue;
-    }
     upload_rel[i] = early;
     early += l.upload_bytes;
   }
   // The linear RGB is written and read while the smaller scales' XYB is
   // written: after both it and the upload areas.
   early = std::max(early, small_xyb);
+  // keep_linear (tests read it back) gives every image that is prepared
+  // here, the reference of a kRef pass included, a region of its own.
   std::size_t lin_rel[2][kMaxScales] = {};  // GCC 14 cannot see that each read follows its write
-  for (int i = first_image; i <= last_image; ++i) {
+  const int first_linear = options.keep_linear && l.prepares_reference() ? 0 : first_image;
+  for (int i = first_linear; i <= last_image; ++i) {
     for (int s = 1; s < scales; ++s) {
       if (options.keep_linear) {
         l.lin[i][s] = take(3 * l.geom[s].plane_bytes);
-      } else if (i == 1 && !two_images && first_image == 0) {
-        lin_rel[1][s] = lin_rel[0][s];
       } else {
         lin_rel[i][s] = early;
         early = AlignUp(early + 3 * l.geom[s].plane_bytes, kRegionAlign);
@@ -144,16 +140,11 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   l.temp_bytes = std::max(early, *std::max_element(group_used, group_used + kMaxGroups));
   l.temp = take(l.temp_bytes);
   for (int s = 0; s < scales; ++s)
-    for (int c = 0; c < kNumChannels; ++c) {
+    for (int c = 0; c < kNumChannels; ++c)
       for (int m = 0; m < kNumMapSlots; ++m)
         if (temp_rel[s][c][m] != kNoPlane) l.temp_plane[s][c][m] = l.temp + temp_rel[s][c][m];
-      if (options.executor == Executor::kReference) {
-        l.temp_plane[s][c][kMapMu1] = l.temp_plane[s][c][kMapMu2];
-        l.temp_plane[s][c][kMapS11] = l.temp_plane[s][c][kMapS22];
-      }
-    }
   if (small_xyb_in_temp) {
-    for (int i = l.scores_pairs() ? 0 : 1; i <= last_image; ++i)
+    for (int i = first_image; i <= last_image; ++i)
       for (int s = 1; s < scales; ++s) l.xyb[i][s] = l.temp + xyb_rel[i][s];
   }
   for (int i = first_image; i <= last_image; ++i) {
@@ -211,6 +202,7 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   for (int s = 0; s < kMaxScales; ++s)
     for (int c = 0; c < kNumChannels; ++c) cache.mu1[s][c] = cache.s11[s][c] = kNoPlane;
   for (int s = 0; s < scales; ++s) cache.xyb[s] = take(3 * l.geom[s].plane_bytes);
+  const std::size_t blurred_planes = off;  // mu1 and sigma11 from here on
   for (int s = 0; s < scales; ++s) {
     for (int c = 0; c < kNumChannels; ++c) {
       const ChannelNeeds& n = l.plan.needs[s][c];
@@ -218,11 +210,22 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
       if (n.ssim) cache.s11[s][c] = take(l.geom[s].plane_bytes);
     }
   }
+  // A reference pass stages its input (a host upload) and the linear RGB of
+  // scales >= 1 over the mu1 and sigma11 planes: the prepares read them
+  // before the horizontal pass writes the first row there.
+  std::size_t staging = blurred_planes;
+  for (int s = 0; s < kMaxScales; ++s) cache.lin[s] = kNoPlane;
+  cache.upload = staging;
+  staging = AlignUp(staging + l.upload_bytes, kRegionAlign);
+  for (int s = 1; s < scales; ++s) {
+    cache.lin[s] = staging;
+    staging = AlignUp(staging + 3 * l.geom[s].plane_bytes, kRegionAlign);
+  }
   // Alpha formats have at most 8 bytes per pixel (RGBA16); rows 16-byte
   // aligned.
   cache.raw_ref = 0;
   cache.raw_ref_bytes = AlignUp(static_cast<std::size_t>(width) * 8, 16) * height;
-  cache.total_bytes = std::max(off, AlignUp(cache.raw_ref_bytes, kRegionAlign));
+  cache.total_bytes = std::max({off, staging, AlignUp(cache.raw_ref_bytes, kRegionAlign)});
   return l;
 }
 
@@ -273,11 +276,11 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, int slot)
           // Only kRef and kCached use them (kFull blurs into temp).
           float* mu1 = full ? nullptr : fc(cache.mu1[s][c]);
           float* s11 = full ? nullptr : fc(cache.s11[s][c]);
-          auto add_h = [&](const float* a, const float* b, int source, int map) {
+          auto add_h = [&](const float* a, const float* b, int source, float* out) {
             HJob j{};
             j.a = a;
             j.b = b;
-            j.out = f(l.TempPlane(s, c, map));
+            j.out = out;
             j.width = g.width;
             j.height = g.height;
             j.pitch = g.pitch;
@@ -293,47 +296,50 @@ LaunchTables MakeTables(const Layout& l, char* base, char* cache_base, int slot)
           v.first_block = vb;
           v.img1 = x1;
           v.img2 = x2;
-          auto blur_slot = [&](int map) {
+          auto rows = [&](int map) { return f(l.TempPlane(s, c, map)); };
+          auto blur_slot = [&](int map, const float* src) {
             v.mode[map] = kSlotBlur;
-            v.src[map] = f(l.TempPlane(s, c, map));
+            v.src[map] = src;
           };
           switch (mode) {
             case PassMode::kRef:
-              add_h(x1, nullptr, kRowA, kMapMu1);
-              blur_slot(kMapMu1);
+              // In place, in the cache: the vertical pass's thread of a
+              // column reads each of its rows before it writes that row.
+              add_h(x1, nullptr, kRowA, mu1);
+              blur_slot(kMapMu1, mu1);
               v.dst[kMapMu1] = mu1;
               if (needs.ssim) {
-                add_h(x1, nullptr, kRowAA, kMapS11);
-                blur_slot(kMapS11);
+                add_h(x1, nullptr, kRowAA, s11);
+                blur_slot(kMapS11, s11);
                 v.dst[kMapS11] = s11;
               }
               break;
             case PassMode::kCached:
-              add_h(x2, nullptr, kRowA, kMapMu2);
-              blur_slot(kMapMu2);
+              add_h(x2, nullptr, kRowA, rows(kMapMu2));
+              blur_slot(kMapMu2, rows(kMapMu2));
               v.mode[kMapMu1] = kSlotLoad;
               v.src[kMapMu1] = mu1;
               if (needs.ssim) {
-                add_h(x2, nullptr, kRowAA, kMapS22);
-                add_h(x1, x2, kRowAB, kMapS12);
-                blur_slot(kMapS22);
-                blur_slot(kMapS12);
+                add_h(x2, nullptr, kRowAA, rows(kMapS22));
+                add_h(x1, x2, kRowAB, rows(kMapS12));
+                blur_slot(kMapS22, rows(kMapS22));
+                blur_slot(kMapS12, rows(kMapS12));
                 v.mode[kMapS11] = kSlotLoad;
                 v.src[kMapS11] = s11;
               }
               break;
             case PassMode::kFull:
-              add_h(x1, nullptr, kRowA, kMapMu1);
-              add_h(x2, nullptr, kRowA, kMapMu2);
-              blur_slot(kMapMu1);
-              blur_slot(kMapMu2);
+              add_h(x1, nullptr, kRowA, rows(kMapMu1));
+              add_h(x2, nullptr, kRowA, rows(kMapMu2));
+              blur_slot(kMapMu1, rows(kMapMu1));
+              blur_slot(kMapMu2, rows(kMapMu2));
               if (needs.ssim) {
-                add_h(x1, nullptr, kRowAA, kMapS11);
-                add_h(x2, nullptr, kRowAA, kMapS22);
-                add_h(x1, x2, kRowAB, kMapS12);
-                blur_slot(kMapS11);
-                blur_slot(kMapS22);
-                blur_slot(kMapS12);
+                add_h(x1, nullptr, kRowAA, rows(kMapS11));
+                add_h(x2, nullptr, kRowAA, rows(kMapS22));
+                add_h(x1, x2, kRowAB, rows(kMapS12));
+                blur_slot(kMapS11, rows(kMapS11));
+                blur_slot(kMapS22, rows(kMapS22));
+                blur_slot(kMapS12, rows(kMapS12));
               }
               break;
           }
@@ -425,19 +431,26 @@ PyramidStep Step(const Layout& layout, char* base, char* cache_base, PassMode mo
                  int s) {
   const ScaleGeom& g = layout.geom[s];
   PyramidStep st{};
-  st.xyb = reinterpret_cast<float*>(image == 0 && mode == PassMode::kRef
-                                        ? cache_base + layout.cache.xyb[s]
-                                        : base + layout.xyb[image][s]);
+  const bool in_cache = image == 0 && mode == PassMode::kRef;
+  // The linear RGB of a reference pass: in the cache slot it fills (kept
+  // in the working memory for tests: LayoutOptions::keep_linear).
+  auto linear = [&](int scale) {
+    return reinterpret_cast<float*>(in_cache && !layout.options.keep_linear
+                                        ? cache_base + layout.cache.lin[scale]
+                                        : base + layout.lin[image][scale]);
+  };
+  st.xyb = reinterpret_cast<float*>(in_cache ? cache_base + layout.cache.xyb[s]
+                                             : base + layout.xyb[image][s]);
   st.xyb_plane = static_cast<long long>(g.plane_bytes / sizeof(float));
   st.xyb_pitch = g.pitch;
   if (s + 1 < layout.plan.num_scales) {
     const ScaleGeom& n = layout.geom[s + 1];
-    st.lin_next = reinterpret_cast<float*>(base + layout.lin[image][s + 1]);
+    st.lin_next = linear(s + 1);
     st.lin_next_plane = static_cast<long long>(n.plane_bytes / sizeof(float));
     st.lin_next_pitch = n.pitch;
   }
   if (s > 0) {
-    st.lin_src = reinterpret_cast<const float*>(base + layout.lin[image][s]);
+    st.lin_src = linear(s);
     st.lin_src_plane = static_cast<long long>(g.plane_bytes / sizeof(float));
     st.lin_src_pitch = g.pitch;
   }

@@ -18,9 +18,9 @@
 //             horizontal pass it holds the upload areas of host
 //             inputs and after them lin[i], the linear RGB of
 //             scales >= 1, dead once the prepares have run (of
-//             one image outside pair passes: kRef's and kCached's
-//             take turns). Outside pair passes kRef's rows (mu1,
-//             sigma11) are kCached's (mu2, sigma22). With two
+//             the distorted image only, outside pair passes: a
+//             reference pass, kRef, stages its own in the cache
+//             and blurs its rows there). With two
 //             groups (and no keep_linear) xyb[i][s >= 1] lives at
 //             its start too, over the upload areas, from the
 //             prepare of scale 1 until the first group's vertical
@@ -29,16 +29,18 @@
 //   partials, sums, job tables: a few KB
 //   = 88 B/px (two scale groups: 60) once the engine has scored a pair;
 //   before, and for a batch lane, 48 (32): xyb[1] and the planes of the
-//   cached pass, 5 at scale 0. A second engine (kPreparer) has only temp,
-//   with the reference's rows (mu1, sigma11; 4 planes at scale 0) and
-//   its upload area and linear RGB: 16 B/px with two scale groups.
+//   cached pass, 5 at scale 0. A second engine (kPreparer) has no temp,
+//   only the partials, sums and job tables: its passes work in the cache.
 //
 // Reference cache (CacheLayout), made on the first SetReference: the
 // reference's XYB pyramid, its blurred mu1 (channels with any error map) and
 // sigma11 (channels with the SSIM map) per scale, about 40 B/px; an alpha
 // reference keeps its input samples there instead (8 B/px): it is scored with
 // full passes. kRef writes it, kCached reads it (a batch lane reads its
-// owner's); a pair pass never touches it.
+// owner's); a pair pass never touches it. A kRef pass needs nothing else:
+// its host upload and linear RGB wait over the mu1 / sigma11 planes until
+// the prepares have read them, and its horizontal rows are written into
+// those planes and blurred vertically in place.
 #pragma once
 
 #include <cstddef>
@@ -84,6 +86,13 @@ struct CacheLayout {
   // Input samples of an alpha reference (at most 8 bytes per pixel, rows
   // 16-byte aligned), over the pyramid: an alpha reference has none.
   std::size_t raw_ref = 0, raw_ref_bytes = 0;
+  // Where a reference pass (kRef) stages a host upload (Layout::upload_bytes)
+  // and the linear RGB of scales >= 1 (kNoPlane at 0): over the mu1 and
+  // sigma11 planes, which its prepares have read before its horizontal pass
+  // writes there. So a pass that prepares a reference needs no working
+  // memory of its own for them.
+  std::size_t upload = 0;
+  std::size_t lin[kMaxScales] = {};
   std::size_t total_bytes = 0;
 };
 
@@ -91,13 +100,11 @@ struct CacheLayout {
 enum class Executor {
   kEngine,     // every pass: pairs, reference preparation, cached passes
   kReference,  // an engine before its first pair: kRef and kCached passes
-               // (no xyb[0]; kRef's mu1 / sigma11 rows share temp with
-               // kCached's mu2 / sigma22, as the two never run in one pass)
+               // (no xyb[0]; kRef works in the cache, temp is kCached's)
   kLane,       // a batch lane: kCached passes against its owner's cache only
   kPreparer,   // an engine's second engine: kRef passes only, into either
                // cache slot, beside the batches on the engine's streams (no
-               // XYB of its own, the pyramid goes into the cache; temp holds
-               // the upload area, the linear RGB and the mu1 / sigma11 rows)
+               // XYB or temp of its own: kRef works in the cache slot)
 };
 // Reference caches of an engine: its own, and its second engine's, in which
 // the next reference is prepared while batches read the first.
@@ -128,7 +135,7 @@ struct Layout {
   std::size_t lin[2][kMaxScales] = {};  // scales >= 1
   std::size_t temp = 0, temp_bytes = 0;
   std::size_t temp_plane[kMaxScales][kNumChannels][kNumMapSlots];
-  std::size_t upload[2] = {};  // host inputs' areas, inside temp
+  std::size_t upload[2] = {};  // host inputs' areas, inside temp ([0]: pair passes only)
   std::size_t upload_bytes = 0;
   std::size_t partials = 0;
   int max_partials = 0;  // blocks of one pass (kNumSums doubles each)
@@ -154,8 +161,8 @@ struct Layout {
   bool scores_against_cache() const { return !is_preparer(); }
   // Whether kFull passes (pairs, an alpha reference's passes) can run here.
   bool scores_pairs() const { return options.executor == Executor::kEngine; }
-  // Whether the reference's upload area and linear RGB are there (kRef and
-  // kFull passes).
+  // Whether kRef passes run here (into the cache: only a pair pass prepares
+  // the reference in this memory).
   bool prepares_reference() const { return !is_lane(); }
   // Offset of the horizontal-pass output of (scale, channel, map).
   std::size_t TempPlane(int scale, int channel, int map) const;

@@ -134,11 +134,13 @@ Status Engine::Impl::PrepareReference(const ImageView& ref, int target) {
     reference_alpha = true;
     return Status::Ok();
   }
+  // A host reference is uploaded into the cache slot it is prepared for
+  // (CacheLayout::upload: the pass reads it before it writes there).
   InputDesc rd;
   Upload up;
   SSIM2_RETURN_IF_ERROR(res->uploads.Prepare(ref, Uploader::kReferenceStaging,
-                                             base() + layout.upload[0], layout.upload_bytes,
-                                             stream(), &rd, &up));
+                                             cache_base[target] + layout.cache.upload,
+                                             layout.upload_bytes, stream(), &rd, &up));
   SSIM2_RETURN_IF_ERROR(
       EnqueuePass(PassMode::kRef, &rd, nullptr, AlphaBackground(false, 0), -1));
   reference_alpha = false;

@@ -149,6 +149,7 @@ void LinearTest(int w, int h, std::uint32_t seed, int groups) {
   const MetricPlan& plan = e.layout.plan;
   const BlurConstants& bc = GetBlurConstants();
   cpu::Image3 lin = ref, xyb, next;
+  std::vector<cpu::Image3> xyb_of_scale(plan.num_scales);
   bool ok = true;
   for (int s = 0; s < plan.num_scales && ok; ++s) {
     const ScaleGeom& g = e.layout.geom[s];
@@ -160,19 +161,13 @@ void LinearTest(int w, int h, std::uint32_t seed, int groups) {
                            g.pitch);
     }
     replay::ToPositiveXyb(lin, &xyb);
+    xyb_of_scale[s] = xyb;
     for (int c = 0; c < 3 && ok; ++c) {
       ok &= ComparePlane("xyb", s, c, xyb.plane[c], e.CachedXyb(s, c), g.pitch);
       cpu::Plane temp, mu, sq(g.width, g.height), sigma;
-      // Horizontal pass alone: rows of the temp plane of map mu1 (scale
-      // groups reuse temp, so only the last group's planes are still there).
-      if (e.layout.Group(s) == e.layout.num_groups - 1) {
-        cpu::Plane rows(g.width, g.height);
-        for (int y = 0; y < g.height; ++y)
-          replay::BlurRow(bc, xyb.plane[c].Row(y), g.width, rows.Row(y));
-        ok &= ComparePlane("horizontal blur (mu1 rows)", s, c, rows,
-                           reinterpret_cast<const float*>(e.base + e.layout.TempPlane(s, c, kMapMu1)),
-                           g.pitch);
-      }
+      // The reference pass blurred its rows in place in the cache: mu1 and
+      // sigma11 are the vertical pass's (the pair pass below leaves its
+      // horizontal rows in temp).
       replay::Blur(bc, xyb.plane[c], &temp, &mu);
       ok &= ComparePlane("blur mu1", s, c, mu, e.CachePlane(e.layout.cache.mu1[s][c]), g.pitch);
       for (int y = 0; y < g.height; ++y)
@@ -192,6 +187,20 @@ void LinearTest(int w, int h, std::uint32_t seed, int groups) {
   EXPECT_TRUE(std::fabs(expected.score - cached.score) <= 1e-9) << cudatest::Format("%dx%d: score %.12f vs %.12f", w, h, cached.score, expected.score);
   e.Pass(PassMode::kFull, &rd, &dd, 0.5f, 2);
   const Result full = e.ResultOf(2);
+  // Horizontal pass alone: the pair pass's rows of the reference's mu1 in
+  // temp (scale groups reuse temp, so only the last group's are still there).
+  for (int s = 0; s < plan.num_scales && ok; ++s) {
+    const ScaleGeom& g = e.layout.geom[s];
+    if (e.layout.Group(s) != e.layout.num_groups - 1) continue;
+    for (int c = 0; c < 3 && ok; ++c) {
+      cpu::Plane rows(g.width, g.height);
+      for (int y = 0; y < g.height; ++y)
+        replay::BlurRow(bc, xyb_of_scale[s].plane[c].Row(y), g.width, rows.Row(y));
+      ok &= ComparePlane("horizontal blur (mu1 rows)", s, c, rows,
+                         reinterpret_cast<const float*>(e.base + e.layout.TempPlane(s, c, kMapMu1)),
+                         g.pitch);
+    }
+  }
   EXPECT_TRUE(cudatest::BitIdentical(full, cached)) << cudatest::Format("%dx%d: full %.17g != cached %.17g", w, h, full.score, cached.score);
   // The scale groups change where planes live and when launches run, never
   // a result.
@@ -750,7 +759,6 @@ TEST(GpuEmulation, ScorerMemoryLimitKeepsTheSecondEngineWithSmallerLanes) {
   ASSERT_LT(lane_two, lane_one);
   LayoutOptions preparer;
   preparer.executor = Executor::kPreparer;
-  preparer.groups = kMaxGroups;
   preparer.result_slots = kMaxAlphaPasses;
   const Layout second = MakeLayout(kNoiseSide, kNoiseSide, preparer);
   const std::size_t second_bytes = second.total_bytes + second.cache.total_bytes;
@@ -849,7 +857,6 @@ TEST(GpuEmulation, SecondEngineBesideBatchesInFlight) {
   LayoutOptions second;
   second.result_slots = kMaxAlphaPasses;
   second.executor = Executor::kPreparer;
-  second.groups = kMaxGroups;
   const Layout second_layout = MakeLayout(kNoiseSide, kNoiseSide, second);
   EXPECT_EQ(engine.second_engine_bytes(),
             second_layout.total_bytes + second_layout.cache.total_bytes);

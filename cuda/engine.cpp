@@ -292,6 +292,9 @@ std::size_t Engine::Impl::LaneBytes(int groups) const {
 
 int Engine::Impl::LaneGroups(std::size_t count) {
   if (options.lane_scale_groups) return options.lane_scale_groups;
+  // Large frames take two by default: nothing a limit asked for is given
+  // up, so no word in `limits`.
+  if (DefaultLaneGroups(width, height) == kMaxGroups) return kMaxGroups;
   const std::size_t limit = options.memory_limit;
   if (!limit) return 1;
   // One group where every lane of the batch fits beside the second engine

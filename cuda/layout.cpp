@@ -29,6 +29,10 @@ BlurParams MakeBlurParams(const BlurConstants& c) {
   return p;
 }
 
+int DefaultLaneGroups(int width, int height) {
+  return static_cast<long long>(width) * height >= kLaneTwoGroupsPixels ? kMaxGroups : 1;
+}
+
 std::size_t Layout::TempPlane(int scale, int channel, int map) const {
   return temp_plane[scale][channel][map];
 }

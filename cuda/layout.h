@@ -78,6 +78,16 @@ constexpr int kMaxGroups = 2;
 
 constexpr std::size_t kNoPlane = ~std::size_t(0);
 
+// Scale groups of a batch lane when EngineOptions::lane_scale_groups is 0
+// and no memory_limit asks for fewer bytes: two from kLaneTwoGroupsPixels
+// pixels of scale 0 on (32 instead of 48 bytes per pixel a lane, so that a
+// 4K ladder's scorer fits in 2 GB), where a pass fills the GPU and the
+// second pair of launches costs one engine's batches 3 % (H200, 4K); one
+// below, where it costs more (8 % at 1440p and 1080p). docs/PERFORMANCE.md,
+// "Lanes in two scale groups".
+constexpr long long kLaneTwoGroupsPixels = 3840LL * 2160;
+int DefaultLaneGroups(int width, int height);
+
 // The reference cache's regions, byte offsets into its own allocation.
 struct CacheLayout {
   std::size_t xyb[kMaxScales] = {};  // channel c at + c * geom[s].plane_bytes

@@ -350,19 +350,21 @@ TEST(GpuLayout, BytesPerPixel) {
 
 // The element's scorer in a non-live pipeline with a ladder of four
 // renditions: an engine that prepares references and scores batches against
-// them (its working memory before a pair, its cache and three batch lanes:
-// EngineOptions::batch_streams = 4) and its second engine, which prepares the
-// next reference beside the batch in flight (the second cache and a few KB).
-// The second engine costs at most a quarter of the first (issue 25; it cost
-// as much when it was a whole engine with lanes of its own, 24 % when it had
-// a reference pass's working memory).
+// them (its working memory before a pair, its cache and three batch lanes in
+// their default scale groups: EngineOptions::batch_streams = 4) and its
+// second engine, which prepares the next reference beside the batch in
+// flight (the second cache and a few KB). The second engine costs at most a
+// quarter of the first (issue 25; it cost as much when it was a whole engine
+// with lanes of its own, 24 % when it had a reference pass's working memory),
+// and the 4K ladder's scorer fits in 2.0 GB (issue 25; 2.39 GB with one-group
+// lanes and that working memory).
 TEST(GpuLayout, SecondEngineAQuarterOfTheFirst) {
   const int sizes[][2] = {{1920, 1080}, {3840, 2160}, {7680, 4320}};
   constexpr int kLanes = 3;
   for (const auto& s : sizes) {
     const double px = static_cast<double>(s[0]) * s[1];
     for (bool all : {false, true}) {
-      const int lane_groups = 1;
+      const int lane_groups = DefaultLaneGroups(s[0], s[1]);
       const Layout engine = MakeLayout(s[0], s[1], Options(all, Executor::kReference));
       const Layout lane = MakeLayout(s[0], s[1], Options(all, Executor::kLane, lane_groups));
       const Layout second = MakeLayout(s[0], s[1], Options(all, Executor::kPreparer));
@@ -375,6 +377,21 @@ TEST(GpuLayout, SecondEngineAQuarterOfTheFirst) {
                   second_bytes / px, second_bytes, 100.0 * second_bytes / first,
                   (first + second_bytes) / 1e9);
       EXPECT_LE(4 * second_bytes, first) << s[0] << "x" << s[1] << (all ? " all" : "");
+      if (s[0] == 3840 && !all) {
+        EXPECT_LE(first + second_bytes, 2000000000u) << "the 4K ladder's scorer in 2.0 GB";
+      }
     }
   }
+}
+
+// Lanes take two scale groups by default from 4K on, one below.
+TEST(GpuLayout, DefaultLaneGroups) {
+  EXPECT_EQ(DefaultLaneGroups(1920, 1080), 1);
+  EXPECT_EQ(DefaultLaneGroups(2560, 1440), 1);
+  EXPECT_EQ(DefaultLaneGroups(3840, 2159), 1);
+  EXPECT_EQ(DefaultLaneGroups(3840, 2160), kMaxGroups);
+  EXPECT_EQ(DefaultLaneGroups(4096, 2160), kMaxGroups);
+  EXPECT_EQ(DefaultLaneGroups(7680, 4320), kMaxGroups);
+  EXPECT_EQ(DefaultLaneGroups(1, 1), 1);
+  EXPECT_EQ(DefaultLaneGroups(65535, 65535), kMaxGroups) << "no overflow";
 }

@@ -11,8 +11,9 @@
 // H200 preparing beside the batch lifted a 1080p ladder of four renditions
 // from 3,119 to 3,565 rendition frames/s in the element, and one pair from
 // 1,451 to 1,990 pairs/s (docs/PERFORMANCE.md; then with two whole engines).
-// The second engine holds only what preparing a reference needs, under a
-// quarter of the first engine with its lanes; without its memory (or the
+// The second engine holds only the second reference cache, in which its
+// reference passes work (a sixth to a fifth of the first engine with its
+// lanes); without its memory (or the
 // room under ScorerOptions::memory_limit) the engine goes on alone.
 #include <memory>
 #include <string>

@@ -39,8 +39,7 @@ std::size_t Layout::TempPlane(int scale, int channel, int map) const {
 
 bool Layout::NeedsTempPlane(const ChannelNeeds& needs, int map) const {
   if (!needs.any()) return false;
-  // The edge maps need only mu1 and mu2; only a pair pass blurs the
-  // reference beside the distorted image (kRef's rows reuse kCached's).
+  // The edge maps need only mu1 and mu2.
   const bool edge_map = map == kMapMu1 || map == kMapMu2;
   if (!needs.ssim && !edge_map) return false;
   // A reference pass (kRef) blurs its rows in the cache's planes, so only a

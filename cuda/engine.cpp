@@ -125,8 +125,6 @@ Status Engine::Impl::PlanMemory(const Impl* cache_owner, Executor role) {
   lo.keep_linear = options.keep_linear_planes;
   lo.sequential_sums = options.sequential_sums;
   // A lane blurs in the groups its owner chose for its lanes (LaneGroups).
-  // A second engine in one: its reference passes work in the cache slot
-  // they fill, so two groups would only make them longer.
   lo.groups = role == Executor::kLane ? cache_owner->lane_groups : 1;
   layout = MakeLayout(width, height, lo);
   if (cache_owner || limit == 0) return Status::Ok();
@@ -278,7 +276,6 @@ std::size_t Engine::Impl::memory_bytes() const {
 std::size_t Engine::Impl::SecondEngineNeeds() const {
   LayoutOptions lo = layout.options;
   lo.executor = Executor::kPreparer;
-  lo.groups = 1;
   lo.result_slots = kMaxAlphaPasses;  // of max_batch 1 (EnsureSecondEngine)
   return MakeLayout(width, height, lo).total_bytes + layout.cache.total_bytes;
 }

@@ -73,7 +73,7 @@ struct EngineOptions {
   // instead of 48 bytes per pixel, for batches that take longer (docs/
   // PERFORMANCE.md, "Lanes in two scale groups": 8 % fewer 1080p pairs/s in
   // a batch of eight on one engine, 3 % fewer 4K ones). 0 (default): two
-  // from 3840x2160 pixels on (DefaultLaneGroups in layout.h), else one
+  // for large frames (DefaultLaneGroups in layout.h), else one
   // unless memory_limit leaves room for the lanes of the first batch (and
   // the second engine) only in two; 1, 2: always that. Scores are the same
   // either way.

@@ -52,7 +52,9 @@ Layout MakeLayout(int width, int height, const LayoutOptions& options) {
   Layout l;
   l.plan = MakePlan(width, height, options.all_features);
   l.options = options;
-  l.num_groups = std::max(1, std::min(options.groups, kMaxGroups));
+  // A second engine has no temp for groups to share (its passes work in the
+  // cache): two would only make its passes longer.
+  l.num_groups = l.is_preparer() ? 1 : std::max(1, std::min(options.groups, kMaxGroups));
   const int scales = l.plan.num_scales;
   for (int s = 0; s < scales; ++s) {
     ScaleGeom& g = l.geom[s];

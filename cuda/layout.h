@@ -82,9 +82,9 @@ constexpr std::size_t kNoPlane = ~std::size_t(0);
 // and no memory_limit asks for fewer bytes: two from kLaneTwoGroupsPixels
 // pixels of scale 0 on (32 instead of 48 bytes per pixel a lane, so that a
 // 4K ladder's scorer fits in 2 GB), where a pass fills the GPU and the
-// second pair of launches costs one engine's batches 3 % (H200, 4K); one
-// below, where it costs more (8 % at 1440p and 1080p). docs/PERFORMANCE.md,
-// "Lanes in two scale groups".
+// second pair of launches costs a batch little; one below, where it costs
+// more (the figures: docs/PERFORMANCE.md, "A reference pass in its cache
+// slot; lanes in two scale groups from 4K on").
 constexpr long long kLaneTwoGroupsPixels = 3840LL * 2160;
 int DefaultLaneGroups(int width, int height);
 
@@ -124,7 +124,7 @@ struct LayoutOptions {
   bool all_features = false;
   int result_slots = 1;  // device result slots (sums of one pass each)
   Executor executor = Executor::kEngine;
-  int groups = 1;  // scale groups, 1..kMaxGroups
+  int groups = 1;  // scale groups, 1..kMaxGroups (a second engine always has one)
   // Keep the linear RGB of scales >= 1 in a region of its own instead of in
   // temp, so that it can be read back after a pass (tests' DebugDownload).
   bool keep_linear = false;
